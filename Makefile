@@ -1,0 +1,39 @@
+# `make demo` and `make test` each do the whole set-up from nothing, idempotently.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+
+.PHONY: demo test lint chromium venv clean
+
+chromium:
+	@if [ -z "$$AGENTJIT_CHROMIUM" ] && ! command -v chromium >/dev/null 2>&1; then \
+		echo "installing Debian chromium"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; \
+	fi
+
+$(PY):
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+
+$(STAMP): pyproject.toml | $(PY)
+	$(PY) -m pip install -q -e '.[dev,notebooks,openai,gemini]'
+	$(PY) -m ipykernel install --user --name agentjit >/dev/null 2>&1 || true
+	touch $(STAMP)
+
+venv: $(STAMP)
+
+demo: chromium venv
+	$(VENV)/bin/agentjit demo
+
+test: chromium venv
+	$(VENV)/bin/ruff check agentjit toolcache tests
+	$(VENV)/bin/mypy
+	$(PY) -m pytest -q
+
+lint: venv
+	$(VENV)/bin/ruff check agentjit toolcache tests
+	$(VENV)/bin/mypy
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

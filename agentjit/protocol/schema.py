@@ -1,0 +1,122 @@
+"""JSON-Schema checks of tool inputs and outputs, and pydantic models built from schemas.
+
+Validation uses the ``jsonschema`` package. :func:`output_model` turns a tool's
+``output_schema`` into a pydantic model class so plans can write
+``stores.items[0].name``; nested objects and arrays of objects become nested
+models, optional properties default to ``None``.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from typing import Any
+
+import jsonschema
+from pydantic import BaseModel, ConfigDict, create_model
+
+from agentjit.exceptions import ToolInputError, ToolOutputError
+
+from .manifest import ToolManifest
+
+__all__ = ["validate_inputs", "validate_output", "output_model", "to_output_object", "ToolResult"]
+
+
+class ToolResult(BaseModel):
+    """Base of every generated output model: unknown fields are kept, not dropped."""
+
+    model_config = ConfigDict(extra="allow", frozen=False)
+
+    def __getitem__(self, key: str) -> Any:
+        return getattr(self, key)
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return getattr(self, key, default)
+
+
+@functools.lru_cache(maxsize=512)
+def _validator(schema_json: str) -> jsonschema.protocols.Validator:
+    schema = json.loads(schema_json)
+    cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
+    return cls(schema)  # type: ignore[no-any-return]
+
+
+def _errors(schema: dict[str, Any], value: Any) -> list[str]:
+    validator = _validator(json.dumps(schema, sort_keys=True))
+    out = []
+    for err in sorted(validator.iter_errors(value), key=lambda e: list(e.absolute_path)):
+        where = ".".join(str(p) for p in err.absolute_path) or "<root>"
+        out.append(f"{where}: {err.message}")
+    return out
+
+
+def validate_inputs(tool: ToolManifest, args: dict[str, Any]) -> None:
+    """Raise :class:`ToolInputError` when ``args`` break the tool's input schema."""
+    errors = _errors(tool.input_schema, args)
+    if errors:
+        raise ToolInputError(f"{tool.name}: bad arguments: " + "; ".join(errors))
+
+
+def validate_output(tool: ToolManifest, output: Any) -> None:
+    """Raise :class:`ToolOutputError` when ``output`` breaks the tool's output schema."""
+    errors = _errors(tool.output_schema, output)
+    if errors:
+        raise ToolOutputError("output does not match output_schema: " + "; ".join(errors), tool=tool.name)
+
+
+_SCALARS: dict[str, Any] = {"string": str, "integer": int, "number": float, "boolean": bool, "null": type(None)}
+
+
+def _camel(name: str) -> str:
+    return "".join(part[:1].upper() + part[1:] for part in name.replace("-", "_").split("_") if part)
+
+
+def _annotation(schema: dict[str, Any], name: str) -> Any:
+    typ = schema.get("type")
+    if isinstance(typ, list):
+        non_null = [t for t in typ if t != "null"]
+        inner = _annotation({**schema, "type": non_null[0]}, name) if len(non_null) == 1 else Any
+        return inner | None if "null" in typ else inner
+    if typ == "object" and "properties" in schema:
+        return _model(json.dumps(schema, sort_keys=True), name)
+    if typ == "array":
+        items = schema.get("items", {})
+        return list[_annotation(items, name + "Item") if isinstance(items, dict) else Any]  # type: ignore[misc]
+    if typ == "object":
+        return dict[str, Any]
+    if typ in _SCALARS:
+        # integers are valid numbers: keep JSON's 3 as 3, not 3.0
+        return int | float if typ == "number" else _SCALARS[typ]
+    return Any
+
+
+@functools.lru_cache(maxsize=512)
+def _model(schema_json: str, name: str) -> type[ToolResult]:
+    schema = json.loads(schema_json)
+    required = set(schema.get("required", []))
+    fields: dict[str, Any] = {}
+    for prop, sub in schema.get("properties", {}).items():
+        ann = _annotation(sub if isinstance(sub, dict) else {}, name + _camel(prop))
+        if prop in required:
+            fields[prop] = (ann, ...)
+        else:
+            fields[prop] = (ann | None, None)
+    return create_model(name, __base__=ToolResult, **fields)
+
+
+def output_model(tool: ToolManifest) -> type[ToolResult]:
+    """The pydantic model of ``tool``'s output (``ListStoresOutput`` for ``list_stores``)."""
+    schema = dict(tool.output_schema)
+    schema.setdefault("properties", {})
+    return _model(json.dumps(schema, sort_keys=True), _camel(tool.name) + "Output")
+
+
+def to_output_object(tool: ToolManifest, output: Any) -> ToolResult:
+    """Validate ``output`` against the schema and wrap it in the tool's output model."""
+    if output is None:
+        output = {}
+    validate_output(tool, output)
+    try:
+        return output_model(tool).model_validate(output)
+    except Exception as exc:  # pydantic ValidationError on exotic schemas
+        raise ToolOutputError(f"output cannot be wrapped: {exc}", tool=tool.name) from exc
