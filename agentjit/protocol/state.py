@@ -219,11 +219,10 @@ def join(states: Iterable[Mapping[str, Any]]) -> State:
                 out[key] = first
             continue
         sets = [_concrete_set(v) for v in values]
-        if all(s is not None for s in sets):
+        if all(vs is not None for vs in sets):
             union: set[Any] = set()
-            for s in sets:
-                assert s is not None
-                union |= s
+            for vs in sets:
+                union |= vs or frozenset()
             out[key] = OneOf.of(union)
         elif all(v is not None and v is not UNKNOWN and not (isinstance(v, OneOf) and None in v.values) for v in values):
             out[key] = ANY

@@ -64,7 +64,7 @@ class Target(BaseModel):
 
 class SessionEvent(_Event):
     kind: Literal["session"] = "session"
-    format: Literal["agentjit-trace"] = TRACE_FORMAT
+    format: Literal["agentjit-trace"] = "agentjit-trace"
     version: int = TRACE_VERSION
     site: str | None = None
     start_url: str | None = None

@@ -1,0 +1,262 @@
+"""One tool call in the page: pre_check, execute, post_check, with a structured outcome.
+
+A non-navigating tool is a single ``page.evaluate``: pre_check is polled *in the
+page* until it holds or the timeout passes, execute runs once, post_check is
+polled the same way. A navigating tool (``manifest.navigates``) runs
+pre_check + execute in one evaluate, waits for the new document, and polls
+post_check there in a second one. A check returns ``true``, or ``false`` /
+``[false, "reason"]``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from agentjit.exceptions import SiteUnreachable
+from agentjit.protocol.manifest import ToolManifest
+from agentjit.protocol.schema import validate_inputs, validate_output
+
+__all__ = ["CallOutcome", "call_tool", "Phase"]
+
+log = logging.getLogger(__name__)
+
+Phase = str  # "pre_check" | "execute" | "navigation" | "post_check" | "output" | "timeout"
+
+# The in-page runner. ``stages`` says which of pre/exec/post to run in this
+# round trip; checks poll every ``interval`` ms until true or ``timeout`` ms.
+_RUNNER = r"""
+async ({stages, pre, exec, post, inputs, names, output, timeout, interval}) => {
+  const AsyncFunction = Object.getPrototypeOf(async function () {}).constructor;
+  const now = () => performance.now();
+  const values = names.map((n) => inputs[n]);
+  const verdict = (v) => {
+    if (v === true) return [true, null];
+    if (Array.isArray(v)) return [v[0] === true, v.length > 1 ? String(v[1]) : null];
+    if (v && typeof v === 'object' && 'ok' in v) return [v.ok === true, v.reason ? String(v.reason) : null];
+    return [false, null];
+  };
+  const poll = async (fn, extra) => {
+    const t0 = now();
+    let last = null;
+    for (;;) {
+      let res;
+      try {
+        res = verdict(await fn(inputs, ...extra, ...values));
+      } catch (e) {
+        res = [false, 'threw: ' + (e && e.message ? e.message : String(e))];
+      }
+      if (res[0]) return {ok: true, ms: now() - t0};
+      last = res[1];
+      if (now() - t0 >= timeout) return {ok: false, ms: now() - t0, reason: last || 'check returned false'};
+      await new Promise((r) => setTimeout(r, interval));
+    }
+  };
+  const out = {timings: {}};
+  let preFn, execFn, postFn;
+  const fns = window.__ajFns || (window.__ajFns = new Map());
+  const compile = (params, body) => {
+    const key = params.join(',') + '\u0000' + body;
+    let fn = fns.get(key);
+    if (!fn) { fn = new AsyncFunction(...params, body); fns.set(key, fn); }
+    return fn;
+  };
+  try {
+    if (stages.includes('pre')) preFn = compile(['inputs', ...names], pre);
+    if (stages.includes('exec')) execFn = compile(['inputs', ...names], exec);
+    if (stages.includes('post')) postFn = compile(['inputs', 'output', ...names], post);
+  } catch (e) {
+    out.ok = false; out.phase = stages[0] === 'post' ? 'post_check' : 'pre_check';
+    out.reason = 'syntax error in tool body: ' + e.message;
+    return out;
+  }
+  if (preFn) {
+    const r = await poll(preFn, []);
+    out.timings.pre_check = r.ms;
+    if (!r.ok) { out.ok = false; out.phase = 'pre_check'; out.reason = r.reason; return out; }
+  }
+  if (execFn) {
+    const t0 = now();
+    try {
+      output = await execFn(inputs, ...values);
+    } catch (e) {
+      out.timings.execute = now() - t0;
+      out.ok = false; out.phase = 'execute';
+      out.reason = 'threw: ' + (e && e.message ? e.message : String(e));
+      return out;
+    }
+    out.timings.execute = now() - t0;
+    out.output = output === undefined ? null : output;
+  }
+  if (postFn) {
+    const r = await poll(postFn, [output]);
+    out.timings.post_check = r.ms;
+    if (!r.ok) { out.ok = false; out.phase = 'post_check'; out.reason = r.reason; return out; }
+  }
+  out.ok = true;
+  return out;
+}
+"""
+
+
+class CallOutcome(BaseModel):
+    """What one tool call did. ``phase`` and ``reason`` are set when it failed."""
+
+    tool: str
+    ok: bool
+    output: Any = None
+    phase: Phase | None = None
+    reason: str | None = None
+    timings: dict[str, float] = Field(default_factory=dict)
+    """Seconds per phase (pre_check, execute, navigation, post_check) and total."""
+    url_before: str | None = None
+    url_after: str | None = None
+    start: float = 0.0
+    end: float = 0.0
+
+
+def _is_navigation_error(exc: BaseException) -> bool:
+    msg = str(exc)
+    return "Execution context was destroyed" in msg or "navigation" in msg.lower() and "context" in msg.lower()
+
+
+# The runner is installed once per document and then called by a short expression,
+# so a call does not ship (and V8 does not reparse) the runner every time.
+_CALL = "(a) => window.__ajRun ? window.__ajRun(a) : '__aj_missing__'"
+_INSTALL = "() => { window.__ajRun = " + _RUNNER.strip() + "; }"
+
+
+async def _evaluate(page: Any, payload: dict[str, Any], limit_s: float) -> dict[str, Any]:
+    """One round trip, bounded by ``limit_s`` so a dead site cannot hang the caller."""
+
+    async def run() -> Any:
+        result = await page.evaluate(_CALL, payload)
+        if result == "__aj_missing__":
+            await page.evaluate(_INSTALL)
+            result = await page.evaluate(_CALL, payload)
+        return result
+
+    try:
+        result = await asyncio.wait_for(run(), timeout=limit_s)
+    except TimeoutError:
+        raise SiteUnreachable(f"the page did not answer within {limit_s:.1f} s") from None
+    if not isinstance(result, dict):  # pragma: no cover - the runner always returns an object
+        return {"ok": False, "phase": "execute", "reason": f"runner returned {result!r}"}
+    return result
+
+
+async def call_tool(
+    page: Any,
+    tool: ToolManifest,
+    args: dict[str, Any] | None = None,
+    *,
+    timeout_ms: int | None = None,
+    poll_interval_ms: int = 25,
+    validate: bool = True,
+) -> CallOutcome:
+    """Run ``tool`` with ``args`` in ``page``; never raises for a tool failure.
+
+    Bad arguments raise :class:`~agentjit.exceptions.ToolInputError` (a caller
+    mistake); a page that stops answering raises
+    :class:`~agentjit.exceptions.SiteUnreachable`. Everything else the tool
+    does wrong comes back as ``CallOutcome(ok=False, phase=..., reason=...)``.
+    """
+    args = dict(args or {})
+    if validate:
+        validate_inputs(tool, args)
+    timeout = timeout_ms if timeout_ms is not None else tool.timeout_ms
+    limit_s = timeout / 1000 * 3 + 5  # pre + post polls + execute, with slack
+    names = [n for n in tool.parameters if n.isidentifier()]
+    for n in names:
+        args.setdefault(n, None)
+    base = {
+        "pre": tool.pre_check,
+        "exec": tool.execute,
+        "post": tool.post_check,
+        "inputs": args,
+        "names": names,
+        "output": None,
+        "timeout": timeout,
+        "interval": poll_interval_ms,
+    }
+    start = time.time()
+    t0 = time.perf_counter()
+    url_before = page.url
+    outcome = CallOutcome(tool=tool.name, ok=False, url_before=url_before, start=start)
+    timings: dict[str, float] = {}
+
+    def finish(**fields: Any) -> CallOutcome:
+        timings["total"] = time.perf_counter() - t0
+        outcome.timings = timings
+        outcome.end = time.time()
+        try:
+            outcome.url_after = page.url
+        except Exception:  # pragma: no cover - a closed page
+            outcome.url_after = None
+        for key, value in fields.items():
+            setattr(outcome, key, value)
+        return outcome
+
+    def take_timings(res: dict[str, Any]) -> None:
+        for key, ms in (res.get("timings") or {}).items():
+            timings[key] = float(ms) / 1000
+
+    if not tool.navigates:
+        res = await _evaluate(page, {**base, "stages": ["pre", "exec", "post"]}, limit_s)
+        take_timings(res)
+        if not res.get("ok"):
+            return finish(phase=res.get("phase"), reason=res.get("reason"), output=res.get("output"))
+        output = res.get("output")
+    else:
+        res = await _evaluate(page, {**base, "stages": ["pre"]}, limit_s)
+        take_timings(res)
+        if not res.get("ok"):
+            return finish(phase=res.get("phase"), reason=res.get("reason"))
+        nav_t0 = time.perf_counter()
+        try:
+            async with page.expect_navigation(wait_until="domcontentloaded", timeout=timeout) as nav:
+                try:
+                    res = await _evaluate(page, {**base, "stages": ["exec"]}, limit_s)
+                except SiteUnreachable:
+                    raise
+                except Exception as exc:
+                    if not _is_navigation_error(exc):
+                        raise
+                    res = {"ok": True, "output": None, "timings": {}}
+                take_timings(res)
+                if not res.get("ok"):
+                    # execute failed before navigating: leave the navigation wait at once
+                    raise _ExecuteFailed(res)
+            await nav.value
+        except _ExecuteFailed as failed:
+            return finish(phase=failed.res.get("phase"), reason=failed.res.get("reason"))
+        except SiteUnreachable:
+            raise
+        except Exception as exc:
+            timings["navigation"] = time.perf_counter() - nav_t0
+            reason = str(exc).splitlines()[0]
+            if "Timeout" in type(exc).__name__ or "Timeout" in reason:
+                reason = f"no navigation within {timeout} ms: {reason}"
+            return finish(phase="navigation", reason=reason)
+        timings["navigation"] = time.perf_counter() - nav_t0 - timings.get("execute", 0.0)
+        output = res.get("output")
+        post = await _evaluate(page, {**base, "stages": ["post"], "output": output}, limit_s)
+        take_timings(post)
+        if not post.get("ok"):
+            return finish(phase=post.get("phase"), reason=post.get("reason"), output=output)
+    if validate:
+        try:
+            validate_output(tool, output if output is not None else {})
+        except Exception as exc:
+            return finish(phase="output", reason=str(exc), output=output)
+    return finish(ok=True, output=output)
+
+
+class _ExecuteFailed(Exception):
+    def __init__(self, res: dict[str, Any]) -> None:
+        super().__init__(res.get("reason"))
+        self.res = res

@@ -1,0 +1,252 @@
+"""Running a plan end to end: a browser context, the interpreter, a trace, a result.
+
+:class:`Runtime` holds what every run of one app shares (the tool cache, the
+site's base URL, the browser pool, ai_eval / ask_human, where traces go).
+:meth:`Runtime.run` hands the plan to a :class:`Strategy`: ``serial`` here;
+``parallel`` and ``hedge`` plug into the same seam. Every strategy opens its
+browser contexts through :meth:`Runtime.worker`, which starts a page at the
+app's start URL with the app's initial abstract state.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+import uuid
+from abc import ABC, abstractmethod
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+import agentjit
+from agentjit.cache import ToolCache
+from agentjit.exceptions import ConfigError, SiteUnreachable
+from agentjit.llm.base import Message, Model
+from agentjit.protocol.trace import SessionEvent, StepEvent, TraceWriter
+
+from .browser import BrowserPool
+from .interpreter import AiEval, AskHuman, PlanRun, WriteGate, execute_plan, format_prompt
+
+__all__ = ["RunResult", "Runtime", "Strategy", "SerialStrategy", "run_plan", "model_ai_eval", "STRATEGIES"]
+
+log = logging.getLogger(__name__)
+
+
+class RunResult(BaseModel):
+    """What a plan run produced."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    value: Any = None
+    calls: list[StepEvent] = Field(default_factory=list)
+    trace_path: str | None = None
+    timings: dict[str, float] = Field(default_factory=dict)
+    """``total_s`` (wall time of the run), ``setup_s`` (contexts and start pages)."""
+    strategy: str = "serial"
+    workers: int = 1
+    state: dict[str, Any] = Field(default_factory=dict)
+
+    @property
+    def tool_calls(self) -> list[StepEvent]:
+        return [c for c in self.calls if c.action == "tool"]
+
+    @property
+    def writes(self) -> list[StepEvent]:
+        return [c for c in self.calls if c.effect == "WRITE" and c.ok]
+
+
+def model_ai_eval(model: Model) -> AiEval:
+    """An ``ai_eval`` that asks ``model`` the formatted prompt and returns its text."""
+
+    async def ai_eval(prompt: str, **values: Any) -> str:
+        question = format_prompt(prompt, values)
+        response = await model.request(
+            [
+                Message(role="system", content="Answer the question from the data given. Be brief and exact."),
+                Message(role="user", content=question),
+            ]
+        )
+        return response.text.strip()
+
+    return ai_eval
+
+
+class Strategy(ABC):
+    """How a plan's calls are spread over browser contexts."""
+
+    name: str = "strategy"
+
+    @abstractmethod
+    async def execute(self, runtime: Runtime, source: str, trace: TraceWriter | None) -> tuple[Any, list[StepEvent], int, dict[str, Any]]:
+        """Run ``source``; return (value, calls, workers used, final abstract state)."""
+
+
+class SerialStrategy(Strategy):
+    """One context, one page, the plan as written."""
+
+    name = "serial"
+
+    async def execute(self, runtime: Runtime, source: str, trace: TraceWriter | None) -> tuple[Any, list[StepEvent], int, dict[str, Any]]:
+        async with runtime.worker(trace=trace) as run:
+            value = await execute_plan(source, run)
+            return value, run.calls, 1, run.state
+
+
+STRATEGIES: dict[str, type[Strategy]] = {"serial": SerialStrategy}
+
+
+class Runtime:
+    """Runs plans of one app against one site.
+
+    ``pool`` may be shared across runtimes; when omitted, :meth:`run` starts
+    and closes a pool of its own.
+    """
+
+    def __init__(
+        self,
+        cache: ToolCache,
+        base_url: str,
+        *,
+        pool: BrowserPool | None = None,
+        trace_dir: str | Path | None = None,
+        model: Model | None = None,
+        ai_eval: AiEval | None = None,
+        ask_human: AskHuman | None = None,
+        tool_timeout_ms: int | None = None,
+        snapshots: bool = False,
+    ) -> None:
+        self.cache = cache
+        self.base_url = base_url.rstrip("/")
+        self.pool = pool
+        self.trace_dir = Path(trace_dir) if trace_dir is not None else None
+        self.ai_eval = ai_eval or (model_ai_eval(model) if model is not None else None)
+        self.ask_human = ask_human
+        self.tool_timeout_ms = tool_timeout_ms
+        self.snapshots = snapshots
+        self.write_gate: WriteGate | None = None
+
+    @property
+    def start_url(self) -> str:
+        return self.base_url + self.cache.info.start_path
+
+    @asynccontextmanager
+    async def worker(self, *, trace: TraceWriter | None = None, worker: int = 0, write_gate: WriteGate | None = None) -> AsyncIterator[PlanRun]:
+        """A fresh context and page at the start URL, bound to the cache's tools."""
+        if self.pool is None:
+            raise ConfigError("Runtime.worker needs a started BrowserPool (Runtime(pool=...))")
+        async with self.pool.context() as ctx:
+            page = await ctx.new_page()
+            await goto_start(page, self.start_url, timeout_ms=self.tool_timeout_ms)
+            yield PlanRun(
+                self.cache.tools,
+                page,
+                state=self.cache.info.initial_state,
+                trace=trace,
+                worker=worker,
+                ai_eval=self.ai_eval,
+                ask_human=self.ask_human,
+                timeout_ms=self.tool_timeout_ms,
+                snapshots=self.snapshots,
+                write_gate=write_gate or self.write_gate,
+            )
+
+    def _open_trace(self, task: str | None, strategy: str) -> TraceWriter | None:
+        if self.trace_dir is None:
+            return None
+        name = time.strftime("%Y%m%d-%H%M%S") + f"-{uuid.uuid4().hex[:6]}.jsonl"
+        session = SessionEvent(
+            site=self.cache.app,
+            start_url=self.start_url,
+            agentjit_version=agentjit.__version__,
+            task=task,
+            strategy=strategy,
+        )
+        return TraceWriter(self.trace_dir / name, session)
+
+    async def run(self, source: str, *, strategy: str | Strategy = "serial", task: str | None = None) -> RunResult:
+        """Run plan ``source`` with ``strategy`` and return its :class:`RunResult`."""
+        strat = _strategy(strategy)
+        if self.pool is None:
+            async with BrowserPool() as pool:
+                self.pool = pool
+                try:
+                    return await self.run(source, strategy=strat, task=task)
+                finally:
+                    self.pool = None
+        trace = self._open_trace(task, strat.name)
+        t0 = time.perf_counter()
+        try:
+            value, calls, workers, state = await strat.execute(self, source, trace)
+        finally:
+            if trace is not None:
+                trace.close()
+        total = time.perf_counter() - t0
+        return RunResult(
+            value=value,
+            calls=sorted(calls, key=lambda c: (c.start, c.index)),
+            trace_path=str(trace.path) if trace is not None else None,
+            timings={"total_s": total},
+            strategy=strat.name,
+            workers=workers,
+            state=state,
+        )
+
+
+def _strategy(strategy: str | Strategy) -> Strategy:
+    if isinstance(strategy, Strategy):
+        return strategy
+    try:
+        return STRATEGIES[strategy]()
+    except KeyError:
+        raise ConfigError(f"unknown strategy {strategy!r} (known: {', '.join(sorted(STRATEGIES))})") from None
+
+
+async def goto_start(page: Any, url: str, *, timeout_ms: int | None = None) -> None:
+    """Open ``url``; a site that is down or hangs raises :class:`SiteUnreachable`."""
+    try:
+        await page.goto(url, wait_until="domcontentloaded", timeout=timeout_ms or 15_000)
+    except Exception as exc:
+        raise SiteUnreachable(f"cannot open {url}: {str(exc).splitlines()[0]}") from exc
+
+
+async def run_plan(
+    source: str,
+    cache: ToolCache,
+    *,
+    page: Any,
+    base_url: str | None = None,
+    navigate: bool = True,
+    trace: TraceWriter | None = None,
+    ai_eval: AiEval | None = None,
+    ask_human: AskHuman | None = None,
+    timeout_ms: int | None = None,
+    state: dict[str, Any] | None = None,
+) -> RunResult:
+    """Run a plan serially on an existing ``page`` (no pool): the simplest entry point.
+
+    With ``navigate`` (the default) and a ``base_url``, the page first opens
+    the app's start URL and the state starts as the cache's initial state.
+    """
+    if navigate and base_url is not None:
+        await goto_start(page, base_url.rstrip("/") + cache.info.start_path, timeout_ms=timeout_ms)
+    run = PlanRun(
+        cache.tools,
+        page,
+        state=state if state is not None else cache.info.initial_state,
+        trace=trace,
+        ai_eval=ai_eval,
+        ask_human=ask_human,
+        timeout_ms=timeout_ms,
+    )
+    t0 = time.perf_counter()
+    value = await execute_plan(source, run)
+    return RunResult(
+        value=value,
+        calls=run.calls,
+        trace_path=str(trace.path) if trace is not None else None,
+        timings={"total_s": time.perf_counter() - t0},
+        state=run.state,
+    )
