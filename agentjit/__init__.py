@@ -1,2 +1,56 @@
-"""agentjit: a just-in-time compiler for browser tasks."""
+"""agentjit: a just-in-time compiler for browser tasks.
+
+The layers, lowest first; a module imports only from layers above it in this
+list (``tests/test_layers.py`` walks the imports with ``ast`` to keep it so)::
+
+    exceptions   the error tree
+    protocol     tool manifests, the abstract-state algebra, schema checks, trace events
+    cache        the on-disk tool cache (tools, page schemas, latency fits, plans)
+    llm          the Model interface, OpenAI / Gemini adapters, fakes, record/replay
+    planner      sandbox, CFG, checker, cost, prompts, Algorithm 1
+    scheduler    latency fits, plan usage, Monte Carlo, Algorithm 2
+    runtime      browser pool, tool invocation, plan interpreter, strategies, effect log
+    agent        stepwise agent loop (baseline)
+    bench        local web apps, tasks and judges, harness
+    api, sync, testing, cli   entry points
+
+``toolcache`` (the offline builder) imports agentjit, never the reverse.
+"""
+
 __version__ = "0.1.0"
+
+from .cache import ToolCache
+from .exceptions import (
+    AgentJITError,
+    BrowserError,
+    CacheError,
+    ConfigError,
+    InfrastructureError,
+    ManifestError,
+    ModelError,
+    PlanError,
+    PreconditionFailed,
+    SandboxViolation,
+    SiteUnreachable,
+    ToolCallFailed,
+    ToolError,
+    TraceError,
+    UserError,
+)
+from .llm import FunctionModel, Message, Model, ModelResponse, Usage
+from .protocol import Effect, ToolManifest, apply, load_manifest, read_trace, satisfies
+from .runtime import BrowserPool, CallOutcome, RunResult, Runtime, call_tool, run_plan
+
+__all__ = [
+    "__version__",
+    # errors
+    "AgentJITError", "UserError", "ManifestError", "CacheError", "TraceError", "PlanError",
+    "SandboxViolation", "ConfigError", "ModelError", "ToolError", "PreconditionFailed",
+    "ToolCallFailed", "InfrastructureError", "BrowserError", "SiteUnreachable",
+    # protocol and cache
+    "ToolManifest", "Effect", "load_manifest", "satisfies", "apply", "read_trace", "ToolCache",
+    # models
+    "Model", "Message", "ModelResponse", "Usage", "FunctionModel",
+    # runtime
+    "BrowserPool", "Runtime", "RunResult", "CallOutcome", "call_tool", "run_plan",
+]  # fmt: skip

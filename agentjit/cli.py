@@ -1,0 +1,331 @@
+"""The ``agentjit`` command line.
+
+Every command that reports results takes ``--json`` and then prints one JSON
+document on stdout (progress, if any, goes to stderr).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import logging
+import sys
+import time
+from collections.abc import Callable, Coroutine
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from agentjit.exceptions import AgentJITError
+
+__all__ = ["main"]
+
+log = logging.getLogger(__name__)
+
+Handler = Callable[[argparse.Namespace], Coroutine[Any, Any, int]]
+_COMMANDS: dict[str, Handler] = {}
+
+
+def command(name: str) -> Callable[[Handler], Handler]:
+    def register(fn: Handler) -> Handler:
+        _COMMANDS[name] = fn
+        return fn
+
+    return register
+
+
+def _out() -> Console:
+    return Console(highlight=False, soft_wrap=True)
+
+
+def _err() -> Console:
+    return Console(stderr=True, highlight=False)
+
+
+def emit_json(data: Any) -> None:
+    sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n")
+    sys.stdout.flush()
+
+
+def _model(spec: str | None) -> Any:
+    if not spec:
+        return None
+    from agentjit.llm import infer_model
+
+    return infer_model(spec)
+
+
+# -- commands ---------------------------------------------------------------
+
+
+@command("tools")
+async def cmd_tools(args: argparse.Namespace) -> int:
+    from agentjit.bench.apps import get_app
+
+    cache = get_app(args.app).load_cache()
+    if args.json:
+        emit_json([t.model_dump(mode="json") for t in cache.tools.values()])
+        return 0
+    table = Table(title=f"{args.app}: {len(cache.tools)} tools")
+    for col in ("name", "type", "effect", "pre", "post", "description"):
+        table.add_column(col)
+    for t in cache.tools.values():
+        table.add_row(t.name, t.type.value, t.effect.value, json.dumps(t.pre), json.dumps(t.post), t.description)
+    _out().print(table)
+    return 0
+
+
+@command("tasks")
+async def cmd_tasks(args: argparse.Namespace) -> int:
+    from agentjit.bench.apps import get_app
+
+    tasks = get_app(args.app).tasks()
+    rows = [{"id": t.id, "task": t.task, "kind": t.kind, "reference_plan": str(t.reference_plan)} for t in tasks]
+    if args.json:
+        emit_json(rows)
+        return 0
+    table = Table(title=f"{args.app}: {len(rows)} tasks")
+    for col in ("id", "kind", "task"):
+        table.add_column(col)
+    for r in rows:
+        table.add_row(r["id"], r["kind"], r["task"])
+    _out().print(table)
+    return 0
+
+
+@command("site")
+async def cmd_site(args: argparse.Namespace) -> int:
+    from agentjit.bench.apps import get_app
+
+    site = get_app(args.app).site(port=args.port, seed=args.seed, latency_scale=args.latency_scale)
+    site.start()
+    _err().print(f"{args.app} site on {site.url} (latency scale {args.latency_scale}); Ctrl-C stops it")
+    try:
+        await asyncio.Event().wait()  # until Ctrl-C
+    except (KeyboardInterrupt, asyncio.CancelledError):
+        pass
+    finally:
+        site.stop()
+    return 0
+
+
+@command("run")
+async def cmd_run(args: argparse.Namespace) -> int:
+    from agentjit.api import read_plan, run
+    from agentjit.bench.harness import jsonable
+
+    if args.plan is None and args.task is None:
+        raise SystemExit("agentjit run: give a plan file or --task TEXT")
+    origin = "file"
+    compiled = None
+    if args.plan is not None:
+        source: str = read_plan(Path(args.plan))
+    else:
+        compiled = await _compile(args.task, args.app, args.model)
+        source, origin = compiled.source, compiled.origin
+    strategy = await _strategy_for(args, source)
+    result = await run(
+        source,
+        app=args.app,
+        site_url=args.site,
+        strategy=strategy,
+        model=_model(args.model),
+        latency_scale=args.latency_scale,
+        trace_dir=args.trace_dir,
+        task=args.task,
+    )
+    data = {
+        "value": jsonable(result.value),
+        "plan_origin": origin,
+        "strategy": result.strategy,
+        "workers": result.workers,
+        "latency_s": round(result.timings.get("total_s", 0.0), 4),
+        "tool_calls": len(result.tool_calls),
+        "writes": len(result.writes),
+        "trace": result.trace_path,
+        "calls": [
+            {"tool": c.tool, "ok": c.ok, "args": c.args, "duration_s": round(c.duration, 4), "worker": c.worker}
+            for c in result.calls
+        ],
+    }
+    if compiled is not None:
+        data["plan"] = compiled.source
+    if args.json:
+        emit_json(data)
+        return 0
+    out = _out()
+    table = Table(title=f"{len(result.calls)} calls, {data['latency_s']} s, strategy {result.strategy}")
+    for col in ("#", "tool", "ok", "duration s", "args"):
+        table.add_column(col)
+    for i, c in enumerate(result.calls):
+        table.add_row(str(i), c.tool or c.action, "yes" if c.ok else "NO", f"{c.duration:.3f}", json.dumps(c.args))
+    out.print(table)
+    out.print(f"result: {data['value']!r}")
+    return 0
+
+
+async def _compile(task: str, app: str, model_spec: str | None) -> Any:
+    from agentjit.bench.apps import get_app
+    from agentjit.planner import Planner
+
+    if not model_spec:
+        raise SystemExit("--task needs --model (e.g. --model openai:gpt-4.1)")
+    cache = get_app(app).load_cache()
+    planner = Planner(_model(model_spec), cache)
+    return await planner.compile(task)
+
+
+async def _strategy_for(args: argparse.Namespace, source: str) -> Any:
+    """The strategy to run with: the --strategy flag, or the scheduler's choice for ``auto``."""
+    name = getattr(args, "strategy", "serial") or "serial"
+    if name != "auto":
+        return name
+    try:
+        from agentjit.runtime.strategies import strategy_for_schedule
+        from agentjit.scheduler import schedule_plan
+    except ImportError:
+        return "serial"
+    from agentjit.bench.apps import get_app
+
+    schedule = schedule_plan(source, get_app(args.app).load_cache())
+    return strategy_for_schedule(schedule)
+
+
+@command("demo")
+async def cmd_demo(args: argparse.Namespace) -> int:
+    from agentjit.bench.harness import TaskResult, run_demo
+
+    plan_for = None
+    if args.model:
+        plan_for = _planning(args)
+    progress_console = _err()
+    done: list[TaskResult] = []
+
+    def on_result(res: TaskResult) -> None:
+        done.append(res)
+        if not args.json:
+            mark = "[green]ok[/]" if res.ok else "[red]FAIL[/]"
+            progress_console.print(f"  {mark} {res.id} ({res.latency_s:.2f} s) {'' if res.ok else res.reason}")
+
+    t0 = time.perf_counter()
+    report = await run_demo(
+        "food",
+        latency_scale=args.latency_scale,
+        strategy=args.strategy,
+        trace_dir=args.trace_dir,
+        task_ids=args.tasks.split(",") if args.tasks else None,
+        plan_for=plan_for,
+        on_result=on_result,
+    )
+    wall = time.perf_counter() - t0
+    report.summary["wall_s"] = round(wall, 3)
+    if args.json:
+        emit_json(
+            {
+                "tasks": [
+                    {k: getattr(r, k) for k in ("id", "ok", "latency_s", "tool_calls", "writes", "strategy", "plan_origin", "reason")}
+                    for r in report.tasks
+                ],
+                "summary": report.summary,
+            }
+        )
+    else:
+        table = Table(title=f"agentjit demo: {report.summary['passed']}/{report.summary['total']} ok ({report.summary['browser']})")
+        for col in ("task", "ok", "latency s", "tool calls", "writes", "strategy", "plan"):
+            table.add_column(col)
+        for r in report.tasks:
+            table.add_row(r.id, "ok" if r.ok else "FAIL", f"{r.latency_s:.2f}", str(r.tool_calls), str(r.writes), r.strategy, r.plan_origin)
+        _out().print(table)
+        _out().print(f"wall time {wall:.1f} s, latency scale {args.latency_scale}")
+    return 0 if report.summary["passed"] == report.summary["total"] else 1
+
+
+def _planning(args: argparse.Namespace) -> Callable[..., Any]:
+    from agentjit.planner import Planner
+
+    model = _model(args.model)
+
+    async def plan_for(task: Any, cache: Any) -> tuple[str, str]:
+        compiled = await Planner(model, cache).compile(task.task)
+        return compiled.source, compiled.origin
+
+    return plan_for
+
+
+# -- argument parsing -------------------------------------------------------
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="agentjit", description="A just-in-time compiler for browser tasks.")
+    parser.add_argument("-v", "--verbose", action="store_true", help="log debug output to stderr")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    def app_arg(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--app", default="food", help="bundled app (default: food)")
+
+    def json_arg(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--json", action="store_true", help="print machine-readable JSON")
+
+    def strategy_arg(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--strategy", default="serial", choices=["serial", "parallel", "hedge", "auto"], help="execution strategy (default: serial)")
+
+    p = sub.add_parser("tools", help="list an app's tool manifests")
+    app_arg(p)
+    json_arg(p)
+
+    p = sub.add_parser("tasks", help="list an app's bench tasks")
+    app_arg(p)
+    json_arg(p)
+
+    p = sub.add_parser("site", help="serve a bundled bench site on 127.0.0.1")
+    p.add_argument("app", nargs="?", default="food")
+    p.add_argument("--port", type=int, default=8000)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--latency-scale", type=float, default=1.0)
+
+    p = sub.add_parser("run", help="run a plan file (or compile --task first) against an app")
+    p.add_argument("plan", nargs="?", help="plan file (.py)")
+    p.add_argument("--task", help="compile this task with --model instead of reading a plan file")
+    p.add_argument("--model", help="model spec, e.g. openai:gpt-4.1 or gemini:gemini-2.5-flash")
+    p.add_argument("--site", help="site base URL (default: start the app's bundled site)")
+    p.add_argument("--latency-scale", type=float, default=0.0, help="bundled site's injected latency (0 = off)")
+    p.add_argument("--trace-dir", default=None, help="write the run's JSONL trace here")
+    app_arg(p)
+    json_arg(p)
+    strategy_arg(p)
+
+    p = sub.add_parser("demo", help="run every bench task of the food app and judge it")
+    p.add_argument("--model", help="compile each task with this model instead of using its reference plan")
+    p.add_argument("--latency-scale", type=float, default=1.0, help="injected latency (0 = off; default 1)")
+    p.add_argument("--tasks", help="comma-separated task ids (default: all)")
+    p.add_argument("--trace-dir", default=None)
+    json_arg(p)
+    strategy_arg(p)
+
+    for extra in _EXTRA_PARSERS:
+        extra(sub)
+    return parser
+
+
+_EXTRA_PARSERS: list[Callable[[Any], None]] = []
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.DEBUG if args.verbose else logging.WARNING, stream=sys.stderr)
+    handler = _COMMANDS[args.command]
+    try:
+        return asyncio.run(handler(args))
+    except AgentJITError as exc:
+        _err().print(f"[red]error:[/] {type(exc).__name__}: {exc}")
+        return 2
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

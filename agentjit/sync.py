@@ -1,0 +1,37 @@
+"""The thin synchronous facade: one line per async entry point, never a second implementation."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Coroutine
+from pathlib import Path
+from typing import Any, TypeVar
+
+from agentjit.exceptions import ConfigError
+
+__all__ = ["run_sync", "run_plan_sync", "run_demo_sync"]
+
+T = TypeVar("T")
+
+
+def run_sync(coro: Coroutine[Any, Any, T]) -> T:
+    """Run ``coro`` to completion; inside a running event loop (Jupyter) say to ``await`` instead."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coro)
+    coro.close()
+    raise ConfigError("an event loop is already running (Jupyter?): use `await` on the async API instead")
+
+
+def run_plan_sync(source: str | Path, app: str = "food", **kwargs: Any) -> Any:
+    """Run a plan (source text or a .py path) against the app's bundled site; see agentjit.run."""
+    from agentjit.api import run
+
+    return run_sync(run(source, app=app, **kwargs))
+
+
+def run_demo_sync(app: str = "food", **kwargs: Any) -> Any:
+    from agentjit.bench.harness import run_demo
+
+    return run_sync(run_demo(app, **kwargs))
