@@ -17,8 +17,7 @@ list (``tests/test_layers.py`` walks the imports with ``ast`` to keep it so)::
 ``toolcache`` (the offline builder) imports agentjit, never the reverse.
 """
 
-__version__ = "0.1.0"
-
+from ._version import __version__
 from .cache import ToolCache
 from .exceptions import (
     AgentJITError,

@@ -21,7 +21,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-import agentjit
+from agentjit._version import __version__
 from agentjit.cache import ToolCache
 from agentjit.exceptions import ConfigError, SiteUnreachable
 from agentjit.llm.base import Message, Model
@@ -160,7 +160,7 @@ class Runtime:
         session = SessionEvent(
             site=self.cache.app,
             start_url=self.start_url,
-            agentjit_version=agentjit.__version__,
+            agentjit_version=__version__,
             task=task,
             strategy=strategy,
         )
