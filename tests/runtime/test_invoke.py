@@ -1,0 +1,105 @@
+"""Tool calls in a real page: each failing phase gives its own outcome; a dead site does not hang."""
+
+import time
+
+import pytest
+
+from agentjit.bench.food import FoodSite
+from agentjit.exceptions import SiteUnreachable, ToolInputError
+from agentjit.protocol import ToolManifest
+from agentjit.runtime import call_tool
+from agentjit.runtime.runner import goto_start
+
+ON_HOME = "return document.body.dataset.page === 'home' || [false, 'not on the home page'];"
+
+LIST = ToolManifest(
+    name="first_cards",
+    description="Names of the first n store cards.",
+    type="listItems",
+    input_schema={"type": "object", "properties": {"n": {"type": "integer", "minimum": 1}}, "required": ["n"]},
+    output_schema={"type": "object", "properties": {"names": {"type": "array", "items": {"type": "string"}}}, "required": ["names"]},
+    pre_check=ON_HOME,
+    execute="return {names: [...document.querySelectorAll('[data-testid=store-card]')].slice(0, n).map(c => c.dataset.name)};",
+    post_check="return output.names.length === inputs.n || [false, 'wrong count'];",
+    timeout_ms=400,
+)
+GOTO = ToolManifest(
+    name="open_first_store",
+    description="Open the first store card.",
+    type="gotoItem",
+    navigates=True,
+    pre_check=ON_HOME,
+    execute="const c = document.querySelector('[data-testid=store-card]'); setTimeout(() => c.click(), 0); return {slug: c.dataset.storeSlug};",
+    post_check="return document.body.dataset.page === 'store' && document.body.dataset.store === output.slug;",
+    output_schema={"type": "object", "properties": {"slug": {"type": "string"}}},
+    timeout_ms=3000,
+)
+
+
+@pytest.fixture
+async def home(page, food_site):
+    await goto_start(page, food_site.url + "/")
+    return page
+
+
+async def test_success_returns_output_and_timings(home):
+    out = await call_tool(home, LIST, {"n": 3})
+    assert out.ok and out.phase is None
+    assert len(out.output["names"]) == 3 and all(isinstance(n, str) for n in out.output["names"])
+    assert {"pre_check", "execute", "post_check", "total"} <= set(out.timings)
+
+
+async def test_failing_pre_check(page, food_site):
+    await goto_start(page, food_site.url + "/cart")
+    out = await call_tool(page, LIST, {"n": 3})
+    assert not out.ok and out.phase == "pre_check" and out.reason == "not on the home page"
+    assert out.timings["pre_check"] >= 0.35  # it polled for the whole timeout inside the page
+
+
+async def test_throwing_execute(home):
+    bad = LIST.model_copy(update={"execute": "throw new Error('kaboom')"})
+    out = await call_tool(home, bad, {"n": 1})
+    assert not out.ok and out.phase == "execute" and "kaboom" in out.reason
+
+
+async def test_failing_post_check(home):
+    bad = LIST.model_copy(update={"post_check": "return [false, 'never satisfied'];"})
+    out = await call_tool(home, bad, {"n": 2})
+    assert not out.ok and out.phase == "post_check" and out.reason == "never satisfied"
+    assert out.output["names"]  # execute did run once
+
+
+async def test_output_schema_violation(home):
+    bad = LIST.model_copy(update={"execute": "return {names: 'not a list'};", "post_check": "return true;"})
+    out = await call_tool(home, bad, {"n": 1})
+    assert not out.ok and out.phase == "output"
+
+
+async def test_bad_arguments_raise(home):
+    with pytest.raises(ToolInputError, match="n"):
+        await call_tool(home, LIST, {"n": 0})
+
+
+async def test_navigation_then_post_check_on_new_document(home):
+    out = await call_tool(home, GOTO, {})
+    assert out.ok, out.reason
+    assert "/store/" + out.output["slug"] in out.url_after
+    assert out.timings["navigation"] > 0
+
+
+async def test_navigation_that_never_happens(home):
+    stuck = GOTO.model_copy(update={"execute": "return {slug: 'x'};", "timeout_ms": 500})
+    out = await call_tool(home, stuck, {})
+    assert not out.ok and out.phase == "navigation"
+
+
+async def test_stopped_site_fails_fast_not_hangs(page):
+    site = FoodSite(latency_scale=0).start()
+    await goto_start(page, site.url + "/")
+    site.stop()
+    t0 = time.perf_counter()
+    out = await call_tool(page, GOTO, {})
+    assert not out.ok and out.phase in ("navigation", "post_check")
+    assert time.perf_counter() - t0 < GOTO.timeout_ms / 1000 * 3
+    with pytest.raises(SiteUnreachable, match="cannot open"):
+        await goto_start(page, site.url + "/", timeout_ms=2000)
