@@ -243,6 +243,31 @@ async def cmd_demo(args: argparse.Namespace) -> int:
     return 0 if report.summary["passed"] == report.summary["total"] else 1
 
 
+@command("bench")
+async def cmd_bench(args: argparse.Namespace) -> int:
+    handler = _BENCHES.get(args.bench)
+    if handler is None:
+        raise SystemExit(f"agentjit bench: unknown benchmark {args.bench!r} (known: {', '.join(sorted(_BENCHES))})")
+    return await handler(args)
+
+
+async def bench_overhead(args: argparse.Namespace) -> int:
+    from agentjit.bench.overhead import measure_overhead
+
+    report = await measure_overhead(args.app, n=args.n)
+    if args.json:
+        emit_json(report)
+    else:
+        _out().print(
+            f"{report['tool']}: tool call median {report['tool_call_median_ms']} ms, bare evaluate "
+            f"{report['bare_evaluate_median_ms']} ms, ratio {report['ratio']} (n={report['n']}, {report['browser']})"
+        )
+    return 0
+
+
+_BENCHES: dict[str, Handler] = {"overhead": bench_overhead}
+
+
 def _planning(args: argparse.Namespace) -> Callable[..., Any]:
     from agentjit.planner import Planner
 
@@ -304,6 +329,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--trace-dir", default=None)
     json_arg(p)
     strategy_arg(p)
+
+    p = sub.add_parser("bench", help="benchmarks: overhead (tool call vs bare evaluate), scheduler")
+    p.add_argument("bench", help="which benchmark: overhead | scheduler")
+    p.add_argument("-n", type=int, default=200, help="repetitions (overhead)")
+    p.add_argument("--repeats", "-R", type=int, default=3, help="runs per task and strategy (scheduler)")
+    p.add_argument("--latency-scale", type=float, default=1.0)
+    app_arg(p)
+    json_arg(p)
 
     for extra in _EXTRA_PARSERS:
         extra(sub)
