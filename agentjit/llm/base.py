@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import Literal
+from typing import Literal, Self
 
 from pydantic import BaseModel, Field
 
@@ -51,3 +51,13 @@ class Model(ABC):
         max_tokens: int | None = None,
     ) -> ModelResponse:
         """Send ``messages`` and return the answer. Raises ModelError subclasses."""
+
+    async def aclose(self) -> None:
+        """Release connections the model holds (no-op for fakes)."""
+        return None
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()

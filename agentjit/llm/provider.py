@@ -1,0 +1,122 @@
+"""What every real-provider adapter shares: guard, retries, latency, validation.
+
+An adapter (OpenAI, Gemini) subclasses :class:`ProviderModel` and supplies
+three things: the base URL it will call (for the guard), one attempt
+(``_attempt``: SDK call -> text and usage, raising ModelResponseError on an
+unusable answer) and a classifier from SDK exceptions to
+:class:`~agentjit.llm.retry.Verdict`. The request flow itself is written once,
+here. ``ModelResponse.latency_s`` covers the whole request, retries and
+backoff included (what a caller waited), measured with the injectable clock.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from abc import abstractmethod
+from collections.abc import Callable
+
+import numpy as np
+
+from ..exceptions import ConfigError, ModelResponseError
+from .base import Message, Model, ModelResponse, Usage
+from .guard import check_model_request_allowed
+from .retry import RetryPolicy, SleepFn, SupportsRandom, Verdict, call_with_retries
+
+__all__ = ["ProviderModel", "is_transport_transient", "missing_extra"]
+
+# Exception class names of httpx/httpx2 (both may be in play: the SDKs pick one)
+_TRANSIENT_TRANSPORT_NAMES = frozenset(
+    {"TimeoutException", "ConnectError", "RemoteProtocolError", "ReadError", "WriteError"}
+)
+
+
+def is_transport_transient(exc: BaseException) -> bool:
+    """A timeout or dropped connection from the HTTP layer, whichever httpx it is."""
+    if isinstance(exc, TimeoutError | ConnectionError):
+        return True
+    return any(cls.__name__ in _TRANSIENT_TRANSPORT_NAMES for cls in type(exc).__mro__)
+
+
+def missing_extra(package: str, extra: str, exc: ImportError) -> ConfigError:
+    """The error for an optional SDK that is not installed (names the extra)."""
+    return ConfigError(
+        f"the '{package}' package is not installed: pip install 'agentjit[{extra}]' ({exc})"
+    )
+
+
+class ProviderModel(Model):
+    """A model behind an HTTP API: checks the guard, retries, times the request."""
+
+    provider: str = "provider"
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        timeout: float = 60.0,
+        max_retries: int = 3,
+        retry: RetryPolicy | None = None,
+        rng: SupportsRandom | None = None,
+        sleep: SleepFn | None = None,
+        clock: Callable[[], float] = time.perf_counter,
+    ) -> None:
+        if not model:
+            raise ConfigError(f"{type(self).__name__}: the model name is empty")
+        if timeout <= 0:
+            raise ConfigError(f"{type(self).__name__}: timeout must be > 0, got {timeout}")
+        self.model = model
+        self.name = f"{self.provider}:{model}"
+        self.timeout = float(timeout)
+        self.retry = retry if retry is not None else RetryPolicy(max_retries=max_retries)
+        self.rng: SupportsRandom = rng if rng is not None else np.random.default_rng()
+        self.sleep: SleepFn = sleep if sleep is not None else asyncio.sleep
+        self.clock = clock
+
+    @property
+    @abstractmethod
+    def base_url(self) -> str | None:
+        """The URL requests go to (None: the SDK's default public endpoint)."""
+
+    @abstractmethod
+    async def _attempt(
+        self, messages: list[Message], temperature: float | None, max_tokens: int | None
+    ) -> tuple[str, Usage]:
+        """One request through the SDK: the answer text and the reported usage."""
+
+    @abstractmethod
+    def _classify(self, exc: Exception) -> Verdict | None:
+        """RETRY / FAIL / MALFORMED for an SDK or transport error; None if unknown."""
+
+    async def request(
+        self,
+        messages: list[Message],
+        *,
+        temperature: float | None = None,
+        max_tokens: int | None = None,
+    ) -> ModelResponse:
+        check_model_request_allowed(self.name, self.base_url)
+        if not messages:
+            raise ConfigError(f"{self.name}: request() needs at least one message")
+        start = self.clock()
+        text, usage = await call_with_retries(
+            lambda: self._attempt(list(messages), temperature, max_tokens),
+            classify=self._classify,
+            policy=self.retry,
+            rng=self.rng,
+            sleep=self.sleep,
+            what=self.name,
+        )
+        return ModelResponse(
+            text=text, usage=usage, latency_s=self.clock() - start, model_name=self.name
+        )
+
+    def _require_text(self, text: object, why: str = "") -> str:
+        """The answer text, or ModelResponseError if it is missing or blank."""
+        if not isinstance(text, str) or not text.strip():
+            suffix = f" ({why})" if why else ""
+            raise ModelResponseError(f"{self.name}: empty answer{suffix}")
+        return text
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.model!r}, base_url={self.base_url!r})"
