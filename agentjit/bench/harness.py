@@ -82,7 +82,7 @@ async def run_task(
     site.reset()
     before = site.state()
     t0 = time.perf_counter()
-    base = {"id": task.id, "task": task.task, "kind": task.kind, "plan_origin": plan_origin}
+    base: dict[str, Any] = {"id": task.id, "task": task.task, "kind": task.kind, "plan_origin": plan_origin}
     try:
         result = await runtime.run(source, strategy=strategy, task=task.task)
     except AgentJITError as exc:

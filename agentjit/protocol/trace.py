@@ -43,7 +43,7 @@ __all__ = [
 TRACE_FORMAT = "agentjit-trace"
 TRACE_VERSION = 1
 
-Action = Literal["goto", "click", "fill", "select", "press", "scroll", "evaluate", "tool", "wait"]
+Action = Literal["goto", "click", "fill", "select", "check", "press", "scroll", "evaluate", "tool", "wait"]
 
 
 class _Event(BaseModel):
@@ -75,6 +75,8 @@ class SessionEvent(_Event):
     strategy: str | None = None
     source: str = "runtime"
     """Who wrote the trace: ``runtime``, ``recorder`` or ``browser-use``."""
+    script: str | None = None
+    """The demonstration script a recorder ran, if any."""
 
 
 class StepEvent(_Event):
@@ -104,6 +106,10 @@ class StepEvent(_Event):
     timings: dict[str, float] = Field(default_factory=dict)
     replayed: bool = False
     """True when a WRITE was answered from the effect log instead of the site."""
+    requests: list[dict[str, Any]] = Field(default_factory=list)
+    """State-changing requests (non-GET) the page sent during the step: method, url, status."""
+    goal: str | None = None
+    """What the step was for, in words (from a demonstration script or an agent)."""
 
     @property
     def duration(self) -> float:
