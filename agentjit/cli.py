@@ -10,6 +10,7 @@ import argparse
 import asyncio
 import json
 import logging
+import os
 import sys
 import time
 from collections.abc import Callable, Coroutine
@@ -48,6 +49,41 @@ def _err() -> Console:
 def emit_json(data: Any) -> None:
     sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n")
     sys.stdout.flush()
+
+
+def _plan_cache_file(app: str) -> Path:
+    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    return base / "agentjit" / f"{app}-plans.json"
+
+
+def _load_cache(args: argparse.Namespace) -> Any:
+    """The tool cache a command works on: ``--cache DIR``, else the app's bundled one.
+
+    Compiled plans of the bundled (read-only, packaged) cache are kept in a
+    per-user file instead of the package directory (``--plan-cache``).
+    """
+    from agentjit.bench.apps import get_app
+    from agentjit.cache import ToolCache
+
+    if getattr(args, "cache", None):
+        return ToolCache.load(args.cache)
+    cache = get_app(args.app).load_cache()
+    cache.path = None  # never write into the installed package
+    plans_file = Path(getattr(args, "plan_cache", None) or _plan_cache_file(args.app))
+    if plans_file.exists():
+        try:
+            cache.plans = json.loads(plans_file.read_text(encoding="utf-8"))
+        except (OSError, json.JSONDecodeError) as exc:
+            _err().print(f"[yellow]warning:[/] ignoring unreadable plan cache {plans_file}: {exc}")
+    return cache
+
+
+def _save_plans(cache: Any, args: argparse.Namespace) -> None:
+    """Persist the bundled cache's plans in the per-user file (a cache directory saves its own)."""
+    from agentjit.cache import atomic_write_json
+
+    if cache.path is None and not getattr(args, "no_plan_cache", False):
+        atomic_write_json(Path(getattr(args, "plan_cache", None) or _plan_cache_file(args.app)), cache.plans)
 
 
 def _model(spec: str | None) -> Any:
@@ -124,7 +160,7 @@ async def cmd_run(args: argparse.Namespace) -> int:
     if args.plan is not None:
         source: str = read_plan(Path(args.plan))
     else:
-        compiled = await _compile(args.task, args.app, args.model)
+        compiled = await _compile(args.task, args)
         source, origin = compiled.source, compiled.origin
     strategy = await _strategy_for(args, source)
     result = await run(
@@ -167,15 +203,65 @@ async def cmd_run(args: argparse.Namespace) -> int:
     return 0
 
 
-async def _compile(task: str, app: str, model_spec: str | None) -> Any:
-    from agentjit.bench.apps import get_app
+async def _compile(task: str, args: argparse.Namespace, cache: Any = None) -> Any:
     from agentjit.planner import Planner
 
-    if not model_spec:
-        raise SystemExit("--task needs --model (e.g. --model openai:gpt-4.1)")
-    cache = get_app(app).load_cache()
-    planner = Planner(_model(model_spec), cache)
-    return await planner.compile(task)
+    if not args.model:
+        raise SystemExit("compiling a task needs --model (e.g. --model openai:gpt-4.1)")
+    cache = cache if cache is not None else _load_cache(args)
+    planner = Planner(_model(args.model), cache, n=getattr(args, "n", 4), k=getattr(args, "k", 2), max_repairs=getattr(args, "repairs", 2))
+    plan = await planner.compile(task, use_cache=not getattr(args, "no_plan_cache", False))
+    _save_plans(cache, args)
+    return plan
+
+
+@command("check")
+async def cmd_check(args: argparse.Namespace) -> int:
+    from agentjit.planner import check, render
+
+    source = _read_text(args.plan)
+    result = check(source, _load_cache(args))
+    if args.json:
+        emit_json({"valid": result.valid, "cost": result.cost, "diagnostics": [d.to_dict() for d in result.diagnostics]})
+    else:
+        out = _out()
+        if result.diagnostics:
+            out.print(render(result.diagnostics, source, filename=args.plan))
+        out.print(f"{'valid' if result.valid else 'INVALID'}; cost {result.cost}")
+    return 0 if result.valid else 1
+
+
+@command("compile")
+async def cmd_compile(args: argparse.Namespace) -> int:
+    plan = await _compile(args.task, args)
+    data = {
+        "task": plan.task,
+        "plan": plan.source,
+        "cost": plan.cost,
+        "origin": plan.origin,
+        "model": plan.model,
+        "time_s": round(plan.time_s, 4),
+        "tokens": {"input": plan.usage.input_tokens, "output": plan.usage.output_tokens},
+        "stats": plan.stats.model_dump(),
+        "candidates": [c.model_dump() for c in plan.candidates],
+    }
+    if args.json:
+        emit_json(data)
+        return 0
+    out = _out()
+    out.print(plan.source)
+    st = plan.stats
+    out.print(
+        f"cost {plan.cost}, origin {plan.origin}, {st.sampled} sampled, {st.repaired} repairs, {st.valid} valid, "
+        f"rejected {st.rejected_by_code}, {plan.time_s:.2f} s, tokens {plan.usage.input_tokens}+{plan.usage.output_tokens}"
+    )
+    return 0
+
+
+def _read_text(path: str) -> str:
+    from agentjit.api import read_plan
+
+    return read_plan(Path(path))
 
 
 async def _strategy_for(args: argparse.Namespace, source: str) -> Any:
@@ -184,14 +270,11 @@ async def _strategy_for(args: argparse.Namespace, source: str) -> Any:
     if name != "auto":
         return name
     try:
-        from agentjit.runtime.strategies import strategy_for_schedule
         from agentjit.scheduler import schedule_plan
     except ImportError:
         return "serial"
-    from agentjit.bench.apps import get_app
-
-    schedule = schedule_plan(source, get_app(args.app).load_cache())
-    return strategy_for_schedule(schedule)
+    schedule = schedule_plan(source, _load_cache(args))
+    return schedule.strategy
 
 
 @command("demo")
@@ -269,12 +352,10 @@ _BENCHES: dict[str, Handler] = {"overhead": bench_overhead}
 
 
 def _planning(args: argparse.Namespace) -> Callable[..., Any]:
-    from agentjit.planner import Planner
+    cache = _load_cache(args)
 
-    model = _model(args.model)
-
-    async def plan_for(task: Any, cache: Any) -> tuple[str, str]:
-        compiled = await Planner(model, cache).compile(task.task)
+    async def plan_for(task: Any, _bundled: Any) -> tuple[str, str]:
+        compiled = await _compile(task.task, args, cache)
         return compiled.source, compiled.origin
 
     return plan_for
@@ -296,6 +377,16 @@ def build_parser() -> argparse.ArgumentParser:
 
     def strategy_arg(p: argparse.ArgumentParser) -> None:
         p.add_argument("--strategy", default="serial", choices=["serial", "parallel", "hedge", "auto"], help="execution strategy (default: serial)")
+
+    def cache_args(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--cache", help="tool cache directory (default: the app's bundled cache)")
+        p.add_argument("--plan-cache", help="plan cache file for the bundled cache (default: ~/.cache/agentjit/APP-plans.json)")
+
+    def planner_args(p: argparse.ArgumentParser) -> None:
+        p.add_argument("-n", type=int, default=4, help="planner workers sampling in parallel")
+        p.add_argument("-k", type=int, default=2, help="valid candidates before early accept")
+        p.add_argument("--repairs", type=int, default=2, help="repair rounds per failed candidate (M)")
+        p.add_argument("--no-plan-cache", action="store_true", help="always ask the model")
 
     p = sub.add_parser("tools", help="list an app's tool manifests")
     app_arg(p)
@@ -321,14 +412,33 @@ def build_parser() -> argparse.ArgumentParser:
     app_arg(p)
     json_arg(p)
     strategy_arg(p)
+    cache_args(p)
+    planner_args(p)
 
     p = sub.add_parser("demo", help="run every bench task of the food app and judge it")
     p.add_argument("--model", help="compile each task with this model instead of using its reference plan")
     p.add_argument("--latency-scale", type=float, default=1.0, help="injected latency (0 = off; default 1)")
     p.add_argument("--tasks", help="comma-separated task ids (default: all)")
     p.add_argument("--trace-dir", default=None)
+    p.set_defaults(app="food")
     json_arg(p)
     strategy_arg(p)
+    cache_args(p)
+    planner_args(p)
+
+    p = sub.add_parser("check", help="check a plan statically: sandbox, types, state flow, cost")
+    p.add_argument("plan")
+    app_arg(p)
+    json_arg(p)
+    cache_args(p)
+
+    p = sub.add_parser("compile", help="compile a task to the cheapest valid plan with a model")
+    p.add_argument("task")
+    p.add_argument("--model", required=True, help="model spec, e.g. openai:gpt-4.1")
+    app_arg(p)
+    json_arg(p)
+    cache_args(p)
+    planner_args(p)
 
     p = sub.add_parser("bench", help="benchmarks: overhead (tool call vs bare evaluate), scheduler")
     p.add_argument("bench", help="which benchmark: overhead | scheduler")
