@@ -86,12 +86,30 @@ def _save_plans(cache: Any, args: argparse.Namespace) -> None:
         atomic_write_json(Path(getattr(args, "plan_cache", None) or _plan_cache_file(args.app)), cache.plans)
 
 
+_OPEN_MODELS: list[Any] = []
+
+
 def _model(spec: str | None) -> Any:
+    """The model for ``--model``; one per spec per command, closed when the command ends."""
     if not spec:
         return None
     from agentjit.llm import infer_model
 
-    return infer_model(spec)
+    for name, model in _OPEN_MODELS:
+        if name == spec:
+            return model
+    model = infer_model(spec)
+    _OPEN_MODELS.append((spec, model))
+    return model
+
+
+async def _run_command(handler: Handler, args: argparse.Namespace) -> int:
+    try:
+        return await handler(args)
+    finally:
+        while _OPEN_MODELS:
+            _, model = _OPEN_MODELS.pop()
+            await model.aclose()
 
 
 # -- commands ---------------------------------------------------------------
@@ -462,7 +480,7 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.DEBUG if args.verbose else logging.WARNING, stream=sys.stderr)
     handler = _COMMANDS[args.command]
     try:
-        return asyncio.run(handler(args))
+        return asyncio.run(_run_command(handler, args))
     except AgentJITError as exc:
         _err().print(f"[red]error:[/] {type(exc).__name__}: {exc}")
         return 2
