@@ -1,0 +1,57 @@
+"""What the planner returns: the chosen plan with its cost, call sites and statistics."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from agentjit.llm import Usage
+
+from .cost import CallSite
+
+__all__ = ["CompiledPlan", "PlanStats", "CandidateReport", "PlanOrigin"]
+
+PlanOrigin = Literal["model", "cache", "reference", "file"]
+
+
+class CandidateReport(BaseModel):
+    """One candidate the planner saw: a first sample or a repair of an earlier one."""
+
+    source: str
+    valid: bool
+    cost: float | None = None
+    diagnostics: list[dict[str, Any]] = Field(default_factory=list)
+    worker: int = 0
+    attempt: int = 0
+    """0 for the first sample of a worker, 1.. for its repairs."""
+    time_s: float = 0.0
+    """When the candidate was checked, from the start of the compile."""
+
+
+class PlanStats(BaseModel):
+    sampled: int = 0
+    """Model answers requested for first samples."""
+    repaired: int = 0
+    """Model answers requested as repairs."""
+    valid: int = 0
+    rejected_by_code: dict[str, int] = Field(default_factory=dict)
+    """For each diagnostic code, how many rejected candidates had it."""
+    cancelled: int = 0
+    """Workers cancelled by the early accept."""
+
+
+class CompiledPlan(BaseModel):
+    """A plan ready to schedule and run."""
+
+    task: str
+    source: str
+    cost: float | None = None
+    calls: list[CallSite] = Field(default_factory=list)
+    origin: PlanOrigin = "model"
+    model: str = ""
+    stats: PlanStats = Field(default_factory=PlanStats)
+    time_s: float = 0.0
+    usage: Usage = Field(default_factory=Usage)
+    candidates: list[CandidateReport] = Field(default_factory=list)
+    cache_fingerprint: str = ""

@@ -1,0 +1,250 @@
+"""Algorithm 1: sample plans in parallel, check and repair them, keep the cheapest valid one.
+
+``n`` workers run under one :class:`asyncio.TaskGroup`. Each worker asks the
+model for a plan, checks it, and, while it is invalid, asks for a repair with
+the rendered diagnostics, at most ``max_repairs`` times (the paper's M_max
+counts the first sample too: M_max = 1 + max_repairs). A worker stops at its
+first valid candidate. As soon as ``k`` valid candidates exist the other
+workers are cancelled (early accept). The valid candidate with the lowest cost
+wins; ties go to the earlier one.
+
+A plan cache keyed by the normalized task and the tool cache's fingerprint
+returns a stored plan without any model call.
+
+``pass_at_k`` and ``pass_at_t`` are the paper's planning-efficiency metrics
+(section 5, RQ2).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import math
+import re
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from agentjit.cache import ToolCache
+from agentjit.exceptions import ModelError
+from agentjit.llm import Message, Model, Usage
+
+from .checker import CheckResult, check
+from .compiled import CandidateReport, CompiledPlan, PlanStats
+from .cost import CostModel
+from .messages import Diagnostic, NoValidPlan
+from .prompts import extract_code, plan_messages, repair_messages
+
+__all__ = ["Planner", "normalize_task", "plan_key", "pass_at_k", "pass_at_t"]
+
+log = logging.getLogger(__name__)
+
+_SPACE = re.compile(r"\s+")
+_EDGE_PUNCT = " \t\n.,;:!?\"'`()[]{}"
+
+
+def normalize_task(task: str) -> str:
+    """Lowercase, whitespace collapsed, punctuation stripped at both ends."""
+    return _SPACE.sub(" ", task.lower()).strip(_EDGE_PUNCT)
+
+
+def plan_key(task: str, cache: ToolCache) -> str:
+    """The plan cache key: the normalized task and the cache's fingerprint."""
+    return f"{cache.fingerprint()}:{normalize_task(task)}"
+
+
+def pass_at_k(n: int, c: int, k: int) -> float:
+    """Unbiased chance that at least one of ``k`` samples is valid, from ``c`` valid of ``n``.
+
+    ``1 - C(n-c, k) / C(n, k)`` (paper, section 5 RQ2), computed as a product to
+    stay exact for large ``n``.
+    """
+    if not (0 <= c <= n) or k < 1 or k > n:
+        raise ValueError(f"need 0 <= c <= n and 1 <= k <= n (n={n}, c={c}, k={k})")
+    if n - c < k:
+        return 1.0
+    prod = 1.0
+    for i in range(n - c + 1, n + 1):
+        prod *= 1.0 - k / i
+    return 1.0 - prod
+
+
+def pass_at_t(t: float, latencies: Sequence[float], success_rate: float, n_parallel: int = 1) -> float:
+    """Chance of a valid plan within time ``t`` with ``n_parallel`` workers sampling at once.
+
+    ``1 - (1 - F(t) * p) ** n_parallel`` (paper, section 5 RQ2), where ``F`` is the
+    empirical CDF of the observed candidate ``latencies`` and ``p`` the
+    fraction of valid candidates (``c / n``).
+    """
+    if not latencies:
+        raise ValueError("pass_at_t needs at least one observed latency")
+    if not 0.0 <= success_rate <= 1.0 or n_parallel < 1:
+        raise ValueError("need 0 <= success_rate <= 1 and n_parallel >= 1")
+    f = sum(1 for x in latencies if x <= t) / len(latencies)
+    return 1.0 - (1.0 - f * success_rate) ** n_parallel
+
+
+@dataclass
+class _Valid:
+    source: str
+    result: CheckResult
+    order: int
+
+
+@dataclass
+class _Run:
+    """Mutable bookkeeping of one compile."""
+
+    start: float
+    stats: PlanStats = field(default_factory=PlanStats)
+    usage: Usage = field(default_factory=Usage)
+    candidates: list[CandidateReport] = field(default_factory=list)
+    valid: list[_Valid] = field(default_factory=list)
+    last_diagnostics: list[list[Diagnostic]] = field(default_factory=list)
+    model_errors: list[ModelError] = field(default_factory=list)
+    done: asyncio.Event = field(default_factory=asyncio.Event)
+
+
+class Planner:
+    """Compiles a task to a plan over ``cache``'s tools with ``model`` (Algorithm 1)."""
+
+    def __init__(
+        self,
+        model: Model,
+        cache: ToolCache,
+        *,
+        n: int = 4,
+        k: int = 2,
+        max_repairs: int = 2,
+        cost_model: CostModel | None = None,
+        temperature: float | None = None,
+        max_tokens: int | None = None,
+        clock: Callable[[], float] = time.perf_counter,
+        now: str | None = None,
+    ) -> None:
+        if n < 1 or k < 1 or max_repairs < 0:
+            raise ValueError(f"need n >= 1, k >= 1, max_repairs >= 0 (got n={n}, k={k}, max_repairs={max_repairs})")
+        self.model = model
+        self.cache = cache
+        self.n = n
+        self.k = min(k, n)
+        self.max_repairs = max_repairs
+        self.cost_model = cost_model or CostModel()
+        self.temperature = temperature
+        self.max_tokens = max_tokens
+        self.clock = clock
+        self.now = now
+
+    # -- plan cache -----------------------------------------------------------------
+
+    def cached(self, task: str) -> CompiledPlan | None:
+        """The stored plan for ``task`` under the current tools, if any."""
+        raw = self.cache.plans.get(plan_key(task, self.cache))
+        if raw is None:
+            return None
+        try:
+            return CompiledPlan.model_validate(raw)
+        except ValueError as exc:  # a stale or hand-edited entry: ignore it, recompile
+            log.warning("ignoring a malformed plan cache entry for %r: %s", task, exc)
+            return None
+
+    def store(self, plan: CompiledPlan) -> None:
+        self.cache.plans[plan_key(plan.task, self.cache)] = plan.model_dump(mode="json")
+        if self.cache.path is not None:
+            self.cache.save_part("plans")
+
+    # -- Algorithm 1 ----------------------------------------------------------------
+
+    async def compile(self, task: str, *, use_cache: bool = True) -> CompiledPlan:
+        """The cheapest valid plan for ``task``; raises :class:`NoValidPlan` when none is found."""
+        start = self.clock()
+        if use_cache:
+            hit = self.cached(task)
+            if hit is not None:
+                log.info("plan cache hit for %r", task)
+                return hit.model_copy(update={"origin": "cache", "time_s": self.clock() - start})
+        run = _Run(start=start)
+        base = plan_messages(task, self.cache, now=self.now)
+        async with asyncio.TaskGroup() as tg:
+            workers = [tg.create_task(self._worker(i, base, run)) for i in range(self.n)]
+            waiter = tg.create_task(run.done.wait())
+            await asyncio.wait([waiter, *workers], return_when=asyncio.FIRST_COMPLETED)
+            while not run.done.is_set() and not all(w.done() for w in workers):
+                await asyncio.wait([waiter, *workers], return_when=asyncio.FIRST_COMPLETED)
+            for w in workers:
+                if not w.done():
+                    w.cancel()
+                    run.stats.cancelled += 1
+            waiter.cancel()
+        elapsed = self.clock() - start
+        run.stats.valid = len(run.valid)
+        if not run.valid:
+            if run.model_errors and not run.candidates:
+                raise run.model_errors[0]
+            raise NoValidPlan(
+                f"no valid plan for {task!r} after {run.stats.sampled} samples and {run.stats.repaired} repairs "
+                f"(rejected by code: {run.stats.rejected_by_code})",
+                diagnostics=run.last_diagnostics,
+            )
+        best = min(run.valid, key=lambda v: (v.result.cost if v.result.cost is not None else math.inf, v.order))
+        plan = CompiledPlan(
+            task=task,
+            source=best.source,
+            cost=best.result.cost,
+            calls=best.result.calls,
+            origin="model",
+            model=getattr(self.model, "name", type(self.model).__name__),
+            stats=run.stats,
+            time_s=elapsed,
+            usage=run.usage,
+            candidates=run.candidates,
+            cache_fingerprint=self.cache.fingerprint(),
+        )
+        if use_cache:
+            self.store(plan)
+        return plan
+
+    async def _ask(self, messages: list[Message], run: _Run) -> str:
+        resp = await self.model.request(messages, temperature=self.temperature, max_tokens=self.max_tokens)
+        run.usage = run.usage + resp.usage
+        return extract_code(resp.text)
+
+    async def _worker(self, worker: int, base: list[Message], run: _Run) -> None:
+        messages = list(base)
+        diags: list[Diagnostic] = []
+        for attempt in range(self.max_repairs + 1):
+            if run.done.is_set():
+                return
+            try:
+                if attempt == 0:
+                    run.stats.sampled += 1
+                    source = await self._ask(messages, run)
+                else:
+                    run.stats.repaired += 1
+                    messages = repair_messages(messages, source, diags)
+                    source = await self._ask(messages, run)
+            except ModelError as exc:
+                log.warning("worker %d: model error: %s", worker, exc)
+                run.model_errors.append(exc)
+                return
+            result = check(source, self.cache, cost_model=self.cost_model)
+            run.candidates.append(
+                CandidateReport(
+                    source=source,
+                    valid=result.valid,
+                    cost=result.cost,
+                    diagnostics=[d.to_dict() for d in result.diagnostics],
+                    worker=worker,
+                    attempt=attempt,
+                    time_s=self.clock() - run.start,
+                )
+            )
+            if result.valid:
+                run.valid.append(_Valid(source, result, len(run.candidates)))
+                if len(run.valid) >= self.k:
+                    run.done.set()
+                return
+            diags = result.diagnostics
+            for code in sorted({d.code for d in diags}):
+                run.stats.rejected_by_code[code] = run.stats.rejected_by_code.get(code, 0) + 1
+        run.last_diagnostics.append(diags)

@@ -1,0 +1,123 @@
+"""The plan and repair prompts, and code extraction from a model's answer.
+
+Structure after the paper's Prompt 1 (appendix I): a fixed system message
+(role, rules, few-shot examples) and a user message (the tool stubs, the
+current abstract state, the task). A repair keeps the conversation, adds the
+failed candidate as the assistant's turn and the rendered diagnostics as the
+next user turn. Wording and examples are our own.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from agentjit.cache import ToolCache
+from agentjit.llm import Message
+
+from .messages import Diagnostic, render
+from .stubs import render_stubs
+
+__all__ = ["SYSTEM_PROMPT", "plan_messages", "repair_messages", "extract_code"]
+
+SYSTEM_PROMPT = """\
+You write short Python programs ("plans") that finish a user's task on a website by calling \
+the site's tools. A plan runs top to bottom in an async context with the tools already in scope.
+
+Rules:
+- Call every tool, ai_eval and ask_human with await, and only with the parameters its stub declares.
+- Put the final answer in a variable named result (a string, number, list or dict).
+- No imports, no function or class definitions, no lambda, no with, no names starting with _.
+- Each tool has a precondition (pre) on the STATE and a postcondition (post). Before every call \
+the STATE must guarantee its pre on every path through ifs and loops; navigate first if needed. \
+In a loop, leave the STATE at the end of the body as the top of the body needs it.
+- Read only fields that the output models declare.
+- Prefer plain code over ai_eval: compare, count, filter and format with Python. Use ai_eval only \
+for judgement code cannot make (matching a vague user phrase, summarising free text), and never \
+inside a loop when one call after the loop would do.
+- WRITE tools change the site: call them in plain statements or for loops, never inside comprehensions.
+- Answer with one ```python block and nothing else.
+
+Examples (the tools here are made up; use the real ones below):
+
+Task: what is the cheapest item on the menu of Luigi's?
+```python
+await open_shop(name="Luigi's")
+menu = await read_menu()
+cheapest = None
+for e in menu.entries:
+    if cheapest is None or e.price < cheapest.price:
+        cheapest = e
+result = f"{cheapest.title} at ${cheapest.price:.2f}" if cheapest else "The menu is empty"
+```
+
+Task: which of the first three shops has the best score?
+```python
+shops = await list_shops()
+scores = {}
+for s in shops.entries[:3]:
+    await open_shop(name=s.title)
+    info = await shop_info()
+    scores[s.title] = info.score
+    await back_to_start()
+result = max(scores, key=scores.get) if scores else "No shops found"
+```
+
+Task: order something that sounds like 'spicy noodles' from Wok Star.
+```python
+await open_shop(name="Wok Star")
+menu = await read_menu()
+choice = await ai_eval("Which of {names} best matches 'spicy noodles'? Answer with the exact name only.", \
+names=[e.title for e in menu.entries])
+await put_in_basket(item=choice, count=1)
+await go_to_payment()
+receipt = await confirm_payment()
+result = f"Ordered {choice}; order {receipt.number}"
+```
+"""
+
+def _state_repr(state: Mapping[str, Any]) -> str:
+    return json.dumps(dict(state), ensure_ascii=False, sort_keys=True) if state else "{}"
+
+
+def plan_messages(task: str, cache: ToolCache, *, now: str | None = None, state: Mapping[str, Any] | None = None) -> list[Message]:
+    """System and user messages asking for a plan for ``task`` over ``cache``'s tools."""
+    start = cache.info.initial_state if state is None else state
+    parts: list[str] = []
+    if now:
+        parts.append(f"Now is {now}.")
+    if cache.info.description:
+        parts.append(f"Site: {cache.info.description}")
+    parts.append("Tools (stubs generated from the tool manifests):\n```python\n" + render_stubs(cache.tools.values()) + "\n```")
+    parts.append(f"STATE at the start (read-only): {_state_repr(start)}")
+    parts.append(f"TASK: {task.strip()}")
+    parts.append("Write the plan now: one ```python block.")
+    return [Message(role="system", content=SYSTEM_PROMPT), Message(role="user", content="\n\n".join(parts))]
+
+
+def repair_messages(
+    messages: Sequence[Message], candidate: str, diagnostics: Sequence[Diagnostic]
+) -> list[Message]:
+    """The conversation so far plus the failed ``candidate`` and its findings as feedback."""
+    feedback = (
+        "The checker rejected this plan:\n"
+        + render(diagnostics, candidate, for_model=True)
+        + "\n\nFix every problem and answer with the whole corrected plan in one ```python block."
+    )
+    return [*messages, Message(role="assistant", content=f"```python\n{candidate}\n```"), Message(role="user", content=feedback)]
+
+
+_FENCE = re.compile(r"```[ \t]*([A-Za-z0-9_+-]*)[^\n]*\n(.*?)(?:```|\Z)", re.DOTALL)
+
+
+def extract_code(text: str) -> str:
+    """The plan in a model's answer: the first ```python fence, else the first fence, else the text."""
+    blocks = _FENCE.findall(text)
+    for lang, body in blocks:
+        if lang.lower() in ("python", "py", "python3"):
+            return body.strip("\n").rstrip() + "\n"
+    if blocks:
+        return blocks[0][1].strip("\n").rstrip() + "\n"
+    return text.strip("\n").rstrip() + "\n"

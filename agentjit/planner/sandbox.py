@@ -1,0 +1,256 @@
+"""The plan sandbox: which Python a plan may contain, and which builtins it sees.
+
+A plan is a small top-level Python program (DESIGN.md section 3). It may
+assign names, branch, loop, catch a few named exceptions, build containers and
+comprehensions, and ``await`` tools, ``ai_eval`` and ``ask_human``. Everything
+else is rejected *statically*, by an explicit allow-list of AST node types:
+unknown or new node types are forbidden by default.
+
+Beyond the node allow-list:
+
+* names that open doors (``exec``, ``eval``, ``open``, ``getattr``,
+  ``__import__``, ``type``, ...) may not even be mentioned;
+* attributes starting with ``_`` and a short list of frame/code attributes
+  (``cr_frame``, ``f_globals``, ...) and ``str.format``/``format_map`` (whose
+  ``{0.__class__}`` fields reach dunders at run time) are forbidden;
+* a subscript by a string literal starting with ``__`` is forbidden;
+* a bare-name call must name a tool, ``ai_eval``/``ask_human`` or a safe
+  builtin (``callables`` + :data:`SAFE_BUILTINS`); otherwise ``unknown-tool``.
+
+The runtime's interpreter runs only plans this check accepts, with
+:data:`SAFE_BUILTINS` as ``__builtins__``. This module imports nothing from
+``agentjit.runtime`` (the runtime imports it).
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import logging
+from collections.abc import Collection
+
+from agentjit.exceptions import PreconditionFailed, ToolCallFailed, ToolError, ToolOutputError
+
+from .messages import Diagnostic, Forbidden, UnknownTool
+
+__all__ = [
+    "SAFE_BUILTINS",
+    "SAFE_EXCEPTIONS",
+    "PLAN_BUILTINS",
+    "FORBIDDEN_NAMES",
+    "FORBIDDEN_ATTRIBUTES",
+    "ALLOWED_NODES",
+    "check_sandbox",
+    "scan",
+    "child_nodes",
+]
+
+log = logging.getLogger(__name__)
+
+#: Exceptions a plan may raise or catch by name.
+SAFE_EXCEPTIONS: dict[str, type[BaseException]] = {
+    "Exception": Exception,
+    "ValueError": ValueError,
+    "KeyError": KeyError,
+    "IndexError": IndexError,
+    "LookupError": LookupError,
+    "TypeError": TypeError,
+    "RuntimeError": RuntimeError,
+    "ZeroDivisionError": ZeroDivisionError,
+    "AttributeError": AttributeError,
+    "StopIteration": StopIteration,
+    "ToolError": ToolError,
+    "PreconditionFailed": PreconditionFailed,
+    "ToolCallFailed": ToolCallFailed,
+    "ToolOutputError": ToolOutputError,
+}
+
+_SAFE_FUNCTIONS = (
+    "len", "min", "max", "sum", "sorted", "reversed", "range", "enumerate", "zip",
+    "str", "int", "float", "bool", "round", "abs", "any", "all",
+    "list", "dict", "set", "tuple", "isinstance", "print",
+)  # fmt: skip
+
+#: The builtins a plan sees: a few pure functions and the safe exceptions.
+SAFE_BUILTINS: dict[str, object] = {
+    **{name: getattr(builtins, name) for name in _SAFE_FUNCTIONS},
+    **SAFE_EXCEPTIONS,
+    "None": None,
+    "True": True,
+    "False": False,
+}
+
+#: Awaitable builtins provided to every plan by the runtime.
+PLAN_BUILTINS: frozenset[str] = frozenset({"ai_eval", "ask_human"})
+
+#: Names a plan may not mention at all.
+FORBIDDEN_NAMES: frozenset[str] = frozenset({
+    "exec", "eval", "compile", "open", "getattr", "setattr", "delattr", "hasattr",
+    "globals", "locals", "vars", "dir", "__import__", "__builtins__", "breakpoint",
+    "input", "help", "type", "object", "super", "memoryview", "classmethod",
+    "staticmethod", "property", "exit", "quit", "id", "iter", "next", "aiter", "anext",
+})  # fmt: skip
+
+#: Attribute names that reach frames, code objects or format-string dunders.
+FORBIDDEN_ATTRIBUTES: frozenset[str] = frozenset({
+    "format", "format_map", "mro",
+    "gi_frame", "gi_code", "gi_yieldfrom", "cr_frame", "cr_code", "cr_await",
+    "ag_frame", "ag_code", "ag_await", "f_globals", "f_locals", "f_builtins",
+    "f_back", "f_code", "tb_frame", "tb_next", "co_code", "co_consts",
+    "model_construct", "model_rebuild",
+})  # fmt: skip
+
+_OPERATORS: tuple[type[ast.AST], ...] = (
+    ast.And, ast.Or,
+    ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod, ast.Pow,
+    ast.BitAnd, ast.BitOr, ast.BitXor, ast.LShift, ast.RShift,
+    ast.UAdd, ast.USub, ast.Not, ast.Invert,
+    ast.Eq, ast.NotEq, ast.Lt, ast.LtE, ast.Gt, ast.GtE, ast.Is, ast.IsNot, ast.In, ast.NotIn,
+)  # fmt: skip
+
+#: Every AST node type a plan may contain; anything else is ``forbidden``.
+ALLOWED_NODES: frozenset[type[ast.AST]] = frozenset({
+    ast.Module, ast.Expr, ast.Assign, ast.AugAssign, ast.NamedExpr,
+    ast.If, ast.For, ast.While, ast.Break, ast.Continue, ast.Pass,
+    ast.Try, ast.ExceptHandler, ast.Raise, ast.Assert,
+    ast.Await, ast.Call, ast.keyword, ast.Starred,
+    ast.Name, ast.Attribute, ast.Subscript, ast.Slice, ast.Constant,
+    ast.JoinedStr, ast.FormattedValue,
+    ast.List, ast.Tuple, ast.Dict, ast.Set,
+    ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp, ast.comprehension,
+    ast.BoolOp, ast.BinOp, ast.UnaryOp, ast.Compare, ast.IfExp,
+    ast.Load, ast.Store, ast.Del,
+    *_OPERATORS,
+})  # fmt: skip
+
+_WHY: dict[type[ast.AST], str] = {
+    ast.Import: "imports are not allowed; every tool is already in scope",
+    ast.ImportFrom: "imports are not allowed; every tool is already in scope",
+    ast.FunctionDef: "plans may not define functions; write the steps at top level",
+    ast.AsyncFunctionDef: "plans may not define functions; write the steps at top level",
+    ast.Lambda: "lambdas are not allowed",
+    ast.ClassDef: "plans may not define classes",
+    ast.Global: "'global' is not allowed",
+    ast.Nonlocal: "'nonlocal' is not allowed",
+    ast.With: "'with' is not allowed",
+    ast.AsyncWith: "'async with' is not allowed",
+    ast.AsyncFor: "'async for' is not allowed; use a plain 'for' over a tool's result",
+    ast.Yield: "'yield' is not allowed",
+    ast.YieldFrom: "'yield from' is not allowed",
+    ast.Delete: "'del' is not allowed",
+    ast.AnnAssign: "annotated assignments are not allowed; write 'x = ...'",
+    ast.Return: "'return' is not allowed; put the final value in 'result'",
+}
+
+
+def _name(node: ast.AST) -> str:
+    return type(node).__name__
+
+
+# fields that never hold a node a plan check looks at (names, flags, contexts, operators)
+_SKIP_FIELDS = frozenset({
+    "ctx", "op", "ops", "kind", "type_ignores", "type_comment", "id", "attr", "arg", "name",
+    "names", "is_async", "level", "module", "conversion", "simple",
+})  # fmt: skip
+_CHILD_FIELDS: dict[type[ast.AST], tuple[str, ...]] = {ast.Constant: ()}
+
+
+def child_nodes(node: ast.AST) -> list[ast.AST]:
+    """The child nodes of ``node`` that can matter to a plan check, in source order.
+
+    Like :func:`ast.iter_child_nodes`, but without the expression contexts and
+    operator nodes (every one of which the sandbox allows), and a few times
+    faster: the checker's time budget is about 2 ms a candidate.
+    """
+    cls = type(node)
+    fields = _CHILD_FIELDS.get(cls)
+    if fields is None:
+        fields = tuple(f for f in cls._fields if f not in _SKIP_FIELDS)
+        _CHILD_FIELDS[cls] = fields
+    out: list[ast.AST] = []
+    for f in fields:
+        v = getattr(node, f, None)
+        if v is None:
+            continue
+        if type(v) is list:
+            out.extend(v)
+        else:
+            out.append(v)
+    if cls is ast.Dict:  # ``{**x}`` leaves a None key
+        out = [x for x in out if x is not None]
+    return out
+
+
+def check_sandbox(tree: ast.Module, *, callables: Collection[str]) -> list[Diagnostic]:
+    """Findings for everything in ``tree`` that the sandbox forbids.
+
+    ``callables`` are the names a plan may call besides :data:`SAFE_BUILTINS`
+    (the cache's tools and ``ai_eval``/``ask_human``). Findings are
+    :class:`~agentjit.planner.messages.Forbidden` (code ``forbidden``) and
+    :class:`~agentjit.planner.messages.UnknownTool` for calls to other names;
+    columns are 1-based. An empty list means the plan may run.
+    """
+    return scan(tree, callables=callables)[0]
+
+
+def scan(tree: ast.Module, *, callables: Collection[str]) -> tuple[list[Diagnostic], list[ast.AST]]:
+    """The sandbox findings and every allowed node of ``tree`` in source (pre)order.
+
+    The node list lets the checker run its per-node handlers without walking
+    the tree again. Nodes under a forbidden node are neither checked nor listed.
+    """
+    out: list[Diagnostic] = []
+    nodes: list[ast.AST] = []
+    stack: list[ast.AST] = [tree]
+    while stack:
+        node = stack.pop()
+        cls = type(node)
+        if cls not in ALLOWED_NODES:
+            why = _WHY.get(cls, f"'{_name(node)}' is not allowed in a plan")
+            out.append(Forbidden.at(node, why))
+            continue  # one finding per forbidden construct, not one per child
+        nodes.append(node)
+        children = child_nodes(node)
+        if children:
+            children.reverse()
+            stack.extend(children)
+        if cls is ast.Name:
+            assert isinstance(node, ast.Name)
+            if node.id in FORBIDDEN_NAMES:
+                out.append(Forbidden.at(node, f"'{node.id}' is not allowed in a plan"))
+            elif node.id.startswith("__"):
+                out.append(Forbidden.at(node, f"dunder name '{node.id}' is not allowed"))
+        elif cls is ast.Attribute:
+            assert isinstance(node, ast.Attribute)
+            if node.attr.startswith("_"):
+                out.append(Forbidden.at(node, f"attribute '{node.attr}' is not allowed (no names starting with '_')"))
+            elif node.attr in FORBIDDEN_ATTRIBUTES:
+                out.append(Forbidden.at(node, f"attribute '{node.attr}' is not allowed; use an f-string"
+                                        if node.attr in ("format", "format_map")
+                                        else f"attribute '{node.attr}' is not allowed"))
+        elif cls is ast.Subscript:
+            assert isinstance(node, ast.Subscript)
+            key = node.slice
+            if isinstance(key, ast.Constant) and isinstance(key.value, str) and key.value.startswith("__"):
+                out.append(Forbidden.at(node, f"subscript {key.value!r} is not allowed"))
+        elif cls is ast.Call:
+            assert isinstance(node, ast.Call)
+            func = node.func
+            if isinstance(func, ast.Name):
+                if func.id not in FORBIDDEN_NAMES and func.id not in callables and func.id not in SAFE_BUILTINS:
+                    out.append(UnknownTool.at(node, f"'{func.id}' is not a tool, ai_eval, ask_human or a safe builtin"))
+            elif not isinstance(func, ast.Attribute):
+                out.append(Forbidden.at(node, "only tools, builtins and methods may be called"))
+        elif cls is ast.ExceptHandler:
+            assert isinstance(node, ast.ExceptHandler)
+            if node.type is not None:
+                names = node.type.elts if isinstance(node.type, ast.Tuple) else [node.type]
+                for n in names:
+                    if not (isinstance(n, ast.Name) and n.id in SAFE_EXCEPTIONS):
+                        out.append(Forbidden.at(n, "except only names one of: " + ", ".join(sorted(SAFE_EXCEPTIONS))))
+        elif cls is ast.comprehension:
+            assert isinstance(node, ast.comprehension)
+            if node.is_async:
+                out.append(Forbidden.at(node.target, "'async for' is not allowed in a comprehension"))
+    out.sort(key=lambda d: (d.line, d.col))
+    return out, nodes
