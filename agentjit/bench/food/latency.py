@@ -1,0 +1,70 @@
+"""Per-endpoint latency injection for the food site.
+
+Each kind of endpoint has a :class:`Profile`: a lognormal body (median,
+sigma) and, with probability ``tail_p``, a slow response drawn uniformly from
+``tail`` seconds instead. Some endpoints are fast and tight, some heavy-tailed;
+the scheduler's strategies differ exactly where the tails are. The table
+:data:`PROFILES` is the one place to tune them.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import threading
+from dataclasses import dataclass
+
+__all__ = ["Profile", "PROFILES", "LatencyModel"]
+
+
+@dataclass(frozen=True)
+class Profile:
+    median: float
+    """Median of the lognormal body, seconds."""
+    sigma: float
+    """Log-space standard deviation of the body."""
+    tail_p: float = 0.0
+    """Probability of a slow response."""
+    tail: tuple[float, float] = (0.0, 0.0)
+    """Range (seconds) of a slow response."""
+
+    def draw(self, rng: random.Random) -> float:
+        if self.tail_p and rng.random() < self.tail_p:
+            return rng.uniform(*self.tail)
+        return rng.lognormvariate(math.log(self.median), self.sigma)
+
+
+PROFILES: dict[str, Profile] = {
+    "home": Profile(0.040, 0.20),
+    "category": Profile(0.050, 0.25),
+    "store": Profile(0.120, 0.35, tail_p=0.08, tail=(1.0, 3.0)),
+    "reviews": Profile(0.150, 0.40, tail_p=0.10, tail=(1.0, 3.0)),
+    "search": Profile(0.150, 0.50, tail_p=0.05, tail=(1.0, 2.5)),
+    "stores_api": Profile(0.020, 0.15),
+    "cart_api": Profile(0.020, 0.15),
+    "cart": Profile(0.030, 0.20),
+    "checkout": Profile(0.050, 0.20),
+    "place_order": Profile(0.200, 0.50, tail_p=0.10, tail=(1.0, 3.0)),
+    "order": Profile(0.030, 0.20),
+}
+"""Endpoint kind -> latency profile (before ``latency_scale``)."""
+
+
+class LatencyModel:
+    """Seeded, thread-safe draws of per-request delays, scaled by ``scale`` (0 disables them)."""
+
+    def __init__(self, *, seed: int = 0, scale: float = 1.0, profiles: dict[str, Profile] | None = None):
+        if scale < 0:
+            raise ValueError(f"latency_scale must be >= 0, got {scale}")
+        self.scale = scale
+        self.profiles = dict(PROFILES if profiles is None else profiles)
+        self._rng = random.Random(seed)
+        self._lock = threading.Lock()
+
+    def delay(self, kind: str) -> float:
+        """Seconds to wait before answering a request of ``kind`` (0 for unknown kinds)."""
+        profile = self.profiles.get(kind)
+        if profile is None or self.scale == 0:
+            return 0.0
+        with self._lock:
+            return profile.draw(self._rng) * self.scale

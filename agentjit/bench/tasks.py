@@ -1,0 +1,275 @@
+"""Bench tasks and their judges (app-independent).
+
+A :class:`Task` is a natural-language instruction for one app, a reference plan
+(a Python plan file over the app's tools) and a *judge*: a callable
+``judge(answer, state_before, state_after) -> JudgeResult`` where the states are
+the site's ``GET /__state`` snapshots (``{"cart", "orders", "log"}``) taken
+before and after the run. Read tasks are judged on the answer (and on leaving
+the state alone); write tasks on the state diff: how many new orders, what they
+contain, their totals, and that nothing else changed.
+
+The helpers here build judges; :func:`all_of` combines them.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+__all__ = [
+    "Task",
+    "JudgeResult",
+    "Judge",
+    "answer_text",
+    "numbers_in",
+    "norm_text",
+    "all_of",
+    "contains_numbers",
+    "contains_texts",
+    "unchanged",
+    "new_orders",
+    "new_log",
+    "orders_placed",
+    "cart_holds",
+]
+
+State = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class JudgeResult:
+    ok: bool
+    reason: str
+
+    def __bool__(self) -> bool:
+        return self.ok
+
+
+Judge = Callable[[Any, State, State], JudgeResult]
+
+
+@dataclass(frozen=True)
+class Task:
+    """One bench task. ``expected`` documents the right answer (judges compute their own)."""
+
+    id: str
+    app: str
+    task: str
+    kind: Literal["read", "write"]
+    reference_plan: Path
+    judge: Judge
+    cardinality: int = 1
+    expected: Any = None
+
+    def plan_source(self) -> str:
+        return self.reference_plan.read_text(encoding="utf-8")
+
+    def to_json(self) -> dict[str, Any]:
+        return {"id": self.id, "task": self.task, "kind": self.kind, "reference_plan": str(self.reference_plan)}
+
+
+# -- answers -----------------------------------------------------------------
+
+def answer_text(answer: Any) -> str:
+    """The answer as text: strings as they are; pydantic objects, dicts and lists as JSON."""
+    if isinstance(answer, str):
+        return answer
+    dump = getattr(answer, "model_dump", None)
+    if callable(dump):
+        answer = dump()
+    try:
+        return json.dumps(answer, default=_plain, ensure_ascii=False)
+    except (TypeError, ValueError):
+        return str(answer)
+
+
+def _plain(value: Any) -> Any:
+    dump = getattr(value, "model_dump", None)
+    return dump() if callable(dump) else str(value)
+
+
+_NUMBER = re.compile(r"(?<![\w.])-?\$?\s?(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?")
+
+
+def numbers_in(text: str) -> list[float]:
+    """Every number in ``text`` (``$1,234.50`` -> 1234.5)."""
+    out = []
+    for m in _NUMBER.finditer(text):
+        out.append(float(m.group(1).replace(",", "") + (m.group(2) or "")))
+    return out
+
+
+def norm_text(text: str) -> str:
+    """Lower case, straight quotes, single spaces: for containment tests."""
+    text = text.replace("\u2019", "'").replace("\u2018", "'").replace("\u201c", '"').replace("\u201d", '"')
+    return re.sub(r"\s+", " ", text.lower()).strip()
+
+
+def contains_numbers(*expected: float, tolerance: float = 0.005) -> Judge:
+    """The answer mentions every number in ``expected`` (within ``tolerance``)."""
+
+    def judge(answer: Any, before: State, after: State) -> JudgeResult:
+        if isinstance(answer, bool):
+            return JudgeResult(False, f"answer {answer!r} is not a number")
+        found = [float(answer)] if isinstance(answer, int | float) else numbers_in(answer_text(answer))
+        missing = [x for x in expected if not any(abs(x - f) <= tolerance for f in found)]
+        if missing:
+            return JudgeResult(False, f"answer lacks {missing} (numbers found: {found[:10]})")
+        return JudgeResult(True, f"answer mentions {list(expected)}")
+
+    return judge
+
+
+def contains_texts(texts: Iterable[str], *, label: str = "text") -> Judge:
+    """The answer contains every string of ``texts`` (case-insensitive)."""
+    wanted = list(texts)
+
+    def judge(answer: Any, before: State, after: State) -> JudgeResult:
+        text = norm_text(answer_text(answer))
+        missing = [t for t in wanted if norm_text(t) not in text]
+        if missing:
+            return JudgeResult(False, f"answer lacks {label} {missing}")
+        return JudgeResult(True, f"answer names every {label} ({len(wanted)})")
+
+    return judge
+
+
+def all_of(*judges: Judge) -> Judge:
+    """Every judge must accept; the first rejection is the verdict."""
+
+    def judge(answer: Any, before: State, after: State) -> JudgeResult:
+        reasons = []
+        for j in judges:
+            r = j(answer, before, after)
+            if not r.ok:
+                return r
+            reasons.append(r.reason)
+        return JudgeResult(True, "; ".join(reasons))
+
+    return judge
+
+
+# -- state diffs -------------------------------------------------------------
+
+def new_orders(before: State, after: State) -> list[dict[str, Any]]:
+    known = {o["id"] for o in before.get("orders", [])}
+    return [o for o in after.get("orders", []) if o["id"] not in known]
+
+
+def new_log(before: State, after: State) -> list[dict[str, Any]]:
+    last = max((e["seq"] for e in before.get("log", [])), default=0)
+    return [e for e in after.get("log", []) if e["seq"] > last]
+
+
+def _cart_key(lines: Sequence[dict[str, Any]]) -> list[tuple[str, str, str, int]]:
+    return sorted(
+        (ln["store"], ln["item_name"], json.dumps(ln.get("options", {}), sort_keys=True), ln["quantity"]) for ln in lines
+    )
+
+
+def unchanged() -> Judge:
+    """Nothing was written: no new orders, no state-changing request, the same cart."""
+
+    def judge(answer: Any, before: State, after: State) -> JudgeResult:
+        if new_orders(before, after):
+            return JudgeResult(False, f"a read task placed {len(new_orders(before, after))} order(s)")
+        writes = new_log(before, after)
+        if writes:
+            return JudgeResult(False, f"a read task changed the site: {[(e['method'], e['path']) for e in writes]}")
+        if _cart_key(before.get("cart", [])) != _cart_key(after.get("cart", [])):
+            return JudgeResult(False, "a read task changed the cart")
+        return JudgeResult(True, "state unchanged")
+
+    return judge
+
+
+LineTest = Callable[[dict[str, Any]], bool]
+
+_ORDER_PATHS = frozenset({"/api/cart", "/api/cart/remove", "/checkout/place"})
+
+
+def orders_placed(
+    *,
+    count: int = 1,
+    line: LineTest | None = None,
+    line_desc: str = "a matching item",
+    only_matching: bool = False,
+    max_total: float | None = None,
+    mode: str | None = None,
+    quantity: int | None = None,
+) -> Judge:
+    """Exactly ``count`` new orders, each with a line passing ``line`` (all lines when
+    ``only_matching``), total under ``max_total``, the given ``mode`` and total matching-line
+    ``quantity``; no other change: only cart and checkout requests, one successful
+    placement per order, the cart left as before.
+    """
+
+    def judge(answer: Any, before: State, after: State) -> JudgeResult:
+        orders = new_orders(before, after)
+        if len(orders) != count:
+            return JudgeResult(False, f"expected exactly {count} new order(s), found {len(orders)}")
+        for order in orders:
+            lines = order.get("lines", [])
+            matching = [ln for ln in lines if line is None or line(ln)]
+            if not matching:
+                names = [ln["item_name"] for ln in lines]
+                return JudgeResult(False, f"order {order['id']} has no {line_desc} (lines: {names})")
+            if only_matching and len(matching) != len(lines):
+                extra = [ln["item_name"] for ln in lines if ln not in matching]
+                return JudgeResult(False, f"order {order['id']} has other items too: {extra}")
+            if quantity is not None and sum(ln["quantity"] for ln in matching) != quantity:
+                got = sum(ln["quantity"] for ln in matching)
+                return JudgeResult(False, f"order {order['id']} has {got} of {line_desc}, expected {quantity}")
+            if max_total is not None and not order["total"] < max_total:
+                return JudgeResult(False, f"order {order['id']} total ${order['total']:.2f} is not under ${max_total:.2f}")
+            if mode is not None and order.get("mode") != mode:
+                return JudgeResult(False, f"order {order['id']} is {order.get('mode')}, expected {mode}")
+        writes = new_log(before, after)
+        stray = [e["path"] for e in writes if e["path"] not in _ORDER_PATHS]
+        if stray:
+            return JudgeResult(False, f"unexpected state changes: {stray}")
+        placed = [e for e in writes if e["path"] == "/checkout/place" and e.get("status", 303) < 400]
+        if len(placed) != count:
+            return JudgeResult(False, f"{len(placed)} successful order placements logged, expected {count}")
+        if _cart_key(after.get("cart", [])) != _cart_key(before.get("cart", [])):
+            return JudgeResult(False, "the cart was left changed after ordering")
+        totals = ", ".join(f"{o['id']} ${o['total']:.2f}" for o in orders)
+        return JudgeResult(True, f"{count} new order(s) with {line_desc}: {totals}")
+
+    return judge
+
+
+def cart_holds(expected: Sequence[dict[str, Any]]) -> Judge:
+    """The cart is exactly ``expected`` lines (``item_name``, ``quantity``, optional ``options``
+    subset), in any order, and no order was placed."""
+
+    def matches(line: dict[str, Any], want: dict[str, Any]) -> bool:
+        if norm_text(line["item_name"]) != norm_text(want["item_name"]):
+            return False
+        if line["quantity"] != want.get("quantity", 1):
+            return False
+        for key, value in (want.get("options") or {}).items():
+            if norm_text(str(line.get("options", {}).get(key))) != norm_text(str(value)):
+                return False
+        return True
+
+    def judge(answer: Any, before: State, after: State) -> JudgeResult:
+        if new_orders(before, after):
+            return JudgeResult(False, "an order was placed; the task only fills the cart")
+        cart = list(after.get("cart", []))
+        if len(cart) != len(expected):
+            return JudgeResult(False, f"cart has {len(cart)} line(s), expected {len(expected)}: "
+                               f"{[ln['item_name'] for ln in cart]}")
+        remaining = list(cart)
+        for want in expected:
+            hit = next((ln for ln in remaining if matches(ln, want)), None)
+            if hit is None:
+                return JudgeResult(False, f"cart lacks {want} (cart: {[(ln['item_name'], ln['options'], ln['quantity']) for ln in cart]})")
+            remaining.remove(hit)
+        return JudgeResult(True, f"cart holds the {len(expected)} expected line(s)")
+
+    return judge
