@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator, Iterator
+from typing import Any
+
 import pytest
 
 import agentjit.llm
+from agentjit.bench.food import CACHE_DIR, FoodSite
+from agentjit.cache import ToolCache
 from agentjit.runtime import BrowserPool
 
 # No test may reach a real model provider: loopback fake servers only.
@@ -12,29 +17,33 @@ agentjit.llm.ALLOW_MODEL_REQUESTS = False
 
 
 @pytest.fixture(scope="session")
-async def browser_pool():
+async def browser_pool() -> AsyncIterator[BrowserPool]:
     """One Chromium for the whole test session; tests open their own contexts."""
     async with BrowserPool() as pool:
         yield pool
 
 
-@pytest.fixture(scope="session")
-def food_site():
-    """The food bench site on a free port, latency injection off; reset per test by callers."""
-    from agentjit.bench.food import FoodSite
+@pytest.fixture
+async def page(browser_pool: BrowserPool) -> AsyncIterator[Any]:
+    """A page in a fresh context of the shared browser, closed after the test."""
+    async with browser_pool.page() as page:
+        yield page
 
+
+@pytest.fixture(scope="session")
+def food_site_session() -> Iterator[FoodSite]:
     with FoodSite(latency_scale=0) as site:
         yield site
 
 
-@pytest.fixture(scope="session")
-def food_cache():
-    from agentjit.bench.apps import get_app
-
-    return get_app("food").load_cache()
-
-
 @pytest.fixture
-async def page(browser_pool):
-    async with browser_pool.page() as page:
-        yield page
+def food_site(food_site_session: FoodSite) -> FoodSite:
+    """The shared food site, reset to its seed state, latency off."""
+    food_site_session.reset()
+    food_site_session.latency_scale = 0
+    return food_site_session
+
+
+@pytest.fixture(scope="session")
+def food_cache() -> ToolCache:
+    return ToolCache.load(CACHE_DIR)

@@ -98,3 +98,23 @@ async def test_snapshots_are_recorded_and_deduplicated(page, food_site, tmp_path
     trace = read_trace(tmp_path / "t.jsonl")
     assert trace.steps[0].snapshot and trace.steps[0].snapshot == trace.steps[1].snapshot
     assert len(trace.snapshots) == 1 and "store-card" in trace.snapshot_html(trace.steps[0])
+
+
+async def test_site_stopped_mid_run_gives_a_clear_error(page, food_cache):
+    import time
+
+    from agentjit.bench.food import FoodSite
+
+    site = FoodSite(latency_scale=0).start()
+
+    async def stop_the_site(prompt, **values):
+        site.stop()
+        return "stopped"
+
+    src = "await goto_home()\nawait ai_eval('stop')\nawait goto_store(name='Petco')\nresult = 1"
+    t0 = time.perf_counter()
+    with pytest.raises(ToolCallFailed) as err:
+        await run_plan(src, food_cache, page=page, base_url=site.url, ai_eval=stop_the_site)
+    elapsed = time.perf_counter() - t0
+    assert err.value.tool == "goto_store" and err.value.outcome.phase in ("navigation", "post_check", "execute")
+    assert elapsed < food_cache.tool("goto_store").timeout_ms / 1000 * 2 + 5

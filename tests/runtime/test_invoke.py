@@ -95,11 +95,12 @@ async def test_navigation_that_never_happens(home):
 
 async def test_stopped_site_fails_fast_not_hangs(page):
     site = FoodSite(latency_scale=0).start()
-    await goto_start(page, site.url + "/")
+    url = site.url
+    await goto_start(page, url + "/")
     site.stop()
     t0 = time.perf_counter()
     out = await call_tool(page, GOTO, {})
     assert not out.ok and out.phase in ("navigation", "post_check")
     assert time.perf_counter() - t0 < GOTO.timeout_ms / 1000 * 3
     with pytest.raises(SiteUnreachable, match="cannot open"):
-        await goto_start(page, site.url + "/", timeout_ms=2000)
+        await goto_start(page, url + "/", timeout_ms=2000)

@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 import logging
 import re
+import socket
 import threading
 import time
 from collections.abc import Callable
@@ -64,6 +65,32 @@ class _Server(ThreadingHTTPServer):
     daemon_threads = True
     allow_reuse_address = True
     site: FoodSite
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._open: set[socket.socket] = set()
+        self._open_lock = threading.Lock()
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        with self._open_lock:
+            self._open.add(request)
+        super().process_request(request, client_address)
+
+    def shutdown_request(self, request: Any) -> None:
+        with self._open_lock:
+            self._open.discard(request)
+        super().shutdown_request(request)
+
+    def drop_connections(self) -> None:
+        """Close every open (keep-alive) connection, so a stopped site really stops answering."""
+        with self._open_lock:
+            open_now, self._open = list(self._open), set()
+        for sock in open_now:
+            try:
+                sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+            sock.close()
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -185,6 +212,7 @@ class FoodSite:
             return
         server.shutdown()
         server.server_close()
+        server.drop_connections()
         if self._thread is not None:
             self._thread.join(timeout=5)
             self._thread = None
