@@ -1,0 +1,804 @@
+"""Tool usage of a plan, read from its source: what the Monte Carlo prices.
+
+A plan is Python source with top-level ``await tool(...)`` calls (DESIGN.md
+section 3). :func:`plan_usage` splits it around its *main loop* (the first
+outermost ``for`` loop, ``while`` loop or comprehension whose body awaits a
+tool) into
+
+* ``prefix``: the calls before the loop (including the loop's own iterable),
+* ``loop``: the calls of one iteration, the trip count and where it came from,
+  and whether iterations may run on separate workers,
+* ``suffix``: the calls after the loop.
+
+Counting is static and conservative: every branch of an ``if`` is counted, a
+nested loop multiplies its calls by its own trip count. Trip counts come from a
+literal slice (``xs[:5]``), ``range(n)`` or a literal list; else from observed
+output list lengths of the tool that produced the iterable (``observed_lengths``);
+else :data:`DEFAULT_TRIPS`. ``LoopUse.trip_source`` says which.
+
+This module does its own small AST walk instead of importing the planner's CFG,
+so the scheduler can price any plan, including hand-written reference plans.
+"""
+
+from __future__ import annotations
+
+import ast
+import logging
+from collections import Counter
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import asdict, dataclass, field, replace
+from typing import Any, Literal
+
+from agentjit.exceptions import PlanError
+from agentjit.protocol.manifest import Effect, ToolManifest
+from agentjit.protocol.trace import StepEvent
+
+__all__ = [
+    "DEFAULT_TRIPS",
+    "LLM_CALL",
+    "CallUse",
+    "LoopUse",
+    "PlanUsage",
+    "plan_usage",
+    "observed_lengths_from_steps",
+]
+
+log = logging.getLogger(__name__)
+
+DEFAULT_TRIPS = 5
+"""Trip count assumed for a loop whose iterable has no literal length and no observed length."""
+
+LLM_CALL = "ai_eval"
+"""The plan-level LLM call; priced like a tool under this key when ``latency.json`` has it."""
+
+TripSource = Literal["slice", "range", "literal", "observed", "default", "llm"]
+
+_ACCUMULATE = frozenset({"append", "extend", "add", "update"})
+_MUTATING = frozenset(
+    {"pop", "insert", "remove", "clear", "sort", "reverse", "setdefault", "popitem", "discard"}
+)
+_PASS_THROUGH = frozenset({"enumerate", "sorted", "reversed", "list", "tuple", "set"})
+_LOOPS = (
+    ast.For,
+    ast.AsyncFor,
+    ast.While,
+    ast.ListComp,
+    ast.SetComp,
+    ast.DictComp,
+    ast.GeneratorExp,
+)
+_COMPS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+
+
+@dataclass(frozen=True)
+class CallUse:
+    """One call site of a tool; ``count`` is how often it runs per pass (nested loops multiply)."""
+
+    tool: str
+    effect: Effect
+    line: int
+    elements: tuple[str, ...] = ()
+    count: int = 1
+    navigates: bool = False
+    """The tool leaves the current document (priced with ``Overheads.page_read_s``)."""
+
+
+@dataclass(frozen=True)
+class LoopUse:
+    """The plan's main loop: one iteration's calls, how many iterations, and whether they may fan out."""
+
+    line: int
+    kind: Literal["for", "comprehension", "while", "llm"]
+    body: list[CallUse]
+    trips: int
+    trip_source: TripSource
+    parallel_ok: bool
+    reason: str
+    entry_replay: list[CallUse] = field(default_factory=list)
+    """READ calls of the prefix that establish the loop's entry state (their post sets state
+    or they navigate): what each new parallel worker replays before its iterations."""
+    accumulators: dict[str, str] = field(default_factory=dict)
+    """For a parallel-safe ``for`` loop: the outer names its iterations add to, and how
+    (``append``, ``extend``, ``add``, ``update``, ``dict store`` or ``counter``); the runtime
+    merges them in iteration order."""
+
+
+@dataclass(frozen=True)
+class PlanUsage:
+    """The calls of a plan split around its main loop, with the effects the scheduler needs."""
+
+    prefix: list[CallUse]
+    loop: LoopUse | None
+    suffix: list[CallUse]
+
+    @property
+    def calls(self) -> list[CallUse]:
+        """Every call site in program order: prefix, one loop body, suffix."""
+        return [*self.prefix, *(self.loop.body if self.loop else []), *self.suffix]
+
+    @property
+    def writes(self) -> bool:
+        return any(c.effect is Effect.WRITE for c in self.calls)
+
+    @property
+    def first_write_index(self) -> int | None:
+        """Index into :attr:`calls` of the first WRITE call site, or None for an all-READ plan."""
+        for i, call in enumerate(self.calls):
+            if call.effect is Effect.WRITE:
+                return i
+        return None
+
+    def expanded(self) -> list[CallUse]:
+        """Calls in serial execution order with counts: the first iteration apart from the rest.
+
+        Keeping the first iteration separate lets :meth:`split_at_first_write`
+        cut at a WRITE inside the loop body.
+        """
+        out = list(self.prefix)
+        if self.loop is not None and self.loop.trips > 0:
+            out.extend(self.loop.body)
+            if self.loop.trips > 1:
+                out.extend(
+                    replace(c, count=c.count * (self.loop.trips - 1)) for c in self.loop.body
+                )
+        out.extend(self.suffix)
+        return [c for c in out if c.count > 0]
+
+    def split_at_first_write(self) -> tuple[list[CallUse], list[CallUse]]:
+        """``(before, rest)``: the READ calls a hedge may race, and everything from the first WRITE."""
+        seq = self.expanded()
+        for i, call in enumerate(seq):
+            if call.effect is Effect.WRITE:
+                return seq[:i], seq[i:]
+        return seq, []
+
+    def total_calls(self) -> int:
+        return sum(c.count for c in self.expanded())
+
+    def to_dict(self) -> dict[str, Any]:
+        out = asdict(self)
+        out["writes"] = self.writes
+        out["first_write_index"] = self.first_write_index
+        return out
+
+
+# -- trip counts -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Len:
+    """What is known about an expression's length: a count and/or the tool that produced it."""
+
+    count: int | None = None
+    source: TripSource | None = None
+    producer: str | None = None
+
+
+def _const_int(node: ast.expr | None) -> int | None:
+    if node is None:
+        return None
+    if (
+        isinstance(node, ast.Constant)
+        and isinstance(node.value, int)
+        and not isinstance(node.value, bool)
+    ):
+        return node.value
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        inner = _const_int(node.operand)
+        return -inner if inner is not None else None
+    return None
+
+
+class _Analyzer:
+    def __init__(self, tools: Mapping[str, ToolManifest], observed: Mapping[str, float]) -> None:
+        self.tools = tools
+        self.observed = observed
+        self.env: dict[str, _Len] = {}
+        self.unstable: set[str] = set()
+        """Names whose length a top-level assignment does not pin down (see ``record_assign``)."""
+        self.mutations: Counter[str] = Counter()
+        """How many places change each name in place (append, item store, ...)."""
+
+    def scan(self, tree: ast.Module) -> None:
+        """Find the names that are mutated, or bound other than by a top-level assignment."""
+        top_level_targets = {
+            id(t)
+            for stmt in tree.body
+            if isinstance(stmt, ast.Assign | ast.AnnAssign)
+            for t in (stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target])
+            if isinstance(t, ast.Name)
+        }
+        local = _comprehension_targets(tree)
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store | ast.Del):
+                if id(node) not in top_level_targets and id(node) not in local:
+                    self.unstable.add(node.id)
+            elif isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Store | ast.Del):
+                base = _base_name(node)
+                if base is not None:
+                    self.unstable.add(base.id)
+                    self.mutations[base.id] += 1
+            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+                if node.func.attr in _ACCUMULATE | _MUTATING:
+                    base = _base_name(node.func.value)
+                    if base is not None:
+                        self.unstable.add(base.id)
+                        self.mutations[base.id] += 1
+
+    def record_appends(self, stmt: ast.stmt) -> None:
+        """A list filled by one unconditional ``xs.append(...)`` per iteration of a top-level
+        ``for`` loop (and changed nowhere else) is as long as the loop runs."""
+        if not isinstance(stmt, ast.For | ast.AsyncFor):
+            return
+        trips, source = self.trips(stmt.iter)
+        for inner in stmt.body:
+            call = inner.value if isinstance(inner, ast.Expr) else None
+            if (
+                isinstance(call, ast.Call)
+                and isinstance(call.func, ast.Attribute)
+                and call.func.attr == "append"
+                and isinstance(call.func.value, ast.Name)
+                and self.mutations[call.func.value.id] == 1
+            ):
+                producer = self.length(stmt.iter).producer
+                self.env[call.func.value.id] = _Len(trips, source, producer)
+
+    # which calls are tool calls
+    def call_name(self, node: ast.AST) -> str | None:
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+            name = node.func.id
+            if name in self.tools or name == LLM_CALL:
+                return name
+        return None
+
+    def use(self, node: ast.Call, name: str, count: int) -> CallUse:
+        tool = self.tools.get(name)
+        effect = tool.effect if tool is not None else Effect.READ
+        elements = tuple(tool.elements) if tool is not None else ()
+        navigates = tool.navigates if tool is not None else False
+        return CallUse(
+            tool=name,
+            effect=effect,
+            line=node.lineno,
+            elements=elements,
+            count=count,
+            navigates=navigates,
+        )
+
+    def has_tool_call(self, node: ast.AST) -> bool:
+        return any(self.call_name(n) for n in ast.walk(node))
+
+    def producer(self, node: ast.AST) -> str | None:
+        for n in ast.walk(node):
+            name = self.call_name(n)
+            if name is not None and name != LLM_CALL:
+                return name
+        return None
+
+    def length(self, node: ast.expr) -> _Len:
+        """What is known about the length of the iterable ``node``."""
+        if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Slice):
+            sl = node.slice
+            inner = self.length(node.value)
+            lower, upper, step = _const_int(sl.lower), _const_int(sl.upper), _const_int(sl.step)
+            if (sl.lower is None or lower is not None) and (
+                sl.step is None or step not in (None, 0)
+            ):
+                if upper is not None and upper >= 0 and (lower or 0) >= 0:
+                    n = len(range(lower or 0, upper, step or 1))
+                    if inner.count is not None and inner.source in ("slice", "literal", "range"):
+                        n = len(range(inner.count)[slice(lower, upper, step)])
+                    return _Len(n, "slice", inner.producer)
+                if inner.count is not None and inner.source in ("slice", "literal", "range"):
+                    return _Len(
+                        len(range(inner.count)[slice(lower, upper, step)]),
+                        inner.source,
+                        inner.producer,
+                    )
+            return _Len(None, None, inner.producer)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+            fname = node.func.id
+            if fname == "range" and node.args and not node.keywords:
+                args = [_const_int(a) for a in node.args]
+                if all(a is not None for a in args) and len(args) <= 3 and args[-1] != 0:
+                    return _Len(len(range(*[a for a in args if a is not None])), "range")
+                return _Len()
+            if fname in _PASS_THROUGH and node.args:
+                return self.length(node.args[0])
+            if fname == "zip" and node.args:
+                parts = [self.length(a) for a in node.args]
+                known = [p for p in parts if p.count is not None]
+                if known:
+                    best = min(known, key=lambda p: p.count or 0)
+                    return best
+                return _Len(None, None, next((p.producer for p in parts if p.producer), None))
+        if isinstance(node, ast.List | ast.Tuple | ast.Set):
+            if not any(isinstance(e, ast.Starred) for e in node.elts):
+                return _Len(len(node.elts), "literal")
+            return _Len()
+        if isinstance(node, ast.Name):
+            return self.env.get(node.id, _Len())
+        if isinstance(node, ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp):
+            gen = node.generators[0]
+            inner = self.length(gen.iter)
+            if len(node.generators) == 1 and not gen.ifs:
+                return inner
+            return _Len(None, None, inner.producer)
+        if isinstance(node, ast.Await):
+            return self.length(node.value)
+        # an attribute or key of some value: the list inside a tool's output
+        if isinstance(node, ast.Attribute | ast.Subscript):
+            base = node.value
+            while isinstance(base, ast.Attribute | ast.Subscript):
+                base = base.value
+            if isinstance(base, ast.Name):
+                return _Len(None, None, self.env.get(base.id, _Len()).producer)
+            return _Len(None, None, self.producer(node))
+        return _Len(None, None, self.producer(node))
+
+    def trips(self, node: ast.expr | None) -> tuple[int, TripSource]:
+        if node is None:  # a while loop
+            return DEFAULT_TRIPS, "default"
+        info = self.length(node)
+        if info.count is not None and info.source is not None:
+            return max(info.count, 0), info.source
+        if info.producer is not None and info.producer in self.observed:
+            return max(int(round(self.observed[info.producer])), 0), "observed"
+        return DEFAULT_TRIPS, "default"
+
+    def record_assign(self, stmt: ast.stmt) -> None:
+        """Remember the length / producer of names bound by a simple top-level assignment.
+
+        A name that is also changed elsewhere (appended to, stored into, bound
+        in a nested block) keeps only its producer: its literal length is stale.
+        """
+        target: ast.expr | None = None
+        value: ast.expr | None = None
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
+            target, value = stmt.targets[0], stmt.value
+        elif isinstance(stmt, ast.AnnAssign):
+            target, value = stmt.target, stmt.value
+        if not isinstance(target, ast.Name) or value is None:
+            return
+        info = self.length(value)
+        if target.id in self.unstable:
+            info = _Len(None, None, info.producer)
+        self.env[target.id] = info
+
+    # ordered call collection
+
+    def collect(
+        self,
+        node: ast.AST,
+        mult: int,
+        out: list[tuple[CallUse, str]],
+        region: list[str],
+        main: ast.AST | None,
+    ) -> None:
+        """Append ``(call, region)`` in evaluation order; ``region`` flips around the main loop's body."""
+        if node is main:
+            self.collect_main(node, mult, out, region)
+            return
+        if isinstance(node, ast.For | ast.AsyncFor):
+            self.collect(node.iter, mult, out, region, main)
+            n, _ = self.trips(node.iter)
+            for stmt in node.body:
+                self.collect(stmt, mult * n, out, region, main)
+            for stmt in node.orelse:
+                self.collect(stmt, mult, out, region, main)
+            return
+        if isinstance(node, ast.While):
+            n, _ = self.trips(None)
+            self.collect(node.test, mult * n, out, region, main)
+            for stmt in node.body:
+                self.collect(stmt, mult * n, out, region, main)
+            for stmt in node.orelse:
+                self.collect(stmt, mult, out, region, main)
+            return
+        if isinstance(node, _COMPS):
+            self.collect_comprehension(node, mult, out, region, main)
+            return
+        for child in ast.iter_child_nodes(node):
+            self.collect(child, mult, out, region, main)
+        name = self.call_name(node)
+        if name is not None:
+            assert isinstance(node, ast.Call)
+            out.append((self.use(node, name, mult), region[0]))
+
+    def collect_comprehension(
+        self,
+        node: ast.AST,
+        mult: int,
+        out: list[tuple[CallUse, str]],
+        region: list[str],
+        main: ast.AST | None,
+        *,
+        as_main: bool = False,
+    ) -> None:
+        assert isinstance(node, _COMPS)
+        gens = node.generators
+        self.collect(gens[0].iter, mult, out, region, main)
+        if as_main:
+            region[0] = "body"
+            inner_mult = 1
+        else:
+            inner_mult = mult * self.trips(gens[0].iter)[0]
+        for cond in gens[0].ifs:
+            self.collect(cond, inner_mult, out, region, main)
+        for gen in gens[1:]:
+            self.collect(gen.iter, inner_mult, out, region, main)
+            inner_mult *= self.trips(gen.iter)[0]
+            for cond in gen.ifs:
+                self.collect(cond, inner_mult, out, region, main)
+        parts = [node.key, node.value] if isinstance(node, ast.DictComp) else [node.elt]
+        for part in parts:
+            self.collect(part, inner_mult, out, region, main)
+        if as_main:
+            region[0] = "after"
+
+    def collect_main(
+        self, node: ast.AST, mult: int, out: list[tuple[CallUse, str]], region: list[str]
+    ) -> None:
+        if isinstance(node, ast.For | ast.AsyncFor):
+            self.collect(node.iter, mult, out, region, None)
+            region[0] = "body"
+            for stmt in node.body:
+                self.collect(stmt, 1, out, region, None)
+            region[0] = "after"
+            for stmt in node.orelse:
+                self.collect(stmt, mult, out, region, None)
+        elif isinstance(node, ast.While):
+            region[0] = "body"
+            self.collect(node.test, 1, out, region, None)
+            for stmt in node.body:
+                self.collect(stmt, 1, out, region, None)
+            region[0] = "after"
+            for stmt in node.orelse:
+                self.collect(stmt, mult, out, region, None)
+        else:
+            self.collect_comprehension(node, mult, out, region, None, as_main=True)
+
+
+def _find_main_loop(analyzer: _Analyzer, stmt: ast.stmt) -> ast.AST | None:
+    """The outermost loop in ``stmt`` whose body calls a tool (pre-order: outer loops first)."""
+    stack: list[ast.AST] = [stmt]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, _LOOPS) and _loop_body_has_call(analyzer, node):
+            return node
+        stack.extend(reversed(list(ast.iter_child_nodes(node))))
+    return None
+
+
+def _loop_body_nodes(node: ast.AST) -> list[ast.AST]:
+    if isinstance(node, ast.For | ast.AsyncFor):
+        return list(node.body)
+    if isinstance(node, ast.While):
+        return [node.test, *node.body]
+    assert isinstance(node, _COMPS)
+    parts: list[ast.AST] = [node.key, node.value] if isinstance(node, ast.DictComp) else [node.elt]
+    parts.extend(node.generators[0].ifs)
+    for gen in node.generators[1:]:
+        parts.extend([gen.iter, *gen.ifs])
+    return parts
+
+
+def _loop_body_has_call(analyzer: _Analyzer, node: ast.AST) -> bool:
+    return any(analyzer.has_tool_call(part) for part in _loop_body_nodes(node))
+
+
+# -- is the loop map- or reduction-shaped? ------------------------------------------------
+
+
+def _comprehension_targets(node: ast.AST) -> set[int]:
+    """Ids of the Name nodes bound by comprehension generators (local to the comprehension)."""
+    ids: set[int] = set()
+    for n in ast.walk(node):
+        if isinstance(n, ast.comprehension):
+            ids.update(id(t) for t in ast.walk(n.target) if isinstance(t, ast.Name))
+    return ids
+
+
+def _stored_names(nodes: Iterable[ast.AST]) -> set[str]:
+    """Names bound at plan level by ``nodes`` (comprehension variables are local and left out)."""
+    names: set[str] = set()
+    for node in nodes:
+        local = _comprehension_targets(node)
+        for n in ast.walk(node):
+            if (
+                isinstance(n, ast.Name)
+                and isinstance(n.ctx, ast.Store | ast.Del)
+                and id(n) not in local
+            ):
+                names.add(n.id)
+    return names
+
+
+def _loaded_names(node: ast.AST) -> set[str]:
+    """Names read by ``node``, leaving out the variables its comprehensions bind themselves."""
+    local = {
+        n.id
+        for n in ast.walk(node)
+        if isinstance(n, ast.comprehension)
+        for n in ast.walk(n.target)
+        if isinstance(n, ast.Name)
+    }
+    return {
+        n.id
+        for n in ast.walk(node)
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id not in local
+    }
+
+
+def _walk_own(nodes: Iterable[ast.AST]) -> Iterator[ast.AST]:
+    """Walk ``nodes`` but not into nested loops (for finding this loop's own ``break``)."""
+    stack = list(nodes)
+    while stack:
+        node = stack.pop()
+        yield node
+        if isinstance(node, ast.For | ast.AsyncFor | ast.While):
+            continue
+        stack.extend(ast.iter_child_nodes(node))
+
+
+def _base_name(node: ast.expr) -> ast.Name | None:
+    while isinstance(node, ast.Subscript | ast.Attribute):
+        node = node.value
+    return node if isinstance(node, ast.Name) else None
+
+
+def _parallel_check(
+    analyzer: _Analyzer,
+    loop: ast.AST,
+    body_calls: list[CallUse],
+    outer: set[str],
+    later_reads: set[str],
+    accumulators: dict[str, str],
+) -> tuple[bool, str]:
+    """Is the loop map- or reduction-shaped? Fills ``accumulators`` (name -> kind) as it goes."""
+    writes = [c for c in body_calls if c.effect is Effect.WRITE]
+    if writes:
+        w = writes[0]
+        return (
+            False,
+            f"WRITE tool {w.tool!r} on line {w.line} in the loop body (writes are never parallelized)",
+        )
+    if isinstance(loop, ast.While):
+        return (
+            False,
+            f"while loop on line {getattr(loop, 'lineno', 0)}: the trip count depends on the body",
+        )
+    body = _loop_body_nodes(loop)
+    for node in (n for part in body for n in ast.walk(part)):
+        if isinstance(node, ast.NamedExpr):
+            return (
+                False,
+                f"assignment expression to {node.target.id!r} on line {node.lineno} in the loop body",
+            )
+    if isinstance(loop, _COMPS):
+        return True, "comprehension: map-shaped"
+    assert isinstance(loop, ast.For | ast.AsyncFor)
+    for node in _walk_own(loop.body):
+        if isinstance(node, ast.Break):
+            return False, f"break on line {node.lineno}: later iterations depend on earlier ones"
+
+    allowed_bases: set[int] = set()  # ids of the Name nodes that are the base of an accumulation
+
+    def outer_target(target: ast.expr, line: int) -> str | None:
+        if isinstance(target, ast.Name):
+            if target.id in outer:
+                return f"assignment to outer variable {target.id!r} on line {line}"
+            return None
+        if isinstance(target, ast.Tuple | ast.List):
+            for elt in target.elts:
+                problem = outer_target(elt.value if isinstance(elt, ast.Starred) else elt, line)
+                if problem:
+                    return problem
+            return None
+        if isinstance(target, ast.Subscript):
+            base = _base_name(target)
+            if base is not None and base.id in outer:
+                if isinstance(target.value, ast.Name):
+                    accumulators[base.id] = "dict store"
+                    allowed_bases.add(id(base))
+                    return None
+                return f"nested store into outer variable {base.id!r} on line {line}"
+            return None
+        if isinstance(target, ast.Attribute):
+            base = _base_name(target)
+            if base is not None and base.id in outer:
+                return f"attribute assignment on outer variable {base.id!r} on line {line}"
+        return None
+
+    for node in (n for stmt in loop.body for n in ast.walk(stmt)):
+        problem: str | None = None
+        if isinstance(node, ast.Assign):
+            for target in node.targets:
+                problem = problem or outer_target(target, node.lineno)
+        elif isinstance(node, ast.AnnAssign):
+            problem = outer_target(node.target, node.lineno)
+        elif isinstance(node, ast.AugAssign):
+            target = node.target
+            base = _base_name(target)
+            if base is not None and base.id in outer:
+                if not isinstance(node.op, ast.Add):
+                    problem = f"'{type(node.op).__name__}=' on outer variable {base.id!r} on line {node.lineno}"
+                elif isinstance(target, ast.Name) or (
+                    isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name)
+                ):
+                    accumulators[base.id] = "counter"
+                    allowed_bases.add(id(base))
+                else:
+                    problem = f"nested update of outer variable {base.id!r} on line {node.lineno}"
+        elif isinstance(node, ast.For | ast.AsyncFor | ast.comprehension):
+            problem = outer_target(
+                node.target, getattr(node, "lineno", getattr(node.target, "lineno", 0))
+            )
+        elif isinstance(node, ast.Delete):
+            for target in node.targets:
+                base = _base_name(target)
+                if base is not None and base.id in outer:
+                    problem = f"del on outer variable {base.id!r} on line {node.lineno}"
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            base = _base_name(node.func.value)
+            if base is not None and base.id in outer:
+                if node.func.attr in _ACCUMULATE and isinstance(node.func.value, ast.Name):
+                    accumulators[base.id] = node.func.attr
+                    allowed_bases.add(id(base))
+                elif node.func.attr in _MUTATING or node.func.attr in _ACCUMULATE:
+                    problem = f"{base.id}.{node.func.attr}(...) on line {node.lineno} mutates an outer variable"
+        if problem:
+            return False, problem
+
+    # an accumulator read inside the body makes iterations depend on each other
+    for node in (n for stmt in loop.body for n in ast.walk(stmt)):
+        if (
+            isinstance(node, ast.Name)
+            and node.id in accumulators
+            and isinstance(node.ctx, ast.Load)
+            and id(node) not in allowed_bases
+        ):
+            return (
+                False,
+                f"the body reads accumulator {node.id!r} on line {node.lineno}: iterations depend on each other",
+            )
+
+    carried = (_stored_names(loop.body) | _stored_names([loop.target])) - outer
+    leaked = sorted(carried & later_reads)
+    if leaked:
+        return (
+            False,
+            f"{leaked[0]!r} is set in the loop body and read after the loop (its last value leaks)",
+        )
+    if accumulators:
+        kinds = ", ".join(f"{name}: {kind}" for name, kind in sorted(accumulators.items()))
+        return True, f"reduction-shaped ({kinds})"
+    return True, "map-shaped: no outer state is changed"
+
+
+def _free_reads(stmts: Iterable[ast.stmt], bound: set[str]) -> set[str]:
+    """Names the statements read before binding them themselves (a loop binds its target first)."""
+    reads: set[str] = set()
+    bound = set(bound)
+    for stmt in stmts:
+        if isinstance(stmt, ast.For | ast.AsyncFor):
+            reads |= _loaded_names(stmt.iter) - bound
+            inner = bound | _stored_names([stmt.target])
+            reads |= _free_reads([*stmt.body, *stmt.orelse], inner)
+        elif isinstance(stmt, ast.If | ast.While):
+            reads |= _loaded_names(stmt.test) - bound
+            reads |= _free_reads(stmt.body, bound) | _free_reads(stmt.orelse, bound)
+        elif isinstance(stmt, ast.AugAssign):
+            reads |= (_loaded_names(stmt) | _stored_names([stmt.target])) - bound
+        else:
+            reads |= _loaded_names(stmt) - bound
+        bound |= _stored_names([stmt])
+    return reads
+
+
+def _later_reads(stmts: list[ast.stmt]) -> set[str]:
+    """Names read after the loop before being rebound there, plus ``result`` (the plan's value)."""
+    reads = _free_reads(stmts, set())
+    if "result" not in _stored_names(stmts):
+        reads.add("result")  # the runtime reads the plan's final value
+    return reads
+
+
+# -- entry point --------------------------------------------------------------------------
+
+
+def plan_usage(
+    source: str,
+    tools: Mapping[str, ToolManifest] | Any,
+    *,
+    observed_lengths: Mapping[str, float] | None = None,
+) -> PlanUsage:
+    """Read the tool usage of plan ``source``.
+
+    ``tools`` is a :class:`agentjit.cache.ToolCache` or a mapping of tool names
+    to manifests. ``observed_lengths`` maps a tool to the mean length of the
+    list it returned in past traces (see :func:`observed_lengths_from_steps`).
+    """
+    manifests: Mapping[str, ToolManifest] = getattr(tools, "tools", tools)
+    try:
+        tree = ast.parse(source, mode="exec")
+    except SyntaxError as exc:
+        raise PlanError(
+            f"plan does not parse: {exc.msg}", line=exc.lineno, col=exc.offset
+        ) from None
+    analyzer = _Analyzer(manifests, observed_lengths or {})
+    analyzer.scan(tree)
+
+    prefix: list[CallUse] = []
+    suffix: list[CallUse] = []
+    loop_use: LoopUse | None = None
+    for index, stmt in enumerate(tree.body):
+        main = _find_main_loop(analyzer, stmt) if loop_use is None else None
+        region = ["before" if loop_use is None else "after"]
+        found: list[tuple[CallUse, str]] = []
+        if main is None:
+            analyzer.collect(stmt, 1, found, region, None)
+            (prefix if loop_use is None else suffix).extend(c for c, _ in found)
+            analyzer.record_assign(stmt)
+            analyzer.record_appends(stmt)
+            continue
+        if isinstance(main, ast.For | ast.AsyncFor):
+            trips, trip_source = analyzer.trips(main.iter)
+            kind: Literal["for", "comprehension", "while"] = "for"
+        elif isinstance(main, ast.While):
+            trips, trip_source = analyzer.trips(None)
+            kind = "while"
+        else:
+            assert isinstance(main, _COMPS)
+            trips, trip_source = analyzer.trips(main.generators[0].iter)
+            kind = "comprehension"
+        analyzer.collect(stmt, 1, found, region, main)
+        prefix.extend(c for c, r in found if r == "before")
+        body = [c for c, r in found if r == "body"]
+        suffix.extend(c for c, r in found if r == "after")
+        outer = _stored_names(tree.body[:index])
+        later = _later_reads(tree.body[index + 1 :])
+        accumulators: dict[str, str] = {}
+        ok, reason = _parallel_check(analyzer, main, body, outer, later, accumulators)
+        replay = [
+            c
+            for c in prefix
+            if c.effect is Effect.READ
+            and c.tool in manifests
+            and (manifests[c.tool].post or manifests[c.tool].navigates)
+        ]
+        loop_use = LoopUse(
+            line=getattr(main, "lineno", stmt.lineno),
+            kind=kind,
+            body=body,
+            trips=trips,
+            trip_source=trip_source,
+            parallel_ok=ok,
+            reason=reason,
+            entry_replay=replay,
+            accumulators=accumulators if ok else {},
+        )
+        analyzer.record_assign(stmt)
+        analyzer.record_appends(stmt)
+    usage = PlanUsage(prefix=prefix, loop=loop_use, suffix=suffix)
+    log.debug("plan usage: %d prefix, %s, %d suffix", len(prefix), loop_use, len(suffix))
+    return usage
+
+
+def observed_lengths_from_steps(steps: Iterable[StepEvent]) -> dict[str, float]:
+    """Mean length of the list each tool returned in successful steps of past traces.
+
+    A step's output counts when it is a list, or an object with exactly one
+    list-valued field (``{"items": [...]}``).
+    """
+    totals: dict[str, list[int]] = {}
+    for step in steps:
+        if step.action != "tool" or not step.tool or not step.ok:
+            continue
+        out = step.output
+        if isinstance(out, dict):
+            lists = [v for v in out.values() if isinstance(v, list)]
+            out = lists[0] if len(lists) == 1 else None
+        if isinstance(out, list):
+            totals.setdefault(step.tool, []).append(len(out))
+    return {tool: sum(lens) / len(lens) for tool, lens in totals.items()}
