@@ -36,9 +36,21 @@ from .exceptions import (
     TraceError,
     UserError,
 )
-from .llm import FunctionModel, Message, Model, ModelResponse, Usage
+from .llm import (
+    FunctionModel,
+    GeminiModel,
+    Message,
+    Model,
+    ModelResponse,
+    OpenAIModel,
+    TestModel,
+    Usage,
+    infer_model,
+)
+from .planner import CheckResult, CompiledPlan, Diagnostic, NoValidPlan, Planner, check
 from .protocol import Effect, ToolManifest, apply, load_manifest, read_trace, satisfies
 from .runtime import BrowserPool, CallOutcome, RunResult, Runtime, call_tool, run_plan
+from .scheduler import Schedule, Scheduler, fit_latency, plan_usage, schedule_plan
 
 __all__ = [
     "__version__",
@@ -49,7 +61,12 @@ __all__ = [
     # protocol and cache
     "ToolManifest", "Effect", "load_manifest", "satisfies", "apply", "read_trace", "ToolCache",
     # models
-    "Model", "Message", "ModelResponse", "Usage", "FunctionModel",
+    "Model", "Message", "ModelResponse", "Usage", "FunctionModel", "TestModel", "OpenAIModel",
+    "GeminiModel", "infer_model",
+    # planner
+    "Planner", "CompiledPlan", "check", "CheckResult", "Diagnostic", "NoValidPlan",
+    # scheduler
+    "Scheduler", "Schedule", "schedule_plan", "plan_usage", "fit_latency",
     # runtime
     "BrowserPool", "Runtime", "RunResult", "CallOutcome", "call_tool", "run_plan",
 ]  # fmt: skip
