@@ -71,6 +71,8 @@ class CacheInfo(BaseModel):
     """Where a run starts, relative to the site's base URL."""
     initial_state: dict[str, Any] = {}
     """The abstract state at ``start_path`` (``{"page": "home"}``)."""
+    builder: dict[str, Any] | None = None
+    """How the offline builder made this cache (traces, verified witness arguments), if it did."""
 
 
 def _read_json(path: Path, *, required: bool, default: Any) -> Any:

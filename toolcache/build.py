@@ -1,0 +1,332 @@
+"""The whole offline pipeline: load traces, extract, label, fit, codegen, verify, save.
+
+:func:`build_cache` is the async core (``toolcache build`` is a thin CLI over
+it). Bad traces are reported in :class:`BuildReport.bad_traces` (file, line,
+message) and the build goes on without them. Without a site (``base_url``
+None) verification is skipped and every synthesized tool is written, marked
+unverified in the report.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections import defaultdict
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlparse
+
+from agentjit.cache import CacheInfo, ToolCache
+from agentjit.exceptions import TraceError
+from agentjit.llm.base import Model
+from agentjit.protocol.trace import Trace, read_trace
+from agentjit.runtime import BrowserPool
+from agentjit.scheduler.distributions import Distribution, fit_latency, fits_to_json
+
+from .codegen import Synth, synthesize
+from .extract import PageSchema, SiteSchema, extract_snapshot, merge_page, page_key
+from .label import LabeledStep, label_step, label_with_model
+from .verify import VerifyReport, verify_tools
+
+__all__ = ["BuildReport", "build_cache", "load_traces", "trace_files", "STAGES"]
+
+log = logging.getLogger(__name__)
+
+STAGES = ("load", "extract", "label", "fit", "codegen", "verify", "save")
+
+Progress = Callable[[str, int, int], None]
+"""``progress(stage, done, total)``."""
+
+
+@dataclass
+class BuildReport:
+    traces: int = 0
+    steps: int = 0
+    bad_traces: list[dict[str, Any]] = field(default_factory=list)
+    pages: dict[str, dict[str, Any]] = field(default_factory=dict)
+    elements: int = 0
+    labeled: int = 0
+    unlabeled: int = 0
+    synthesized: list[str] = field(default_factory=list)
+    verified: list[str] = field(default_factory=list)
+    rejected: dict[str, str] = field(default_factory=dict)
+    relations: dict[str, dict[str, list[str]]] = field(default_factory=dict)
+    relation_tests: list[dict[str, Any]] = field(default_factory=list)
+    distributions: dict[str, dict[str, Any]] = field(default_factory=dict)
+    timings: dict[str, float] = field(default_factory=dict)
+    output: str | None = None
+    verify_calls: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "traces": self.traces,
+            "steps": self.steps,
+            "bad_traces": self.bad_traces,
+            "pages": self.pages,
+            "elements": self.elements,
+            "steps_labeled": self.labeled,
+            "steps_unlabeled": self.unlabeled,
+            "tools": {
+                "synthesized": len(self.synthesized),
+                "verified": len(self.verified),
+                "rejected": len(self.rejected),
+                "verified_names": self.verified,
+                "rejected_reasons": self.rejected,
+            },
+            "relations": self.relations,
+            "relation_tests": self.relation_tests,
+            "distributions": self.distributions,
+            "verify_calls": self.verify_calls,
+            "timings_s": {k: round(v, 3) for k, v in self.timings.items()},
+            "output": self.output,
+        }
+
+
+def trace_files(paths: Sequence[str | Path]) -> list[Path]:
+    """Expand directories to their ``*.jsonl`` files (sorted); keep files as given."""
+    out: list[Path] = []
+    for p in map(Path, paths):
+        if p.is_dir():
+            out.extend(sorted(p.glob("*.jsonl")))
+        else:
+            out.append(p)
+    return out
+
+
+def load_traces(paths: Sequence[str | Path], report: BuildReport, progress: Progress | None = None) -> list[Trace]:
+    files = trace_files(paths)
+    traces: list[Trace] = []
+    for i, f in enumerate(files):
+        try:
+            traces.append(read_trace(f))
+        except TraceError as exc:
+            log.warning("skipping bad trace: %s", exc)
+            report.bad_traces.append({"path": str(f), "line": exc.line, "error": str(exc)})
+        if progress:
+            progress("load", i + 1, len(files))
+    report.traces = len(traces)
+    report.steps = sum(len(t.steps) for t in traces)
+    return traces
+
+
+def _extract(traces: list[Trace], progress: Progress | None) -> tuple[SiteSchema, dict[int, PageSchema]]:
+    """Two passes: find repeated signatures per page, then extract with them known."""
+    snaps: list[tuple[int, str, str | None]] = []
+    seen: set[tuple[str, str | None]] = set()
+    for t in traces:
+        for s in t.steps:
+            if s.snapshot and s.snapshot in t.snapshots:
+                snaps.append((id(s), t.snapshot_html(s) or "", s.url_after or s.url))
+    known: dict[str, set[str]] = defaultdict(set)
+    first: dict[str, PageSchema] = {}
+    cache: dict[str, PageSchema] = {}
+    for _, html, url in snaps:
+        key = (html, url)
+        if key in seen:
+            continue
+        seen.add(key)
+        ps = extract_snapshot(html, url)
+        for el in ps.elements.values():
+            if el.repeated:
+                known[ps.page].add(el.selector)
+        first.setdefault(ps.page, ps)
+    site = SiteSchema()
+    per_step: dict[int, PageSchema] = {}
+    for i, (sid, html, url) in enumerate(snaps):
+        ck = f"{hash(html)}|{url}"
+        hit = cache.get(ck)
+        if hit is None:
+            ps = extract_snapshot(html, url, known=known.get(_page_of(html, url), set()))
+            cache[ck] = ps
+            if ps.page in site.pages:
+                merge_page(site.pages[ps.page], _copy(ps))
+            else:
+                site.pages[ps.page] = _copy(ps)
+        else:
+            ps = hit
+        per_step[sid] = ps
+        if progress:
+            progress("extract", i + 1, len(snaps))
+    return site, per_step
+
+
+def _copy(ps: PageSchema) -> PageSchema:
+    import copy
+
+    return copy.deepcopy(ps)
+
+
+def _page_of(html: str, url: str | None) -> str:
+    import re
+
+    m = re.search(r"<body[^>]*\sdata-page=\"([^\"]+)\"", html)
+    return m.group(1) if m else page_key(None, url)
+
+
+async def build_cache(
+    paths: Sequence[str | Path],
+    out: str | Path | None,
+    *,
+    base_url: str | None = None,
+    app: str | None = None,
+    pool: BrowserPool | None = None,
+    model: Model | None = None,
+    reset: Callable[[], Awaitable[None]] | None = None,
+    progress: Progress | None = None,
+) -> tuple[ToolCache, BuildReport]:
+    """Build a tool cache from trace files (or directories of them)."""
+    report = BuildReport()
+    clock = time.perf_counter
+    t = clock()
+    traces = load_traces(paths, report, progress)
+    report.timings["load"] = clock() - t
+
+    t = clock()
+    site, per_step = _extract(traces, progress)
+    report.timings["extract"] = clock() - t
+
+    # -- label -------------------------------------------------------------------
+    t = clock()
+    labeled: dict[str, list[LabeledStep]] = {}
+    total = sum(len(tr.steps) for tr in traces)
+    done = 0
+    for tr in traces:
+        prev: PageSchema | None = None
+        out_steps: list[LabeledStep] = []
+        for st in tr.steps:
+            after = per_step.get(id(st))
+            before_schema = site.pages.get(prev.page) if prev is not None else None
+            el, action, card_name, via = label_step(st, before_schema)
+            if el is None and st.target is None and model is not None and before_schema is not None and st.action not in ("goto",):
+                el = await label_with_model(model, st, before_schema)
+                via = "model" if el is not None else "none"
+            ls = LabeledStep(
+                trace=str(tr.path), step=st, page_before=prev.page if prev else None,
+                page_after=after.page if after else None, element=el, action=action, card_name=card_name,
+                modal_before=set(prev.open_modals) if prev else set(), modal_after=set(after.open_modals) if after else set(),
+                via=via,
+            )
+            if el is not None:
+                report.labeled += 1
+                if ls.page_before and ls.page_after and ls.page_after != ls.page_before and st.action == "click":
+                    el.opens_page.add(ls.page_after)
+                    site.transitions[(ls.page_before, el.name, ls.page_after)] += 1
+                opened = ls.modal_after - ls.modal_before
+                if opened and st.action == "click":
+                    el.opens_modal = sorted(opened)[0]
+            elif st.action != "goto":
+                report.unlabeled += 1
+            out_steps.append(ls)
+            prev = after or prev
+            done += 1
+            if progress:
+                progress("label", done, total)
+        labeled[str(tr.path)] = out_steps
+    report.timings["label"] = clock() - t
+    report.elements = sum(len(p.elements) for p in site.pages.values())
+    for name, ps in sorted(site.pages.items()):
+        report.pages[name] = {"elements": len(ps.elements), "fields": len(ps.fields), "snapshots": ps.snapshots,
+                              "url_patterns": sorted(ps.url_patterns)}
+
+    # -- codegen ---------------------------------------------------------------------
+    t = clock()
+    synths = synthesize(site, labeled)
+    report.synthesized = [s.manifest.name for s in synths]
+    if progress:
+        progress("codegen", 1, 1)
+    report.timings["codegen"] = clock() - t
+
+    # -- verify ------------------------------------------------------------------------
+    t = clock()
+    vreport: VerifyReport | None = None
+    if base_url is not None:
+        done_traces = [0]
+
+        def on_trace(_name: str) -> None:
+            done_traces[0] += 1
+            if progress:
+                progress("verify", done_traces[0], len(labeled))
+
+        if pool is None:
+            async with BrowserPool() as own:
+                vreport = await verify_tools(synths, labeled, own, base_url, reset=reset, on_trace=on_trace)
+        else:
+            vreport = await verify_tools(synths, labeled, pool, base_url, reset=reset, on_trace=on_trace)
+        report.verify_calls = vreport.calls
+        kept: list[Synth] = []
+        for s in synths:
+            v = vreport.verdicts[s.manifest.name]
+            if v.ok:
+                rel = vreport.relations.get(s.manifest.name)
+                if rel:
+                    s.manifest = s.manifest.model_copy(update={"pre_tools": {k: list(v_) for k, v_ in rel.items()}})
+                kept.append(s)
+            else:
+                report.rejected[s.manifest.name] = v.reason
+        report.relations = {k: {p: list(v) for p, v in r.items()} for k, r in vreport.relations.items()}
+        report.relation_tests = vreport.relation_tests
+        synths_final = kept
+    else:
+        synths_final = synths
+    report.verified = [s.manifest.name for s in synths_final] if vreport is not None else []
+    report.timings["verify"] = clock() - t
+
+    # -- fit ------------------------------------------------------------------------------
+    t = clock()
+    samples: dict[str, list[float]] = defaultdict(list)
+    for steps in labeled.values():
+        for ls in steps:
+            if ls.element is not None and ls.step.ok and ls.page_before:
+                samples[f"{ls.page_before}.{ls.element.name}"].append(max(ls.duration, 0.0))
+    for s in synths_final:
+        mine: list[float] = []
+        for ev in s.evidence:
+            if ev.element is not None and ev.step.ok:
+                mine.append(max(ev.duration, 0.0))
+        if not mine and vreport is not None:
+            mine = list(vreport.verdicts[s.manifest.name].latencies)
+        if mine:
+            samples[s.manifest.name].extend(mine)
+            for e in s.manifest.elements[:1]:
+                samples[f"{s.manifest.name}/{e}"].extend(mine)
+    fits: dict[str, Distribution] = {}
+    keys = sorted(samples)
+    for i, key in enumerate(keys):
+        try:
+            fits[key] = fit_latency(samples[key])
+        except ValueError as exc:
+            log.info("no fit for %s: %s", key, exc)
+        if progress:
+            progress("fit", i + 1, len(keys))
+    report.distributions = {k: {"family": d.family, "n": d.n, "mean": round(d.mean, 4), "p95": round(d.p95, 4)} for k, d in fits.items()}
+    report.timings["fit"] = clock() - t
+
+    # -- save -------------------------------------------------------------------------------
+    t = clock()
+    site_name = app or next((tr.session.site for tr in traces if tr.session.site), None) or "site"
+    start = next((tr.session.start_url for tr in traces if tr.session.start_url), None)
+    info = CacheInfo.model_validate(dict(
+        app=site_name,
+        url_pattern=(urlparse(base_url or start or "").netloc and "*") or "*",
+        description=f"Built by toolcache from {report.traces} traces",
+        start_path="/",
+        initial_state={"page": "home"} if "home" in site.pages else {},
+        builder={
+            "verified": vreport is not None,
+            "traces": [str(tr.path) for tr in traces],
+            "witnesses": {n: v.witness for n, v in (vreport.verdicts.items() if vreport else []) if v.witness is not None},
+        },
+    ))
+    cache = ToolCache(info, [s.manifest for s in synths_final], latency=fits_to_json(fits), schemas=site.to_json())
+    if out is not None:
+        cache.save(out)
+        report.output = str(out)
+    if progress:
+        progress("save", 1, 1)
+    report.timings["save"] = clock() - t
+    report.timings["total"] = sum(v for k, v in report.timings.items() if k != "total")
+    cache.synths = synths_final  # type: ignore[attr-defined]
+    cache.verify_report = vreport  # type: ignore[attr-defined]
+    return cache, report

@@ -1,0 +1,179 @@
+"""``toolcache``: record demonstrations, import browser-use histories, build a verified cache.
+
+::
+
+    toolcache record --app food traces/food/scripts/*.json -o traces/food/ [--repeat N]
+    toolcache import-browser-use history.json -o traces/imported/ [--site food]
+    toolcache build traces/food -o CACHE [--site URL | --app food] [--model M] [--json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import logging
+import sys
+import time
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from agentjit.exceptions import AgentJITError, ConfigError
+
+__all__ = ["main"]
+
+log = logging.getLogger(__name__)
+
+
+@contextlib.contextmanager
+def _site(args: argparse.Namespace, *, latency_scale: float) -> Iterator[tuple[str | None, str | None]]:
+    """``(base_url, app)``: the ``--site`` URL, or the bundled app started in-process."""
+    if getattr(args, "site", None):
+        yield args.site, getattr(args, "app", None)
+        return
+    app = getattr(args, "app", None)
+    if app is None:
+        yield None, None
+        return
+    if app != "food":
+        raise ConfigError(f"unknown app {app!r} (bundled: food)")
+    from agentjit.bench.food import FoodSite
+
+    with FoodSite(latency_scale=latency_scale) as site:
+        yield site.url, app
+
+
+def _cmd_record(args: argparse.Namespace) -> int:
+    from .record import record_scripts
+    from .script import load_script
+
+    scripts = [load_script(p) for p in args.scripts]
+    with _site(args, latency_scale=args.latency_scale) as (url, app):
+        if url is None:
+            raise ConfigError("record needs --site URL or --app food")
+        paths = asyncio.run(record_scripts(scripts, url, args.output, repeat=args.repeat, site=app))
+    for p in paths:
+        print(p)
+    return 0
+
+
+def _cmd_import(args: argparse.Namespace) -> int:
+    from .browser_use import import_history
+
+    out = Path(args.output)
+    for src in args.histories:
+        dest = out / (Path(src).stem + ".jsonl") if out.suffix != ".jsonl" else out
+        import_history(src, dest, site=args.site_name)
+        print(dest)
+    return 0
+
+
+def _cmd_build(args: argparse.Namespace) -> int:
+    from rich.console import Console
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+    from rich.table import Table
+
+    from .build import STAGES, build_cache
+    from .record import reset_site
+
+    err = Console(stderr=True)
+    model = None
+    if args.model:
+        from agentjit.llm import infer_model
+
+        model = infer_model(args.model)
+    t0 = time.perf_counter()
+    with _site(args, latency_scale=0.0) as (url, app):
+
+        async def reset() -> None:
+            if url is not None:
+                await asyncio.to_thread(reset_site, url)
+
+        with Progress(TextColumn("{task.description:<8}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
+                      TimeElapsedColumn(), console=err, disable=args.json and not err.is_terminal) as prog:
+            tasks = {s: prog.add_task(s, total=None) for s in STAGES if s != "verify" or url is not None}
+
+            def progress(stage: str, done: int, total: int) -> None:
+                if stage in tasks:
+                    prog.update(tasks[stage], completed=done, total=total)
+
+            cache, report = asyncio.run(build_cache(args.traces, args.output, base_url=url, app=app or args.app_name,
+                                                    model=model, reset=reset, progress=progress))
+    elapsed = time.perf_counter() - t0
+    data = report.to_json()
+    data["wall_s"] = round(elapsed, 2)
+    if args.json:
+        print(json.dumps(data, indent=2))
+    else:
+        out = Console()
+        t = Table(title=f"toolcache build -> {args.output} ({elapsed:.1f} s)")
+        t.add_column("what")
+        t.add_column("figure", justify="right")
+        t.add_row("traces read / bad", f"{report.traces} / {len(report.bad_traces)}")
+        t.add_row("steps (labeled / unlabeled)", f"{report.steps} ({report.labeled} / {report.unlabeled})")
+        t.add_row("pages", ", ".join(report.pages))
+        t.add_row("elements", str(report.elements))
+        t.add_row("tools synthesized", str(len(report.synthesized)))
+        t.add_row("tools verified", str(len(report.verified)) if url else "not verified (no --site/--app)")
+        t.add_row("tools rejected", str(len(report.rejected)))
+        t.add_row("relations kept / tested", f"{sum(len(v) for v in report.relations.values())} / {len(report.relation_tests)}")
+        t.add_row("distributions", str(len(report.distributions)))
+        out.print(t)
+        for name, reason in report.rejected.items():
+            out.print(f"[red]rejected[/red] {name}: {reason}")
+        for bad in report.bad_traces:
+            out.print(f"[yellow]bad trace[/yellow] {bad['error']}")
+    return 0
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="toolcache", description="Build verified website tool caches from recorded traces.")
+    p.add_argument("-v", "--verbose", action="store_true")
+    sub = p.add_subparsers(dest="command", required=True)
+
+    r = sub.add_parser("record", help="replay demonstration scripts in Chromium and write traces")
+    r.add_argument("scripts", nargs="+")
+    r.add_argument("-o", "--output", required=True, help="directory for the traces")
+    r.add_argument("--site", help="base URL of a running site")
+    r.add_argument("--app", choices=["food"], help="start a bundled app in-process")
+    r.add_argument("--repeat", type=int, default=1)
+    r.add_argument("--latency-scale", type=float, default=1.0, help="bundled app latency (0 turns it off)")
+    r.set_defaults(func=_cmd_record)
+
+    i = sub.add_parser("import-browser-use", help="convert browser-use AgentHistoryList JSON files to traces")
+    i.add_argument("histories", nargs="+")
+    i.add_argument("-o", "--output", required=True, help="directory (or one .jsonl file)")
+    i.add_argument("--site-name", default=None)
+    i.set_defaults(func=_cmd_import)
+
+    b = sub.add_parser("build", help="extract, label, fit, codegen, verify; write the cache")
+    b.add_argument("traces", nargs="+", help="trace files or directories of them")
+    b.add_argument("-o", "--output", required=True)
+    b.add_argument("--site", help="base URL of the live site to verify against")
+    b.add_argument("--app", choices=["food"], help="start a bundled app in-process and verify against it")
+    b.add_argument("--app-name", default=None, help="app name for cache.json")
+    b.add_argument("--model", help="a model for steps without targets (e.g. openai:gpt-4.1)")
+    b.add_argument("--json", action="store_true")
+    b.set_defaults(func=_cmd_build)
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    try:
+        code: int = args.func(args)
+        return code
+    except AgentJITError as exc:
+        print(f"toolcache: error: {exc}", file=sys.stderr)
+        return 2
+
+
+def _unused(_: Any) -> None:  # pragma: no cover
+    return None
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())

@@ -1,0 +1,689 @@
+"""Codegen: deterministic synthesis of protocol-compliant tools from schemas and labeled steps.
+
+Which tools, from what evidence:
+
+============ ==================================================================
+listItems    every repeated card group (``list_<cards>``), with a filter input
+             for the grouping property; a grouping container (home-page
+             sections) also gets its own list (``list_<groups>``)
+gotoItem     a card group whose click opened another page (``goto_<card>(name)``)
+getFields    every page with singular fields (``get_<page>_details``), and a
+             modal opened by a card (``get_<card>_details(name)``: open, read,
+             close)
+gotoField    a singular link or button whose click opened another page
+             (``goto_<page>``)
+setFilter    an input filled and then submitted (Enter or its form's button)
+             that changed the page (``search(query)``)
+setFields    fields set and a button clicked that sent a state-changing request
+             or posted a form (``<button>(...)``); when a card click opened the
+             modal the fields live in, the card's name is an input too; a
+             button inside a card that wrote (``<action>(name)``)
+observe      ``observe_page``: the page type, URL and title
+============ ==================================================================
+
+Each tool gets ``pre`` / ``post`` from the page types seen before and after,
+``pre_check`` / ``post_check`` from ``<body data-page>`` (or the URL) and
+element presence, ``effect`` WRITE when its evidence carried a non-GET
+request, and JSON schemas for its inputs and outputs. Every tool keeps the
+trace steps it came from (``Synth.evidence``) so verify can replay them.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Any
+
+from agentjit.protocol.manifest import Effect, ToolManifest, ToolType
+
+from .dom import snake
+from .extract import Element, Prop, SiteSchema
+from .label import LabeledStep
+
+__all__ = ["Synth", "synthesize", "PRELUDE", "plural", "singular"]
+
+log = logging.getLogger(__name__)
+
+PRELUDE = r"""
+const __clean = (s) => String(s ?? '').replace(/\s+/g, ' ').trim();
+const __norm = (s) => __clean(s).toLowerCase().replace(/&/g, 'and').replace(/[^a-z0-9]/g, '');
+const __num = (v) => { if (v == null) return null; const m = String(v).replace(/,/g, '').match(/-?\d+(\.\d+)?/); return m ? parseFloat(m[0]) : null; };
+const __bool = (v) => v == null ? null : String(v) === 'true';
+const __page = () => (document.body && document.body.dataset.page) || location.pathname;
+const __visible = (el) => !!el && !el.closest('[hidden]');
+const __find = (els, nameOf, want) => {
+  const w = __norm(want);
+  if (!w) return null;
+  return els.find((e) => __norm(nameOf(e)) === w) || els.find((e) => __norm(nameOf(e)).startsWith(w))
+    || els.find((e) => __norm(nameOf(e)).includes(w)) || null;
+};
+const __setValue = (el, value) => {
+  const proto = el.tagName === 'TEXTAREA' ? HTMLTextAreaElement.prototype : el.tagName === 'SELECT' ? HTMLSelectElement.prototype : HTMLInputElement.prototype;
+  Object.getOwnPropertyDescriptor(proto, 'value').set.call(el, String(value));
+  el.dispatchEvent(new Event('input', {bubbles: true}));
+  el.dispatchEvent(new Event('change', {bubbles: true}));
+};
+const __watchWrites = () => {
+  const pending = [];
+  const orig = window.fetch;
+  window.fetch = function (...args) {
+    const init = args[1] || {};
+    const method = String(init.method || (args[0] && args[0].method) || 'GET').toUpperCase();
+    const p = orig.apply(this, args);
+    if (method !== 'GET') pending.push(p.then((r) => ({ok: r.ok, status: r.status}), (e) => ({ok: false, status: 0, error: String(e)})));
+    return p;
+  };
+  return async (timeout) => {
+    const t0 = Date.now();
+    while (!pending.length && Date.now() - t0 < 300) await new Promise((r) => setTimeout(r, 10));
+    window.fetch = orig;
+    if (!pending.length) return {ok: false, status: 0, error: 'no request was sent'};
+    const res = await Promise.race([Promise.all(pending), new Promise((r) => setTimeout(() => r(null), timeout))]);
+    if (!res) return {ok: false, status: 0, error: 'the request did not finish'};
+    await new Promise((r) => setTimeout(r, 30));
+    return res.find((x) => !x.ok) || res[res.length - 1];
+  };
+};
+"""
+
+
+def plural(name: str) -> str:
+    """``store_card`` -> ``stores``; ``menu_item`` -> ``menu_items``; ``category_chip`` -> ``categories``."""
+    base = singular(name)
+    if base.endswith("y") and not base.endswith(("ay", "ey", "oy", "uy")):
+        return base[:-1] + "ies"
+    if base.endswith(("s", "x", "ch", "sh")):
+        return base + "es"
+    return base + "s"
+
+
+def singular(name: str) -> str:
+    """Drop a widget word: ``store_card`` -> ``store``, ``category_chip`` -> ``category``."""
+    base = snake(name.split(".")[-1])
+    base = re.sub(r"_(card|chip|tile|row|entry|link|button|btn|item_card)$", "", base)
+    return base or "item"
+
+
+@dataclass
+class Synth:
+    """A synthesized tool and the evidence it came from."""
+
+    manifest: ToolManifest
+    kind: str
+    """What made it: list, group_list, goto_card, card_details, fields, goto_link, filter, form, card_action, observe."""
+    element: str | None = None
+    evidence: list[LabeledStep] = field(default_factory=list)
+    name_param: str | None = None
+    """The input naming a card (for inputs taken from a list's output)."""
+    source_list: str | None = None
+    """The list tool whose items the name input comes from."""
+    witness_args: list[dict[str, Any]] = field(default_factory=list)
+    """Arguments seen in the traces, in order."""
+
+
+def _page_pattern(pages: set[str] | list[str]) -> str:
+    return "|".join(sorted(pages))
+
+
+def _page_check(pages: set[str] | list[str]) -> str:
+    ps = sorted(pages)
+    cond = " || ".join(f"__page() === {json.dumps(p)}" for p in ps)
+    return f"return ({cond}) ? true : [false, 'expected page {'/'.join(ps)}, on ' + __page()];"
+
+
+def _out_type(p: Prop) -> dict[str, Any]:
+    return {"type": [p.type, "null"]}
+
+
+def _item_expr(props: dict[str, Prop], var: str) -> str:
+    return "({" + ", ".join(f"{json.dumps(snake(n))}: {p.js(var)}" for n, p in props.items()) + "})"
+
+
+def _body(*parts: str) -> str:
+    return PRELUDE.strip() + "\n" + "\n".join(p.strip() for p in parts if p)
+
+
+class _Namer:
+    def __init__(self) -> None:
+        self.used: set[str] = set()
+
+    def __call__(self, name: str) -> str:
+        name = re.sub(r"[^A-Za-z0-9_]", "_", name).strip("_") or "tool"
+        if name[0].isdigit():
+            name = "t_" + name
+        out, i = name, 2
+        while out in self.used:
+            out, i = f"{name}_{i}", i + 1
+        self.used.add(out)
+        return out
+
+
+def _cards_js(el: Element, scope: str = "document") -> str:
+    return f"[...{scope}.querySelectorAll({json.dumps(el.selector)})]"
+
+
+def _name_of_js(el: Element) -> str:
+    prop = el.props.get(el.name_prop or "") if el.name_prop else None
+    if prop is None:
+        return "(c) => __clean(c.innerText || c.textContent)"
+    return f"(c) => {prop.js('c')}"
+
+
+def synthesize(schema: SiteSchema, traces: dict[str, list[LabeledStep]]) -> list[Synth]:
+    """All tools the schema and the labeled traces support, deterministic and named uniquely."""
+    name = _Namer()
+    out: list[Synth] = []
+    steps = [s for ss in traces.values() for s in ss]
+
+    # pages where each card group (by selector) appears, and where each single element appears
+    group_pages: dict[str, set[str]] = defaultdict(set)
+    groups: dict[str, Element] = {}
+    single_pages: dict[str, set[str]] = defaultdict(set)
+    for page, ps in schema.pages.items():
+        for el in ps.elements.values():
+            if el.repeated and not el.modal:
+                group_pages[el.selector].add(page)
+                have = groups.get(el.selector)
+                if have is None or len(el.props) > len(have.props) or (el.group_prop and not have.group_prop):
+                    if have is not None and have.group_prop and not el.group_prop:
+                        el.group_prop, el.group_selector = have.group_prop, have.group_selector
+                    groups[el.selector] = el
+            elif not el.repeated:
+                single_pages[el.selector].add(page)
+
+    # -- listItems ---------------------------------------------------------------------
+    list_tool: dict[str, str] = {}
+    for sel, el in groups.items():
+        pages = group_pages[sel]
+        props = {k: v for k, v in el.props.items()}
+        tname = name("list_" + plural(el.name))
+        filt = ""
+        inputs: dict[str, Any] = {}
+        if el.group_prop is not None and el.group_selector:
+            gp = el.group_prop
+            pname = snake(gp.name)
+            inputs[pname] = {"type": "string", "description": f"Only cards shown in this {pname} (where the page groups them)."}
+            gsel = json.dumps(el.group_selector)
+            filt = (
+                f"if (inputs.{pname}) {{\n"
+                f"  const groups = [...document.querySelectorAll({gsel})];\n"
+                f"  const g = __find(groups, (x) => {gp.js('x') if gp.source == 'attr' else '__clean((x.querySelector(' + json.dumps(gp.key) + ') || x).textContent)'}, inputs.{pname});\n"
+                f"  if (!g) throw new Error('no {pname} ' + JSON.stringify(inputs.{pname}));\n"
+                f"  cards = cards.filter((c) => g.contains(c));\n}}"
+            )
+        key = el.props.get(el.name_prop or "")
+        dedupe = f"const seen = new Set(); cards = cards.filter((c) => {{ const k = {key.js('c') if key else 'c.outerHTML'}; if (seen.has(k)) return false; seen.add(k); return true; }});"
+        empty_sel = "[data-testid*=empty],[data-testid*=no-results]"
+        manifest = ToolManifest(
+            name=tname,
+            description=f"List the {plural(el.name).replace('_', ' ')} shown on the {'/'.join(sorted(pages))} page, with {', '.join(snake(p) for p in props)}.",
+            type=ToolType.LIST_ITEMS,
+            input_schema={"type": "object", "properties": inputs},
+            output_schema={
+                "type": "object",
+                "properties": {"items": {"type": "array", "items": {
+                    "type": "object", "properties": {snake(n): _out_type(p) for n, p in props.items()}}}},
+                "required": ["items"],
+            },
+            pre={"page": _page_pattern(pages)},
+            post={},
+            pre_check=_body(
+                f"const ok = {_page_check(pages)[7:-1]};",
+                "if (ok !== true) return ok;",
+                f"if (document.querySelector({json.dumps(el.selector)})) return true;",
+                f"const empty = [...document.querySelectorAll({json.dumps(empty_sel)})].find(__visible);",
+                f"return empty ? true : [false, 'no {singular(el.name)} cards yet'];",
+            ),
+            execute=_body(
+                f"let cards = {_cards_js(el)};",
+                filt,
+                dedupe,
+                f"return {{items: cards.map((c) => {_item_expr(props, 'c')})}};",
+            ),
+            effect=Effect.READ,
+            elements=[f"{p}.{el.name}" for p in sorted(pages)],
+            timeout_ms=5000,
+        )
+        out.append(Synth(manifest, "list", element=el.name))
+        list_tool[sel] = tname
+        if el.group_prop is not None and el.group_selector:
+            gp = el.group_prop
+            gname = name("list_" + plural(snake(gp.name)))
+            gpages = {p for p in pages if any(
+                e.selector == sel and e.group_prop for e in schema.pages[p].elements.values())}
+            gpages = gpages or pages
+            value = gp.js("g") if gp.source == "attr" else f"__clean((g.querySelector({json.dumps(gp.key)}) || g).textContent)"
+            out.append(Synth(ToolManifest(
+                name=gname,
+                description=f"List the {plural(snake(gp.name))} the {'/'.join(sorted(gpages))} page groups its {plural(el.name).replace('_', ' ')} into, with how many each shows.",
+                type=ToolType.LIST_ITEMS,
+                output_schema={"type": "object", "properties": {"items": {"type": "array", "items": {
+                    "type": "object", "properties": {"name": {"type": "string"}, "count": {"type": "integer"}}}}},
+                    "required": ["items"]},
+                pre={"page": _page_pattern(gpages)},
+                pre_check=_body(_page_check(gpages)),
+                execute=_body(
+                    f"const groups = [...document.querySelectorAll({json.dumps(el.group_selector)})];",
+                    f"return {{items: groups.map((g) => ({{name: {value}, count: g.querySelectorAll({json.dumps(el.selector)}).length}}))}};",
+                ),
+                elements=[f"{p}.{el.name}" for p in sorted(gpages)],
+                timeout_ms=5000,
+            ), "group_list", element=el.name))
+
+    # -- card clicks: gotoItem / modal details -------------------------------------------
+    by_group_clicks: dict[str, list[LabeledStep]] = defaultdict(list)
+    for s in steps:
+        if s.element is not None and s.element.repeated and not s.element.modal and s.action is None and s.step.action == "click" and s.step.ok:
+            by_group_clicks[s.element.selector].append(s)
+    for sel, clicks in by_group_clicks.items():
+        maybe = groups.get(sel) or clicks[0].element
+        assert maybe is not None
+        el = maybe
+        pages = group_pages.get(sel) or {c.page_before for c in clicks if c.page_before}
+        to_pages = {c.page_after for c in clicks if c.page_after and c.page_after != c.page_before}
+        modals = {m for c in clicks for m in c.modal_after - c.modal_before}
+        pname = snake(el.name_prop or "name")
+        param = {"type": "string", "minLength": 1, "description": f"The {singular(el.name).replace('_', ' ')}'s {pname.replace('_', ' ')} (from {list_tool.get(sel, 'the list')})."}
+        find = (
+            f"const cards = {_cards_js(el)};\n"
+            f"const card = __find(cards, {_name_of_js(el)}, inputs.{pname});\n"
+            f"if (!card) throw new Error('no {singular(el.name)} matches ' + JSON.stringify(inputs.{pname}) + '; have: ' + cards.slice(0, 20).map({_name_of_js(el)}).join(', '));"
+        )
+        witnesses = [{pname: c.card_name} for c in clicks if c.card_name]
+        if to_pages:
+            target = sorted(to_pages)[0]
+            tps = schema.pages.get(target)
+            title = tps.title_selector if tps else None
+            post_check = _page_check({target})
+            if title:
+                post_check = _page_check({target})[:-1].replace("return ", "const ok = ", 1) + ";\n" + (
+                    "if (ok !== true) return ok;\n"
+                    f"const h = document.querySelector({json.dumps(title)});\n"
+                    f"return (!h || !inputs.{pname} || __norm(h.textContent).includes(__norm(inputs.{pname})) || __norm(inputs.{pname}).includes(__norm(h.textContent))) ? true : [false, 'opened ' + (h && h.textContent)];"
+                )
+            m = ToolManifest(
+                name=name("goto_" + singular(el.name)),
+                description=f"Open the {target} page of a {singular(el.name).replace('_', ' ')} by clicking its card on the {'/'.join(sorted(pages))} page.",
+                type=ToolType.GOTO_ITEM,
+                input_schema={"type": "object", "properties": {pname: param}, "required": [pname]},
+                output_schema={"type": "object", "properties": {pname: {"type": "string"}}},
+                pre={"page": _page_pattern(pages)},
+                post={"page": target},
+                pre_check=_body(_page_check(pages)),
+                execute=_body(find, f"const value = ({_name_of_js(el)})(card);", "setTimeout(() => card.click(), 0);", f"return {{{json.dumps(pname)}: value}};"),
+                post_check=_body(post_check),
+                effect=Effect.READ,
+                elements=[f"{p}.{el.name}" for p in sorted(pages)],
+                navigates=True,
+            )
+            out.append(Synth(m, "goto_card", element=el.name, evidence=clicks, name_param=pname,
+                             source_list=list_tool.get(sel), witness_args=witnesses))
+        if modals:
+            modal = sorted(modals)[0]
+            page = sorted(pages)[0]
+            ps = schema.pages[page]
+            msel = ps.modals.get(modal, "[role=dialog]")
+            fields = {k.split(".", 1)[1]: p for k, p in ps.fields.items() if k.startswith(modal + ".")}
+            choice = next((e for e in ps.elements.values() if e.modal == modal and e.repeated), None)
+            close = next((e for e in ps.elements.values() if e.modal == modal and not e.repeated and e.kind == "button" and "close" in e.name.lower()), None)
+            fields_js = ", ".join(f"{json.dumps(snake(n))}: {p.js('modal')}" for n, p in fields.items() if p.source != "attr")
+            opts_js = ""
+            out_props: dict[str, Any] = {snake(n): _out_type(p) for n, p in fields.items() if p.source != "attr"}
+            if choice is not None:
+                cprop = choice.props.get(choice.name_prop or "")
+                group_sel = "fieldset"
+                opts_js = (
+                    f"const choiceEls = [...modal.querySelectorAll({json.dumps(choice.selector)})];\n"
+                    "const groupsOf = new Map();\n"
+                    "for (const c of choiceEls) { const g = c.closest(" + json.dumps(group_sel) + ") || modal;"
+                    " const gname = (g.dataset && (g.dataset.group || g.dataset.name)) || __clean((g.querySelector('legend') || {}).textContent) || 'options';"
+                    " if (!groupsOf.has(g)) groupsOf.set(g, {name: gname, choices: []});"
+                    f" groupsOf.get(g).choices.push({cprop.js('c') if cprop else '__clean(c.textContent)'}); }}\n"
+                    "result.options = [...groupsOf.values()];"
+                )
+                out_props["options"] = {"type": "array", "items": {"type": "object"}}
+            m = ToolManifest(
+                name=name("get_" + singular(el.name) + "_details"),
+                description=f"Open a {singular(el.name).replace('_', ' ')}'s {modal} on the {page} page, read its details{' and choices' if choice else ''}, and close it again.",
+                type=ToolType.GET_FIELDS,
+                input_schema={"type": "object", "properties": {pname: param}, "required": [pname]},
+                output_schema={"type": "object", "properties": {pname: {"type": "string"}, **out_props}},
+                pre={"page": _page_pattern(pages)},
+                post={},
+                pre_check=_body(_page_check(pages)),
+                execute=_body(
+                    find,
+                    f"const modal = document.querySelector({json.dumps(msel)});",
+                    "card.click();",
+                    "for (let i = 0; i < 100 && !__visible(modal); i++) await new Promise((r) => setTimeout(r, 20));",
+                    f"if (!__visible(modal)) throw new Error('the {modal} did not open');",
+                    f"const result = {{{json.dumps(pname)}: ({_name_of_js(el)})(card)}};",
+                    f"Object.assign(result, {{{fields_js}}});",
+                    opts_js,
+                    f"const close = modal.querySelector({json.dumps(close.selector)});" if close else "const close = null;",
+                    "if (close) close.click();",
+                    "return result;",
+                ),
+                post_check=_body(f"const modal = document.querySelector({json.dumps(msel)});", "return !__visible(modal) ? true : [false, 'the dialog is still open'];") if close else "return true;",
+                effect=Effect.READ,
+                elements=[f"{page}.{el.name}", *([f"{page}.{close.name}"] if close else [])],
+            )
+            out.append(Synth(m, "card_details", element=el.name, evidence=clicks, name_param=pname,
+                             source_list=list_tool.get(sel), witness_args=witnesses))
+
+    # -- getFields per page -------------------------------------------------------------------
+    for page, ps in sorted(schema.pages.items()):
+        fields = {k: p for k, p in ps.fields.items() if "." not in k and not k.lower().endswith(("toast", "error", "empty", "heading"))}
+        if not fields:
+            continue
+        parts = []
+        for fname, p in fields.items():
+            if p.source == "attr" and "|" in p.key:
+                sel, attr = p.key.split("|", 1)
+                expr = Prop(fname, "attr", attr, p.type).js(f"document.querySelector({json.dumps(sel)})")
+                parts.append(f"{json.dumps(snake(fname))}: (document.querySelector({json.dumps(sel)}) ? {expr} : null)")
+            else:
+                parts.append(f"{json.dumps(snake(fname))}: {p.js('document')}")
+        out.append(Synth(ToolManifest(
+            name=name(f"get_{snake(page)}_details"),
+            description=f"Read the facts shown on the {page} page: {', '.join(snake(f) for f in fields)}.",
+            type=ToolType.GET_FIELDS,
+            output_schema={"type": "object", "properties": {snake(f): _out_type(p) for f, p in fields.items()}},
+            pre={"page": page},
+            post={},
+            pre_check=_body(_page_check({page})),
+            execute=_body("return {" + ",\n  ".join(parts) + "};"),
+            elements=[f"{page}.{f}" for f in fields],
+            timeout_ms=5000,
+        ), "fields"))
+
+    # -- singular links/buttons that navigate ------------------------------------------------
+    nav: dict[str, list[LabeledStep]] = defaultdict(list)
+    for s in steps:
+        nel = s.element
+        if nel is None or nel.repeated or s.step.action != "click" or not s.step.ok or s.writes:
+            continue
+        if s.page_after and s.page_after != s.page_before and nel.kind in ("link", "button"):
+            if s.page_after == "search":
+                continue  # a search submit: handled as a filter
+            nav[s.page_after].append(s)
+    for target, clicks in sorted(nav.items()):
+        sels: list[str] = []
+        for c in clicks:
+            assert c.element is not None
+            if c.element.selector not in sels:
+                sels.append(c.element.selector)
+        sels.sort(key=lambda s: -len(single_pages.get(s, set())))
+        lpages: set[str] = set()
+        for s_ in sels:
+            lpages |= single_pages.get(s_, set())
+        m = ToolManifest(
+            name=name(f"goto_{snake(target)}"),
+            description=f"Go to the {target} page with the site's own link ({', '.join(sels)}).",
+            type=ToolType.GOTO_FIELD,
+            output_schema={"type": "object", "properties": {"page": {"type": "string"}}},
+            pre={"page": _page_pattern(lpages)},
+            post={"page": target},
+            pre_check=_body(
+                f"const sels = {json.dumps(sels)};",
+                "return sels.some((s) => document.querySelector(s)) ? true : [false, 'no link to " + target + " on ' + __page()];",
+            ),
+            execute=_body(
+                f"const sels = {json.dumps(sels)};",
+                "const el = sels.map((s) => document.querySelector(s)).find(Boolean);",
+                "setTimeout(() => el.click(), 0);",
+                f"return {{page: {json.dumps(target)}}};",
+            ),
+            post_check=_body(_page_check({target})),
+            elements=sorted({f"{c.page_before}.{c.element.name}" for c in clicks if c.element}),
+            navigates=True,
+        )
+        out.append(Synth(m, "goto_link", evidence=clicks))
+
+    # -- filters and forms from step sequences ---------------------------------------------------
+    forms: dict[str, list[list[LabeledStep]]] = defaultdict(list)
+    filters: dict[str, list[tuple[LabeledStep, LabeledStep]]] = defaultdict(list)
+    card_actions: dict[tuple[str, str], list[LabeledStep]] = defaultdict(list)
+    for ss in traces.values():
+        pending: list[LabeledStep] = []
+        opener: LabeledStep | None = None
+        for s in ss:
+            el = s.element  # type: ignore[assignment]
+            if s.step.action == "goto" or not s.step.ok:
+                pending, opener = [], None
+                continue
+            if el is None:
+                continue
+            if el.repeated and s.action and s.writes:
+                card_actions[(el.selector, s.action)].append(s)
+                pending = []
+                continue
+            if el.repeated and not el.modal and s.modal_after - s.modal_before:
+                opener, pending = s, []
+                continue
+            if s.step.action in ("fill", "select") or el.kind in ("radio", "checkbox") or (el.repeated and el.modal):
+                pending.append(s)
+                continue
+            if s.step.action == "press" and el.kind == "input" and s.page_after != s.page_before:
+                filters[el.selector].append((s, s))
+                pending = []
+                continue
+            if el.kind == "button" and s.step.action == "click":
+                filled = [p for p in pending if p.element and p.element.kind == "input" and p.step.action == "fill"]
+                if s.page_after == "search" and filled and not s.writes:
+                    filters[filled[-1].element.selector].append((filled[-1], s))  # type: ignore[union-attr]
+                elif s.writes:
+                    seq = ([opener] if opener and el.modal else []) + pending + [s]
+                    forms[el.selector].append(seq)
+                pending = []
+                if s.modal_before - s.modal_after:
+                    opener = None
+                continue
+            if s.page_after != s.page_before:
+                pending, opener = [], None
+
+    for sel, pairs in filters.items():
+        inp_ = pairs[0][0].element
+        assert inp_ is not None
+        inp = inp_
+        pages = single_pages.get(sel, {p.page_before for p, _ in pairs if p.page_before})
+        target = pairs[0][1].page_after or "search"
+        pname = "query"
+        submit_sel = pairs[0][1].element.selector if pairs[0][1] is not pairs[0][0] and pairs[0][1].element else None
+        m = ToolManifest(
+            name=name("search" if "search" in (inp.name.lower() + target) else f"set_{snake(inp.name)}"),
+            description=f"Type a query into {inp.name} and submit it; opens the {target} page.",
+            type=ToolType.SET_FILTER,
+            input_schema={"type": "object", "properties": {pname: {"type": "string", "minLength": 1}}, "required": [pname]},
+            output_schema={"type": "object", "properties": {pname: {"type": "string"}}},
+            pre={"page": _page_pattern(pages)},
+            post={"page": target},
+            pre_check=_body(f"return document.querySelector({json.dumps(sel)}) ? true : [false, 'no {inp.name} here'];"),
+            execute=_body(
+                f"const input = document.querySelector({json.dumps(sel)});",
+                f"__setValue(input, inputs.{pname});",
+                f"const submit = {json.dumps(submit_sel)} && document.querySelector({json.dumps(submit_sel)});",
+                "setTimeout(() => { if (input.form) input.form.requestSubmit(submit || undefined); else if (submit) submit.click();"
+                " else input.dispatchEvent(new KeyboardEvent('keydown', {key: 'Enter', bubbles: true})); }, 0);",
+                f"return {{{pname}: inputs.{pname}}};",
+            ),
+            post_check=_body(_page_check({target})),
+            elements=[f"{p}.{inp.name}" for p in sorted(pages)],
+            navigates=True,
+        )
+        out.append(Synth(m, "filter", element=inp.name, evidence=[p for pair in pairs for p in pair],
+                         witness_args=[{pname: p.step.value} for p, _ in pairs]))
+
+    for (sel, action), acts in card_actions.items():
+        act_el = acts[0].element
+        assert act_el is not None
+        el = act_el
+        cpages = group_pages.get(sel) or {a.page_before for a in acts if a.page_before}
+        pname = snake(el.name_prop or "name")
+        asel = el.actions[action]
+        m = ToolManifest(
+            name=name(snake(action) if not snake(action).startswith("goto") else snake(action) + "_action"),
+            description=f"Click {action} on the {singular(el.name).replace('_', ' ')} with the given {pname.replace('_', ' ')} (a state-changing request), and wait for the site's answer.",
+            type=ToolType.SET_FIELDS,
+            input_schema={"type": "object", "properties": {pname: {"type": "string", "minLength": 1,
+                          "description": f"from {list_tool.get(sel, 'the list')}"}}, "required": [pname]},
+            output_schema={"type": "object", "properties": {"success": {"type": "boolean"}, "status": {"type": "integer"}, pname: {"type": "string"}}, "required": ["success"]},
+            pre={"page": _page_pattern(cpages)},
+            post={"page": _page_pattern(cpages)},
+            pre_check=_body(_page_check(cpages)),
+            execute=_body(
+                f"const cards = {_cards_js(el)};",
+                f"const card = __find(cards, {_name_of_js(el)}, inputs.{pname});",
+                f"if (!card) throw new Error('no {singular(el.name)} matches ' + JSON.stringify(inputs.{pname}));",
+                f"const btn = card.querySelector({json.dumps(asel)});",
+                "const wait = __watchWrites();",
+                "btn.click();",
+                "const res = await wait(20000);",
+                f"return {{success: !!res.ok, status: res.status || 0, {json.dumps(pname)}: ({_name_of_js(el)})(card)}};",
+            ),
+            post_check="return output && output.success === true ? true : [false, 'the site refused: status ' + (output && output.status)];",
+            effect=Effect.WRITE,
+            elements=[f"{p}.{el.name}" for p in sorted(cpages)],
+        )
+        out.append(Synth(m, "card_action", element=el.name, evidence=acts, name_param=pname,
+                         source_list=list_tool.get(sel), witness_args=[{pname: a.card_name} for a in acts if a.card_name]))
+
+    for seqs in forms.values():
+        out.append(_form_tool(name, schema, seqs, list_tool, group_pages, groups))
+    out.append(Synth(ToolManifest(
+        name=name("observe_page"),
+        description="Say which page the browser is on (page type, URL path, title).",
+        type=ToolType.OBSERVE,
+        output_schema={"type": "object", "properties": {"page": {"type": "string"}, "path": {"type": "string"}, "title": {"type": "string"}}, "required": ["page"]},
+        execute=_body("return {page: __page(), path: location.pathname, title: document.title};"),
+        timeout_ms=5000,
+    ), "observe"))
+    return out
+
+
+def _form_tool(
+    name: _Namer,
+    schema: SiteSchema,
+    seqs: list[list[LabeledStep]],
+    list_tool: dict[str, str],
+    group_pages: dict[str, set[str]],
+    groups: dict[str, Element],
+) -> Synth:
+    submit = seqs[0][-1]
+    sel = submit.element
+    assert sel is not None
+    pages = {s[-1].page_before for s in seqs if s[-1].page_before}
+    opener = next((s[0] for s in seqs if s[0].element is not None and s[0].element.repeated and not s[0].element.modal), None)
+    after = {s[-1].page_after for s in seqs if s[-1].page_after}
+    navigates = any(s[-1].page_after != s[-1].page_before for s in seqs)
+    target = sorted(after)[0] if after else sorted(pages)[0]
+    props: dict[str, Any] = {}
+    required: list[str] = []
+    setters: list[str] = []
+    witness: list[dict[str, Any]] = []
+    seen: set[str] = set()
+    card = opener.element if opener else None
+    if card is not None:
+        pname = snake(card.name_prop or "name")
+        props[pname] = {"type": "string", "minLength": 1, "description": f"from {list_tool.get(card.selector, 'the list')}"}
+        required.append(pname)
+        seen.add(pname)
+    choice_el = None
+    for seq in seqs:
+        w: dict[str, Any] = {}
+        if card is not None and opener is not None and seq[0].element is card:
+            w[snake(card.name_prop or "name")] = seq[0].card_name
+        for s in seq[1 if seq[0] is opener else 0:-1]:
+            el = s.element
+            if el is None:
+                continue
+            if el.repeated and el.modal:
+                choice_el = el
+                continue
+            base = el.input_name or el.name.split(".")[-1]
+            pname = snake(re.sub(r"(?i)(input|field|box)$", "", base) or base)
+            if el.kind == "radio":
+                w[pname] = ((s.step.target.model_extra or {}).get("attributes") or {}).get("value") if s.step.target else None
+            else:
+                w[pname] = s.step.value
+            if pname in seen:
+                continue
+            seen.add(pname)
+            if el.kind == "radio":
+                props[pname] = {"type": "string", "enum": list(el.options)} if el.options else {"type": "string"}
+                setters.append(
+                    f"if (inputs.{pname} != null) {{ const r = [...document.querySelectorAll({json.dumps(el.selector)})].find((x) => __norm(x.value) === __norm(inputs.{pname}));"
+                    f" if (!r) throw new Error('no choice ' + JSON.stringify(inputs.{pname}) + ' for {pname}'); r.click(); }}"
+                )
+            else:
+                numeric = el.input_type == "number"
+                props[pname] = {"type": "integer", "minimum": 1} if numeric else {"type": "string"}
+                setters.append(f"if (inputs.{pname} != null) __setValue(document.querySelector({json.dumps(el.selector)}), inputs.{pname});")
+        witness.append(w)
+    if choice_el is not None:
+        props["options"] = {"type": "object", "description": "Choices by group name: {group: choice} (a list for multi-choice groups).",
+                            "additionalProperties": {"type": ["string", "array"]}}
+        cprop = choice_el.props.get(choice_el.name_prop or "")
+        setters.append(
+            "for (const [gname, want] of Object.entries(inputs.options || {})) {\n"
+            f"  const groupEls = [...new Set([...document.querySelectorAll({json.dumps(choice_el.selector)})].map((c) => c.closest('fieldset') || c.parentElement))];\n"
+            "  const g = __find(groupEls, (x) => (x.dataset && (x.dataset.group || x.dataset.name)) || __clean((x.querySelector('legend') || {}).textContent), gname);\n"
+            "  if (!g) throw new Error('no option group ' + JSON.stringify(gname));\n"
+            "  for (const v of (Array.isArray(want) ? want : [want])) {\n"
+            f"    const c = __find([...g.querySelectorAll({json.dumps(choice_el.selector)})], (x) => {cprop.js('x') if cprop else '__clean(x.textContent)'}, v);\n"
+            "    if (!c) throw new Error('no choice ' + JSON.stringify(v) + ' in ' + gname);\n"
+            "    const i = c.querySelector('input') || c; if (!i.checked) i.click();\n  }\n}"
+        )
+    writes = any(s[-1].writes for s in seqs)
+    in_page_write = writes and not navigates
+    open_js = ""
+    if card is not None:
+        ps = schema.pages[sorted(pages)[0]]
+        modal_sel = ps.modals.get(sel.modal or "", "[role=dialog]")
+        pname = snake(card.name_prop or "name")
+        open_js = (
+            f"const cards = {_cards_js(card)};\n"
+            f"const card = __find(cards, {_name_of_js(card)}, inputs.{pname});\n"
+            f"if (!card) throw new Error('no {singular(card.name)} matches ' + JSON.stringify(inputs.{pname}));\n"
+            f"const modal = document.querySelector({json.dumps(modal_sel)});\n"
+            "card.click();\n"
+            "for (let i = 0; i < 100 && !__visible(modal); i++) await new Promise((r) => setTimeout(r, 20));\n"
+            "if (!__visible(modal)) throw new Error('the dialog did not open');"
+        )
+    base = re.sub(r"_(button|btn|submit)$", "", snake(sel.name.split(".")[-1])) or "submit"
+    click = f"const btn = document.querySelector({json.dumps(sel.selector)});\nif (!btn) throw new Error('no {base} button here');"
+    if in_page_write:
+        tail = "const wait = __watchWrites();\nbtn.click();\nconst res = await wait(20000);\nreturn {success: !!res.ok, status: res.status || 0};"
+        post_check = "return output && output.success === true ? true : [false, 'the site refused: status ' + (output && output.status)];"
+    else:
+        tail = "setTimeout(() => btn.click(), 0);\nreturn {success: true, status: 0};"
+        post_check = _body(_page_check({target}))
+    m = ToolManifest(
+        name=name(base),
+        description=(f"Open a {singular(card.name).replace('_', ' ')}, set " if card else "Set ")
+        + (", ".join(k for k in props if k not in required) or "nothing")
+        + f" and click {sel.name.split('.')[-1]}"
+        + (f"; opens the {target} page" if navigates else "")
+        + (" (a state-changing request)." if writes else "."),
+        type=ToolType.SET_FIELDS,
+        input_schema={"type": "object", "properties": props, **({"required": required} if required else {})},
+        output_schema={"type": "object", "properties": {"success": {"type": "boolean"}, "status": {"type": "integer"}}, "required": ["success"]},
+        pre={"page": _page_pattern(pages)},
+        post={"page": target},
+        pre_check=_body(
+            f"const ok = {_page_check(pages)[7:-1]};",
+            "if (ok !== true) return ok;",
+            f"return document.querySelector({json.dumps(sel.selector)}) ? true : [false, 'no {base} button on this page'];",
+        ),
+        execute=_body(open_js, *setters, click, tail),
+        post_check=post_check,
+        effect=Effect.WRITE if writes else Effect.READ,
+        elements=sorted({f"{s.page_before}.{s.element.name}" for seq in seqs for s in seq if s.element}),
+        navigates=navigates,
+    )
+    return Synth(m, "form", element=sel.name, evidence=[s for seq in seqs for s in seq],
+                 name_param=snake(card.name_prop or "name") if card else None,
+                 source_list=list_tool.get(card.selector) if card else None, witness_args=witness)

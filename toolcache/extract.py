@@ -1,0 +1,515 @@
+"""Extract: page schemas from DOM snapshots, by structure alone (no model).
+
+For every snapshot the page type is ``<body data-page>`` when the site sets
+it, else a pattern of the URL path. On each page:
+
+* **repeated groups** (cards): elements with a test id or a class whose
+  signature repeats among siblings; their properties are their ``data-*``
+  attributes and the text of their test-id'd descendants; a repeated container
+  around them (a home-page section) becomes a grouping property
+  (``x-visibleCounts``). Buttons inside a card are the card's *actions*.
+* **actionable elements**: links, buttons, inputs, selects, text areas, radio
+  groups (by input name), ``role=button``.
+* **fields**: leaf elements with a test id and text (or ``data-value``), and
+  the ``data-*`` facts of singular containers (a store header).
+* **modals**: ``role=dialog`` / ``aria-modal`` containers; their elements are
+  named ``<modal>.<element>`` as in the paper's prompt 3.
+
+``opensPage`` / ``opensModal`` come later from observed transitions
+(:mod:`toolcache.label`). :meth:`PageSchema.to_json_schema` renders the
+paper's JSON Schema shape.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlparse
+
+from .dom import Node, camel, css_attr, parse_html
+
+__all__ = ["Prop", "Element", "PageSchema", "SiteSchema", "page_key", "extract_snapshot", "merge_page"]
+
+log = logging.getLogger(__name__)
+
+_ACTION_TAGS = {"a", "button", "input", "select", "textarea"}
+
+
+@dataclass
+class Prop:
+    """A value visible on an element: a ``data-*`` attribute, a descendant's text, or ``data-value``."""
+
+    name: str
+    source: str  # "attr" | "text" | "value" | "self"
+    key: str  # attribute name, or a CSS selector relative to the element ("" for the element itself)
+    type: str = "string"  # JSON type: string | number | boolean
+
+    def js(self, var: str) -> str:
+        """A JS expression reading this property from element ``var``."""
+        if self.source == "attr":
+            raw = f"{var}.getAttribute({_js_str(self.key)})"
+        elif self.source == "self":
+            raw = f"(({var}.innerText || {var}.textContent || '').replace(/\\s+/g, ' ').trim())"
+        else:
+            sub = f"{var}.querySelector({_js_str(self.key)})" if self.key else var
+            if self.source == "value":
+                raw = f"(({sub}) ? ({sub}).getAttribute('data-value') : null)"
+            else:
+                raw = f"(({sub}) ? (({sub}).innerText || ({sub}).textContent || '').replace(/\\s+/g, ' ').trim() : null)"
+        if self.type == "number":
+            return f"__num({raw})"
+        if self.type == "boolean":
+            return f"__bool({raw})"
+        return raw
+
+    def to_json(self) -> dict[str, Any]:
+        return {"name": self.name, "source": self.source, "key": self.key, "type": self.type}
+
+
+def _js_str(s: str) -> str:
+    import json
+
+    return json.dumps(s)
+
+
+@dataclass
+class Element:
+    """One page-schema element (a ``$def``)."""
+
+    name: str
+    page: str
+    kind: str  # card | link | button | input | textarea | select | radio | checkbox
+    selector: str
+    repeated: bool = False
+    modal: str | None = None
+    props: dict[str, Prop] = field(default_factory=dict)
+    name_prop: str | None = None
+    group_prop: Prop | None = None
+    group_selector: str | None = None
+    visible_count: int = 1
+    visible_counts: dict[str, int] = field(default_factory=dict)
+    actions: dict[str, str] = field(default_factory=dict)
+    """For cards: action name -> selector of an actionable descendant (``removeLine``)."""
+    clickable: bool = False
+    text: str = ""
+    input_name: str | None = None
+    input_type: str | None = None
+    options: list[str] = field(default_factory=list)
+    form: str | None = None
+    """Selector of the enclosing form, when there is one."""
+    opens_page: set[str] = field(default_factory=set)
+    opens_modal: str | None = None
+    samples: list[str] = field(default_factory=list)
+
+    @property
+    def key(self) -> str:
+        return f"{self.page}.{self.name}"
+
+    def def_json(self) -> dict[str, Any]:
+        props: dict[str, Any] = {p.name: {"type": p.type} for p in self.props.values()}
+        if self.group_prop is not None:
+            props[self.group_prop.name] = {"type": "string", "description": "the group (section) it is shown in"}
+        if len(self.opens_page) == 1:
+            props["opensPage"] = {"const": next(iter(self.opens_page))}
+        elif self.opens_page:
+            props["opensPage"] = {"enum": sorted(self.opens_page)}
+        if self.opens_modal:
+            props["opensModal"] = {"const": self.opens_modal}
+        if self.options:
+            props["value"] = {"type": "string", "enum": list(self.options)}
+        out: dict[str, Any] = {
+            "type": "object",
+            "description": self.describe(),
+            "x-kind": self.kind,
+            "x-selector": self.selector,
+            "properties": props,
+        }
+        if self.repeated:
+            out["x-visibleCount"] = self.visible_count
+            if self.visible_counts:
+                out["x-visibleCounts"] = dict(self.visible_counts)
+        if self.actions:
+            out["x-actions"] = dict(self.actions)
+        return out
+
+    def describe(self) -> str:
+        what = {
+            "card": "Repeated card", "link": "Link", "button": "Button", "input": "Text input",
+            "textarea": "Text area", "select": "Drop-down", "radio": "Radio group", "checkbox": "Checkbox",
+        }.get(self.kind, self.kind)
+        extra = f" '{self.text[:40]}'" if self.text and not self.repeated else ""
+        where = f" in {self.modal}" if self.modal else ""
+        goes = f", opens the {'/'.join(sorted(self.opens_page))} page" if self.opens_page else ""
+        modal = f", opens {self.opens_modal}" if self.opens_modal else ""
+        return f"{what}{extra}{where}{goes}{modal}"
+
+
+@dataclass
+class PageSchema:
+    page: str
+    url_patterns: set[str] = field(default_factory=set)
+    urls: list[str] = field(default_factory=list)
+    elements: dict[str, Element] = field(default_factory=dict)
+    fields: dict[str, Prop] = field(default_factory=dict)
+    """Singular visible facts (``getFields``), by name; modal fields are ``<modal>.<name>``."""
+    modals: dict[str, str] = field(default_factory=dict)
+    """Modal name -> selector."""
+    snapshots: int = 0
+    open_modals: set[str] = field(default_factory=set)
+    """Modals open in the (last) snapshot: per-snapshot, not merged."""
+    title_selector: str | None = None
+    """The page's main heading (``h1``), for post-checks of navigations."""
+
+    def to_json_schema(self) -> dict[str, Any]:
+        return {
+            "$schema": "https://json-schema.org/draft/2020-12/schema",
+            "title": self.page,
+            "type": "object",
+            "x-urlPatterns": sorted(self.url_patterns),
+            "x-snapshots": self.snapshots,
+            "x-modals": dict(self.modals),
+            "properties": {name: {"type": p.type, "x-source": p.source, "x-key": p.key} for name, p in self.fields.items()},
+            "$defs": {name: el.def_json() for name, el in sorted(self.elements.items())},
+        }
+
+
+@dataclass
+class SiteSchema:
+    pages: dict[str, PageSchema] = field(default_factory=dict)
+    transitions: Counter[tuple[str, str, str]] = field(default_factory=Counter)
+    """(page, element, page after) -> times seen."""
+
+    def element(self, page: str, name: str) -> Element | None:
+        ps = self.pages.get(page)
+        return ps.elements.get(name) if ps else None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "format": "toolcache-schemas",
+            "version": 1,
+            "pages": {k: v.to_json_schema() for k, v in sorted(self.pages.items())},
+            "transitions": [
+                {"from": a, "element": e, "to": b, "count": n} for (a, e, b), n in sorted(self.transitions.items())
+            ],
+        }
+
+
+_NUM = re.compile(r"^-?\d+(\.\d+)?$")
+
+
+def _type_of(values: list[str]) -> str:
+    vals = [v for v in values if v != ""]
+    if vals and all(v in ("true", "false") for v in vals):
+        return "boolean"
+    if vals and all(_NUM.match(v) for v in vals):
+        return "number"
+    return "string"
+
+
+def page_key(body: Node | None, url: str | None) -> str:
+    """The page type: ``<body data-page>``, else the URL's first path segment (``home`` for ``/``)."""
+    if body is not None and body.attrs.get("data-page"):
+        return body.attrs["data-page"]
+    path = urlparse(url or "").path.strip("/")
+    return re.sub(r"[^A-Za-z0-9_]+", "_", path.split("/")[0]) if path else "home"
+
+
+def url_pattern(url: str | None) -> str:
+    """``/store/winstop?x=1`` -> ``/store/*``: the first segment kept, the rest wildcarded."""
+    path = urlparse(url or "").path or "/"
+    parts = [p for p in path.split("/") if p]
+    if not parts:
+        return "/"
+    return "/" + "/".join([parts[0]] + ["*"] * (len(parts) - 1))
+
+
+def _is_actionable(n: Node) -> bool:
+    if n.tag in _ACTION_TAGS:
+        if n.tag == "a":
+            return "href" in n.attrs
+        if n.tag == "input":
+            return n.attrs.get("type", "text") != "hidden"
+        return True
+    return n.attrs.get("role") in ("button", "link", "tab", "menuitem") or "onclick" in n.attrs
+
+
+def _selector(n: Node) -> str:
+    if n.testid:
+        return css_attr("data-testid", n.testid)
+    if n.attrs.get("id"):
+        return "#" + n.attrs["id"]
+    if n.tag in ("input", "select", "textarea") and n.attrs.get("name"):
+        return n.tag + css_attr("name", n.attrs["name"])
+    return n.signature
+
+
+def _name_for(n: Node) -> str:
+    for cand in (n.testid, n.attrs.get("id"), n.attrs.get("name"), n.attrs.get("aria-label")):
+        if cand:
+            return camel(cand)
+    text = n.text[:30]
+    base = camel(text) if text else n.tag
+    return base + {"a": "Link", "button": "Button"}.get(n.tag, "")
+
+
+def _kind(n: Node) -> str:
+    if n.tag == "a":
+        return "link"
+    if n.tag == "input":
+        t = n.attrs.get("type", "text").lower()
+        if t in ("radio", "checkbox"):
+            return t
+        if t in ("submit", "button"):
+            return "button"
+        return "input"
+    if n.tag in ("select", "textarea", "button"):
+        return n.tag
+    return "button"
+
+
+def _modal_name(n: Node) -> str:
+    base = camel(n.testid or n.attrs.get("id") or "dialog")
+    return base if "modal" in base.lower() else base + "Modal"
+
+
+def _modal_of(n: Node, modals: dict[int, str]) -> str | None:
+    for a in n.ancestors():
+        if id(a) in modals:
+            return modals[id(a)]
+    return None
+
+
+def _card_props(members: list[Node]) -> tuple[dict[str, Prop], dict[str, str]]:
+    """Properties and actions shared by a group's members."""
+    attr_values: dict[str, list[str]] = defaultdict(list)
+    text_values: dict[str, list[str]] = defaultdict(list)
+    actions: dict[str, str] = {}
+    for m in members:
+        for k, v in m.data().items():
+            attr_values[k].append(v)
+        for d in m.iter():
+            if d is m:
+                continue
+            if d.testid and _is_actionable(d):
+                actions[camel(d.testid)] = css_attr("data-testid", d.testid)
+            elif d.testid and d.text and not any(_is_actionable(c) for c in d.iter()):
+                text_values[d.testid].append(d.text)
+    props: dict[str, Prop] = {}
+    for k, vals in attr_values.items():
+        if k in ("data-options",) or len(vals) < len(members) * 0.5:
+            continue
+        props[camel(k)] = Prop(camel(k), "attr", k, _type_of(vals))
+    for tid in text_values:
+        name = camel(tid)
+        if name in props:
+            name += "Text"
+        props[name] = Prop(name, "text", css_attr("data-testid", tid), "string")
+    if not props:
+        props["text"] = Prop("text", "self", "", "string")
+    return props, actions
+
+
+def _name_prop(props: dict[str, Prop]) -> str | None:
+    if "name" in props:
+        return "name"
+    named = [p for p in props if p.lower().endswith("name")]
+    attr_named = [p for p in named if props[p].source == "attr"]
+    if attr_named:
+        return sorted(attr_named, key=len)[0]
+    if named:
+        return sorted(named, key=len)[0]
+    texts = [p for p, v in props.items() if v.type == "string"]
+    return texts[0] if texts else None
+
+
+def extract_snapshot(html: str, url: str | None, known: set[str] | None = None) -> PageSchema:
+    """The page schema of one snapshot; ``known`` signatures count as repeated even when alone."""
+    root = parse_html(html)
+    body = root.find(lambda n: n.tag == "body")
+    page = page_key(body, url)
+    ps = PageSchema(page=page, snapshots=1)
+    ps.url_patterns.add(url_pattern(url))
+    if url:
+        ps.urls.append(url)
+    scope = body or root
+    h1 = scope.find(lambda n: n.tag == "h1")
+    if h1 is not None:
+        ps.title_selector = _selector(h1) if h1.testid else "h1"
+
+    modals: dict[int, str] = {}
+    for n in scope.iter():
+        if n.attrs.get("role") == "dialog" or n.attrs.get("aria-modal") == "true":
+            modals[id(n)] = _modal_name(n)
+            ps.modals[_modal_name(n)] = _selector(n)
+            if "hidden" not in n.attrs and n.attrs.get("data-open") != "false":
+                ps.open_modals.add(_modal_name(n))
+
+    # -- repeated groups -------------------------------------------------------------
+    by_parent: dict[str, set[int]] = defaultdict(set)
+    members_of: dict[str, list[Node]] = defaultdict(list)
+    for n in scope.iter():
+        if not (n.testid or n.classes) or n.tag in ("script", "style", "br"):
+            continue
+        members_of[n.signature].append(n)
+    for sig, nodes in members_of.items():
+        counts = Counter(id(n.parent) for n in nodes)
+        if counts and (max(counts.values()) >= 2 or sig in (known or set())):
+            by_parent[sig] = {id(n) for n in nodes}
+    candidates = dict(by_parent)
+    member_sig: dict[int, str] = {nid: sig for sig, ids in candidates.items() for nid in ids}
+    # a candidate without a test id inside another candidate is markup, not a group
+    for sig in list(candidates):
+        nodes = members_of[sig]
+        if "[data-testid" not in sig and all(any(id(a) in member_sig and member_sig[id(a)] != sig for a in n.ancestors()) for n in nodes):
+            del candidates[sig]
+    member_sig = {nid: sig for sig, ids in candidates.items() for nid in ids}
+    containers: dict[str, str] = {}  # inner sig -> container sig
+    for sig in candidates:
+        for n in members_of[sig]:
+            outer = next((member_sig[id(a)] for a in n.ancestors() if id(a) in member_sig), None)
+            if outer is not None and outer != sig:
+                containers[sig] = outer
+                break
+    groups = [s for s in candidates if s not in containers.values()]
+    for sig in groups:
+        nodes = members_of[sig]
+        outer_sig = containers.get(sig)
+        if outer_sig is not None and outer_sig not in containers.values():
+            continue
+        if outer_sig is not None and sig in containers and containers[sig] in groups:
+            continue  # a part of another card
+        first = nodes[0]
+        props, actions = _card_props(nodes)
+        modal = _modal_of(first, modals)
+        base = camel(first.testid) if first.testid else camel(first.classes[0] if first.classes else first.tag)
+        name = f"{modal}.{base}" if modal else base
+        el = Element(
+            name=name, page=page, kind="card", selector=sig, repeated=True, modal=modal, props=props,
+            name_prop=_name_prop(props), visible_count=len(nodes), actions=actions,
+            clickable=any(_is_actionable(n) for n in nodes) or first.tag == "label",
+        )
+        if outer_sig is not None:
+            outer_nodes = members_of[outer_sig]
+            gp: Prop | None = None
+            data = outer_nodes[0].data()
+            if data:
+                k = next(iter(data))
+                gp = Prop(camel(k), "attr", k, "string")
+            else:
+                head = outer_nodes[0].find(lambda x: x.tag in ("h2", "h3", "h4", "legend"))
+                if head is not None:
+                    gp = Prop("group", "text", head.tag, "string")
+            if gp is not None:
+                el.group_prop, el.group_selector = gp, outer_sig
+                for o in outer_nodes:
+                    label = o.attrs.get(gp.key, "") if gp.source == "attr" else (o.find(lambda x, k=gp.key: x.tag == k) or o).text
+                    el.visible_counts[label] = sum(1 for d in o.iter() if id(d) in candidates.get(sig, set()))
+        if el.name_prop:
+            np_ = props[el.name_prop]
+            for n in nodes[:50]:
+                val = n.attrs.get(np_.key) if np_.source == "attr" else (n.text if np_.source == "self" else None)
+                if val is None and np_.source == "text":
+                    sub = n.find(lambda x, k=np_.key: x.testid is not None and css_attr("data-testid", x.testid) == k)
+                    val = sub.text if sub is not None else None
+                if val and val not in el.samples:
+                    el.samples.append(val)
+        ps.elements[name] = el
+
+    in_group = {nid for sig in groups for nid in candidates.get(sig, set())}
+
+    def inside_card(n: Node) -> bool:
+        return id(n) in in_group or any(id(a) in in_group for a in n.ancestors())
+
+    # -- singular actionable elements --------------------------------------------------
+    for n in scope.iter():
+        if not _is_actionable(n) or inside_card(n):
+            continue
+        modal = _modal_of(n, modals)
+        kind = _kind(n)
+        form = next((a for a in n.ancestors() if a.tag == "form"), None)
+        if kind == "radio":
+            group = n.attrs.get("name") or "choice"
+            name = camel(group)
+            name = f"{modal}.{name}" if modal else name
+            found = ps.elements.get(name)
+            if found is None:
+                found = Element(name=name, page=page, kind="radio", selector="input" + css_attr("name", group), modal=modal,
+                                input_name=group, input_type="radio")
+                ps.elements[name] = found
+            val = n.attrs.get("value", "")
+            if val and val not in found.options:
+                found.options.append(val)
+            found.form = _selector(form) if form is not None else None
+            continue
+        base = _name_for(n)
+        name = f"{modal}.{base}" if modal else base
+        el = Element(name=name, page=page, kind=kind, selector=_selector(n), modal=modal, text=n.text[:80],
+                     input_name=n.attrs.get("name"), input_type=n.attrs.get("type"), clickable=True,
+                     form=_selector(form) if form is not None else None)
+        if n.tag == "select":
+            el.options = [o.attrs.get("value", o.text) for o in n.iter() if o.tag == "option"]
+        ps.elements.setdefault(name, el)
+
+    # -- fields -------------------------------------------------------------------------
+    for n in scope.iter():
+        if not n.testid or inside_card(n) or _is_actionable(n) or n.tag in ("script", "form", "ul", "table", "nav", "header"):
+            continue
+        if any(_is_actionable(d) for d in n.iter()):
+            continue
+        modal = _modal_of(n, modals)
+        prefix = f"{modal}." if modal else ""
+        if id(n) in modals:
+            continue
+        has_testid_child = any(d.testid for d in n.iter() if d is not n)
+        data = n.data()
+        if len(data) >= 3 and has_testid_child:
+            for k, v in data.items():
+                fname = prefix + camel(k)
+                ps.fields.setdefault(fname, Prop(fname, "attr", f"{css_attr('data-testid', n.testid)}|{k}", _type_of([v])))
+            continue
+        if has_testid_child:
+            continue
+        fname = prefix + camel(n.testid)
+        if "data-value" in n.attrs:
+            ps.fields.setdefault(fname, Prop(fname, "value", css_attr("data-testid", n.testid), _type_of([n.attrs["data-value"]])))
+        elif n.text or modal:
+            ps.fields.setdefault(fname, Prop(fname, "text", css_attr("data-testid", n.testid), "string"))
+    return ps
+
+
+def merge_page(into: PageSchema, other: PageSchema) -> None:
+    """Fold one snapshot's schema into the page's schema (union, max counts)."""
+    into.snapshots += other.snapshots
+    into.url_patterns |= other.url_patterns
+    for u in other.urls:
+        if u not in into.urls and len(into.urls) < 20:
+            into.urls.append(u)
+    into.modals.update(other.modals)
+    into.title_selector = into.title_selector or other.title_selector
+    for name, prop in other.fields.items():
+        into.fields.setdefault(name, prop)
+    for name, el in other.elements.items():
+        have = into.elements.get(name)
+        if have is None:
+            into.elements[name] = el
+            continue
+        have.visible_count = max(have.visible_count, el.visible_count)
+        for k, v in el.visible_counts.items():
+            have.visible_counts[k] = max(have.visible_counts.get(k, 0), v)
+        for k, p in el.props.items():
+            have.props.setdefault(k, p)
+        if "text" in have.props and len(have.props) > 1 and have.props["text"].source == "self":
+            del have.props["text"]
+        have.name_prop = _name_prop(have.props) if have.name_prop not in have.props else have.name_prop
+        have.actions.update(el.actions)
+        have.group_prop = have.group_prop or el.group_prop
+        have.group_selector = have.group_selector or el.group_selector
+        for o in el.options:
+            if o not in have.options:
+                have.options.append(o)
+        for s in el.samples:
+            if s not in have.samples and len(have.samples) < 100:
+                have.samples.append(s)

@@ -1,0 +1,137 @@
+"""Label: map every recorded step to its page-schema element.
+
+The recorder stores the target's test id and its ancestors, so the element is
+found deterministically: the nearest ancestor-or-self that is a member of a
+repeated group is the card (and a test-id'd actionable inside it is the
+card's *action*); else the singular element with the target's selector (test
+id, id, input name); else one whose text matches. Only steps that carry no
+target at all are left for the optional model labeler (paper, prompt 4).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from dataclasses import dataclass, field
+from typing import Any
+
+from agentjit.llm.base import Message, Model
+from agentjit.protocol.trace import StepEvent, Target
+
+from .dom import camel, css_attr
+from .extract import Element, PageSchema
+
+__all__ = ["LabeledStep", "label_step", "label_with_model"]
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class LabeledStep:
+    """One step with its page before and after and its element."""
+
+    trace: str
+    step: StepEvent
+    page_before: str | None
+    page_after: str | None
+    element: Element | None = None
+    action: str | None = None
+    """For a card: the name of the action inside it that was clicked (``removeLine``)."""
+    card_name: str | None = None
+    """For a card: the value of its name property on the clicked card."""
+    modal_before: set[str] = field(default_factory=set)
+    modal_after: set[str] = field(default_factory=set)
+    via: str = "target"
+    """How the element was found: ``target``, ``text``, ``model`` or ``none``."""
+
+    @property
+    def writes(self) -> list[dict[str, Any]]:
+        return list(self.step.requests)
+
+    @property
+    def duration(self) -> float:
+        return self.step.end - self.step.start
+
+
+def _chain(target: Target) -> list[dict[str, Any]]:
+    extra = target.model_extra or {}
+    me: dict[str, Any] = {"tag": target.tag, "testid": extra.get("testid"), "data": {}, "classes": ""}
+    attrs = extra.get("attributes") or {}
+    me["data"] = {k: v for k, v in attrs.items() if k.startswith("data-") and k != "data-testid"}
+    me["classes"] = attrs.get("class", "")
+    me["name_attr"] = attrs.get("name")
+    me["id"] = attrs.get("id")
+    return [me, *list(extra.get("ancestors") or [])]
+
+
+def _sig_of(node: dict[str, Any]) -> str:
+    if node.get("testid"):
+        return css_attr("data-testid", node["testid"])
+    classes = "".join(f".{c}" for c in (node.get("classes") or "").split())
+    return f"{node.get('tag')}{classes}"
+
+
+def label_step(step: StepEvent, schema: PageSchema | None) -> tuple[Element | None, str | None, str | None, str]:
+    """``(element, card action, card name, via)`` for ``step`` on page ``schema``."""
+    if schema is None or step.target is None:
+        return None, None, None, "none"
+    chain = _chain(step.target)
+    cards = {el.selector: el for el in schema.elements.values() if el.repeated}
+    for depth, node in enumerate(chain):
+        el = cards.get(_sig_of(node))
+        if el is None:
+            continue
+        action = None
+        for inner in chain[:depth]:
+            if inner.get("testid") and camel(inner["testid"]) in el.actions:
+                action = camel(inner["testid"])
+                break
+        name = None
+        if el.name_prop and el.name_prop in el.props:
+            prop = el.props[el.name_prop]
+            if prop.source == "attr":
+                name = (node.get("data") or {}).get(prop.key)
+        if name is None and depth == 0:
+            name = step.target.text
+        if el.kind == "card" and el.modal and depth > 0 and chain[0].get("tag") == "input":
+            # an input inside a repeated label (an option choice): still the card
+            pass
+        return el, action, name, "target"
+    me = chain[0]
+    singles = [el for el in schema.elements.values() if not el.repeated]
+    for el in singles:
+        if me.get("testid") and el.selector == css_attr("data-testid", me["testid"]):
+            return el, None, None, "target"
+    for el in singles:
+        if el.kind == "radio" and me.get("name_attr") and el.input_name == me["name_attr"]:
+            return el, None, None, "target"
+        if me.get("id") and el.selector == "#" + me["id"]:
+            return el, None, None, "target"
+        if me.get("name_attr") and el.input_name == me["name_attr"] and el.kind != "radio":
+            return el, None, None, "target"
+    text = (step.target.text or step.target.name or "").strip()
+    if text:
+        for el in singles:
+            if el.text and el.text.strip() == text:
+                return el, None, None, "text"
+    return None, None, None, "none"
+
+
+async def label_with_model(model: Model, step: StepEvent, schema: PageSchema) -> Element | None:
+    """Ask ``model`` which element a target-less step was after (the paper's prompt 4, our wording)."""
+    valid = sorted(schema.elements)
+    goal = step.goal or ""
+    prompt = (
+        "Which page element was this browser step ultimately aiming at? Answer with JSON "
+        '{"goal_element": <one of the valid elements>} and nothing else. Map exploratory steps '
+        "(scrolling, reading) to the element they were trying to reach.\n"
+        f"valid_elements: {json.dumps(valid)}\n"
+        f"step: action={step.action} value={step.value!r} url={step.url} goal={goal!r}"
+    )
+    reply = await model.request([Message(role="user", content=prompt)], temperature=0)
+    try:
+        name = json.loads(reply.text.strip().strip("`").removeprefix("json")).get("goal_element")
+    except (ValueError, AttributeError):
+        log.info("model label not JSON: %r", reply.text[:200])
+        return None
+    return schema.elements.get(name) if isinstance(name, str) else None

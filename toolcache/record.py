@@ -1,0 +1,298 @@
+"""The recorder: replay a demonstration script in real Chromium and write a trace.
+
+Each script step becomes one :class:`~agentjit.protocol.trace.StepEvent` with
+the target as the page saw it (CSS selector, role, accessible name, text, tag,
+test id and the chain of ancestors, so the builder can find the element in the
+snapshot), the URL before and after, the page title after, start and end
+times, the state-changing requests the step caused (``requests``: every non-GET
+request, with its status), and the DOM after the step (``page.content()``,
+stored once per distinct content). A step ends when the page has loaded and no
+request has been in flight for a short quiet period.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import time
+import urllib.request
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+from urllib.parse import urljoin
+
+import agentjit
+from agentjit.protocol.trace import SessionEvent, StepEvent, Target, TraceWriter
+from agentjit.runtime import BrowserPool
+
+from .script import Script, ScriptStep, ScriptTarget
+
+__all__ = ["record_script", "record_scripts", "describe_js", "reset_site"]
+
+log = logging.getLogger(__name__)
+
+QUIET_S = 0.05
+"""How long the network must stay idle before a step counts as finished."""
+SETTLE_TIMEOUT_S = 15.0
+TARGET_TIMEOUT_MS = 5000
+"""How long a script step waits for its target to appear."""
+
+# Runs on the target element: everything the builder needs to find it again.
+describe_js = r"""
+(el) => {
+  const implicit = (n) => {
+    const t = n.tagName.toLowerCase();
+    if (t === 'a' && n.hasAttribute('href')) return 'link';
+    if (t === 'button') return 'button';
+    if (t === 'select') return 'combobox';
+    if (t === 'textarea') return 'textbox';
+    if (t === 'input') {
+      const ty = (n.getAttribute('type') || 'text').toLowerCase();
+      return {checkbox: 'checkbox', radio: 'radio', submit: 'button', button: 'button',
+              number: 'spinbutton', search: 'searchbox'}[ty] || 'textbox';
+    }
+    if (/^h[1-6]$/.test(t)) return 'heading';
+    return null;
+  };
+  const clean = (s) => (s || '').replace(/\s+/g, ' ').trim();
+  const labelOf = (n) => {
+    if (n.getAttribute('aria-label')) return n.getAttribute('aria-label');
+    if (n.labels && n.labels.length) return clean(n.labels[0].textContent);
+    if (n.getAttribute('placeholder')) return n.getAttribute('placeholder');
+    if (n.getAttribute('title')) return n.getAttribute('title');
+    return clean(n.innerText || n.textContent).slice(0, 120);
+  };
+  const sig = (n) => {
+    const data = {};
+    for (const a of n.attributes) if (a.name.startsWith('data-') && a.name !== 'data-testid') data[a.name] = a.value.slice(0, 200);
+    return {tag: n.tagName.toLowerCase(), testid: n.getAttribute('data-testid'),
+            classes: (typeof n.className === 'string' ? n.className.trim() : ''), id: n.id || null,
+            role: n.getAttribute('role') || implicit(n), data};
+  };
+  const selectorOf = (n) => {
+    const parts = [];
+    let cur = n;
+    while (cur && cur.nodeType === 1 && cur.tagName.toLowerCase() !== 'html') {
+      const tid = cur.getAttribute('data-testid');
+      if (cur.id) { parts.unshift('#' + CSS.escape(cur.id)); break; }
+      let part = cur.tagName.toLowerCase();
+      if (tid) part += '[data-testid="' + tid + '"]';
+      const parent = cur.parentElement;
+      if (parent) {
+        const same = Array.from(parent.children).filter((c) => c.tagName === cur.tagName &&
+          (!tid || c.getAttribute('data-testid') === tid));
+        if (same.length > 1) part += ':nth-of-type(' + (Array.from(parent.children).filter((c) => c.tagName === cur.tagName).indexOf(cur) + 1) + ')';
+      }
+      parts.unshift(part);
+      if (tid && document.querySelectorAll('[data-testid="' + tid + '"]').length === 1) break;
+      cur = parent;
+    }
+    return parts.join(' > ');
+  };
+  const ancestors = [];
+  for (let p = el.parentElement; p && p.tagName.toLowerCase() !== 'body'; p = p.parentElement) ancestors.push(sig(p));
+  const attrs = {};
+  for (const a of el.attributes) attrs[a.name] = a.value.slice(0, 200);
+  const me = sig(el);
+  return {selector: selectorOf(el), role: me.role, name: labelOf(el), text: clean(el.innerText || el.textContent).slice(0, 200),
+          tag: me.tag, testid: me.testid, attributes: attrs, ancestors,
+          in_dialog: !!el.closest('[role=dialog],[aria-modal=true]')};
+}
+"""
+
+
+def reset_site(base_url: str) -> bool:
+    """``POST /__reset`` when the site offers it; returns whether it did."""
+    req = urllib.request.Request(urljoin(base_url, "/__reset"), data=b"{}", method="POST")
+    try:
+        with urllib.request.urlopen(req, timeout=5) as resp:  # noqa: S310 - a loopback bench site
+            return bool(200 <= resp.status < 300)
+    except Exception:  # a site without the bench endpoints
+        log.debug("no /__reset on %s", base_url, exc_info=True)
+        return False
+
+
+class _Network:
+    """In-flight requests and the state-changing ones, per page."""
+
+    def __init__(self, page: Any) -> None:
+        self.inflight: set[Any] = set()
+        self.writes: list[dict[str, Any]] = []
+        self.last_change = time.monotonic()
+        page.on("request", self._on_request)
+        page.on("requestfinished", self._on_done)
+        page.on("requestfailed", self._on_done)
+
+    def _on_request(self, request: Any) -> None:
+        self.inflight.add(request)
+        self.last_change = time.monotonic()
+        if request.method != "GET":
+            self.writes.append({"method": request.method, "url": request.url, "resource": request.resource_type, "_req": request})
+
+    def _on_done(self, request: Any) -> None:
+        self.inflight.discard(request)
+        self.last_change = time.monotonic()
+
+    async def settle(self, page: Any) -> None:
+        deadline = time.monotonic() + SETTLE_TIMEOUT_S
+        with contextlib.suppress(Exception):
+            await page.wait_for_load_state("load", timeout=SETTLE_TIMEOUT_S * 1000)
+        while time.monotonic() < deadline:
+            if not self.inflight and time.monotonic() - self.last_change >= QUIET_S:
+                return
+            await asyncio.sleep(0.01)
+        log.warning("network did not settle within %.0f s", SETTLE_TIMEOUT_S)
+
+    async def take_writes(self) -> list[dict[str, Any]]:
+        out = []
+        for w in self.writes:
+            req = w.pop("_req")
+            status = None
+            with contextlib.suppress(Exception):
+                resp = await req.response()
+                status = resp.status if resp is not None else None
+            out.append({**w, "status": status})
+        self.writes = []
+        return out
+
+
+def _locator(page: Any, target: ScriptTarget) -> Any:
+    if target.selector:
+        loc = page.locator(target.selector)
+        if target.text:
+            loc = loc.filter(has_text=target.text)
+    elif target.role:
+        loc = page.get_by_role(target.role, name=target.name, exact=True) if target.name else page.get_by_role(target.role)
+    else:
+        loc = page.get_by_text(target.text or "", exact=True)
+    return loc.nth(target.nth)
+
+
+async def _perform(page: Any, step: ScriptStep, base_url: str, loc: Any) -> None:
+    if step.action == "goto":
+        await page.goto(urljoin(base_url, step.url or "/"), wait_until="domcontentloaded")
+    elif step.action == "click":
+        await loc.click()
+    elif step.action == "check":
+        await loc.check()
+    elif step.action == "fill":
+        await loc.fill(str(step.value))
+    elif step.action == "select":
+        await loc.select_option(str(step.value))
+    elif step.action == "press":
+        if loc is not None:
+            await loc.press(str(step.value))
+        else:
+            await page.keyboard.press(str(step.value))
+    elif step.action == "scroll":
+        if loc is not None:
+            await loc.scroll_into_view_if_needed()
+        else:
+            await page.mouse.wheel(0, float(step.value or 600))
+    elif step.action == "wait":
+        if loc is not None:
+            await loc.wait_for()
+        else:
+            await asyncio.sleep(float(step.value or 0) / 1000)
+
+
+async def record_script(
+    pool: BrowserPool,
+    script: Script,
+    base_url: str,
+    out: str | Path,
+    *,
+    site: str | None = None,
+    reset: bool | None = None,
+) -> Path:
+    """Run ``script`` against ``base_url`` in a fresh context and write its trace to ``out``."""
+    if reset if reset is not None else script.reset:
+        await asyncio.to_thread(reset_site, base_url)
+    session = SessionEvent(
+        site=site,
+        start_url=base_url,
+        agentjit_version=agentjit.__version__,
+        task=script.description or script.name,
+        source="recorder",
+        script=script.name,
+        viewport=pool.context_options.get("viewport", {"width": 1280, "height": 720}),
+    )
+    out = Path(out)
+    async with pool.page() as page:
+        net = _Network(page)
+        with TraceWriter(out, session) as writer:
+            for step in script.steps:
+                url_before = page.url
+                loc = _locator(page, step.target) if step.target is not None else None
+                target: Target | None = None
+                await net.take_writes()
+                start = time.time()
+                ok, reason = True, None
+                try:
+                    if loc is not None:
+                        info = await loc.evaluate(describe_js, timeout=TARGET_TIMEOUT_MS)
+                        target = Target.model_validate(info)
+                        start = time.time()
+                    await _perform(page, step, base_url, loc)
+                    await net.settle(page)
+                except Exception as exc:  # a step that fails is recorded as failed, then the run stops
+                    ok, reason = False, str(exc).splitlines()[0]
+                end = time.time()
+                writes = await net.take_writes()
+                html = await page.content()
+                snapshot = writer.snapshot(html)
+                writer.step(
+                    StepEvent(
+                        index=writer.next_index(),
+                        action=step.action,
+                        url=url_before if url_before != "about:blank" else None,
+                        title=await page.title(),
+                        target=target,
+                        value=step.value if step.action != "goto" else urljoin(base_url, step.url or "/"),
+                        start=start,
+                        end=end,
+                        ok=ok,
+                        reason=reason,
+                        url_after=page.url,
+                        snapshot=snapshot,
+                        requests=writes,
+                        goal=step.note,
+                    )
+                )
+                if not ok:
+                    log.warning("%s: step %d (%s) failed: %s", script.name, script.steps.index(step), step.action, reason)
+                    break
+    return out
+
+
+async def record_scripts(
+    scripts: Sequence[Script],
+    base_url: str,
+    out_dir: str | Path,
+    *,
+    repeat: int = 1,
+    site: str | None = None,
+    pool: BrowserPool | None = None,
+) -> list[Path]:
+    """Record each script ``repeat`` times; one trace per run, ``<name>.jsonl`` or ``<name>-<i>.jsonl``."""
+    out_dir = Path(out_dir)
+    paths: list[Path] = []
+
+    async def run(p: BrowserPool) -> None:
+        for script in scripts:
+            for i in range(repeat):
+                name = f"{script.name}.jsonl" if repeat == 1 else f"{script.name}-{i + 1}.jsonl"
+                paths.append(await record_script(p, script, base_url, out_dir / name, site=site))
+
+    if pool is not None:
+        await run(pool)
+    else:
+        async with BrowserPool() as own:
+            await run(own)
+    return paths
+
+
+def dump_json(data: Any) -> str:  # pragma: no cover - debugging helper
+    return json.dumps(data, indent=2)

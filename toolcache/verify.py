@@ -1,0 +1,304 @@
+"""Verify: run every synthesized tool against the live site; keep what passes.
+
+Each recorded demonstration is replayed as a sequence of *tool calls*: a card
+click becomes ``goto_<card>(name)``, a search becomes ``search(query)``, a
+filled form and its submit become one ``setFields`` call, and so on, with the
+arguments the demonstration used. On every page the replay reaches, the READ
+tools whose ``pre`` holds there are probed too, with name inputs taken from a
+list tool's output on that page. A tool is kept when at least one call passed
+its checks; otherwise it is rejected with the last failure.
+
+Relations (LIBRA's counterfactual test): a consumer's name input is tied to a
+provider list (``pre_tools``) only when, from the same state, the call with a
+value from the provider's output succeeds and the call with an unrelated value
+fails.
+"""
+
+# The per-trace closures (call, counterfactual, probe) are rebuilt for every trace and run only
+# within it, so late binding of the loop variables is what is meant:
+# ruff: noqa: B023
+from __future__ import annotations
+
+import logging
+import time
+from collections import Counter, defaultdict
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urljoin, urlparse
+
+from agentjit.protocol.state import satisfies
+from agentjit.runtime import BrowserPool, CallOutcome, call_tool
+
+from .codegen import Synth
+from .label import LabeledStep
+
+__all__ = ["ToolVerdict", "VerifyReport", "verify_tools", "UNRELATED"]
+
+log = logging.getLogger(__name__)
+
+UNRELATED = "zzq unrelated value 7"
+"""The control value of the counterfactual test: no site names anything like it."""
+MAX_PROBES = 2
+"""Passing calls per READ tool after which it is not probed again."""
+
+
+@dataclass
+class ToolVerdict:
+    name: str
+    passed: int = 0
+    failed: int = 0
+    reasons: list[str] = field(default_factory=list)
+    witness: dict[str, Any] | None = None
+    """Arguments of a passing call."""
+    witness_setup: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    """Tool calls (from a reset site, after ``witness_url``) that reached the passing call's state."""
+    witness_url: str | None = None
+    latencies: list[float] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return self.passed > 0
+
+    @property
+    def reason(self) -> str:
+        if self.ok:
+            return ""
+        if not self.reasons:
+            return "never ran: no replayed state satisfied its pre"
+        return Counter(self.reasons).most_common(1)[0][0]
+
+
+@dataclass
+class VerifyReport:
+    verdicts: dict[str, ToolVerdict] = field(default_factory=dict)
+    relations: dict[str, dict[str, list[str]]] = field(default_factory=dict)
+    relation_tests: list[dict[str, Any]] = field(default_factory=list)
+    calls: int = 0
+    seconds: float = 0.0
+
+
+def _path(url: str | None) -> str:
+    u = urlparse(url or "/")
+    return (u.path or "/") + (f"?{u.query}" if u.query else "")
+
+
+async def _page_type(page: Any) -> str:
+    try:
+        return str(await page.evaluate("() => (document.body && document.body.dataset.page) || location.pathname"))
+    except Exception:
+        return ""
+
+
+def _names(output: Any, key: str | None) -> list[str]:
+    items = output.get("items") if isinstance(output, dict) else None
+    if not isinstance(items, list):
+        return []
+    out = []
+    for it in items:
+        if isinstance(it, dict):
+            val = it.get(key) if key else it.get("name")
+            if val is None:
+                val = next((v for k, v in it.items() if "name" in k and isinstance(v, str)), None)
+            if isinstance(val, str):
+                out.append(val)
+    return out
+
+
+async def verify_tools(
+    synths: list[Synth],
+    traces: dict[str, list[LabeledStep]],
+    pool: BrowserPool,
+    base_url: str,
+    *,
+    reset: Callable[[], Awaitable[None]] | None = None,
+    on_trace: Callable[[str], None] | None = None,
+) -> VerifyReport:
+    """Replay ``traces`` as tool calls on ``base_url``, probe READ tools, test relations."""
+    t0 = time.perf_counter()
+    report = VerifyReport()
+    by_name = {s.manifest.name: s for s in synths}
+    for s in synths:
+        report.verdicts[s.manifest.name] = ToolVerdict(s.manifest.name)
+    step_tool: dict[int, tuple[Synth, int]] = {}
+    for s in synths:
+        if s.kind in ("goto_card", "goto_link", "card_action"):
+            for ev in s.evidence:
+                step_tool[id(ev)] = (s, 0)
+        elif s.kind == "filter":
+            for i, ev in enumerate(s.evidence[1::2]):
+                step_tool[id(ev)] = (s, i)
+        elif s.kind == "form":
+            last_steps = [ev for ev in s.evidence if ev.element is not None and ev.element.name == s.element]
+            for i, ev in enumerate(last_steps):
+                step_tool[id(ev)] = (s, i)
+    tested: set[tuple[str, str]] = set()
+
+    for tname, steps in traces.items():
+        if on_trace is not None:
+            on_trace(tname)
+        if reset is not None:
+            await reset()
+        async with pool.page() as page:
+            # mutable holders, emptied (never rebound) as the replay moves on
+            setup: list[tuple[str, dict[str, Any]]] = []
+            start: list[str | None] = [None]
+            lists_here: dict[str, list[str]] = {}
+            probed_here: set[str] = set()
+
+            async def call(synth: Synth, args: dict[str, Any], *, record: bool = True) -> CallOutcome:
+                report.calls += 1
+                try:
+                    out = await call_tool(page, synth.manifest, args)
+                except Exception as exc:  # bad inputs or a dead page: a failed call
+                    out = CallOutcome(tool=synth.manifest.name, ok=False, phase="execute", reason=str(exc).splitlines()[0])
+                if record:
+                    v = report.verdicts[synth.manifest.name]
+                    if out.ok:
+                        v.passed += 1
+                        v.latencies.append(out.timings.get("total", 0.0))
+                        if v.witness is None:
+                            v.witness, v.witness_setup, v.witness_url = dict(args), list(setup), start[0]
+                    else:
+                        v.failed += 1
+                        v.reasons.append(f"{out.phase}: {out.reason}")
+                return out
+
+            async def counterfactual(consumer: Synth, args: dict[str, Any]) -> bool | None:
+                """Run the control (unrelated value) from the current state; True when it failed."""
+                pname = consumer.name_param
+                provider = consumer.source_list
+                if not pname or not provider or args.get(pname) is None:
+                    return None
+                names = lists_here.get(provider)
+                if names is None or str(args[pname]) not in names:
+                    return None
+                url_before = page.url
+                control = await call(consumer, {**args, pname: UNRELATED}, record=False)
+                if control.ok and page.url != url_before:
+                    await page.goto(url_before, wait_until="load")
+                return not control.ok
+
+            async def probe() -> None:
+                ptype = await _page_type(page)
+                state = {"page": ptype}
+                for s in synths:
+                    m = s.manifest
+                    if m.is_write or m.navigates or s.kind not in ("list", "group_list", "fields", "card_details", "observe"):
+                        continue
+                    if report.verdicts[m.name].passed >= MAX_PROBES and s.kind != "list":
+                        continue
+                    if (m.name, ptype) in probed_here and s.kind != "list":
+                        continue
+                    if not satisfies(state, m.pre, {}):
+                        continue
+                    if s.kind == "list" and ptype + m.name in probed_here:
+                        continue
+                    args: dict[str, Any] = {}
+                    if s.name_param:
+                        names = lists_here.get(s.source_list or "")
+                        if not names:
+                            continue
+                        args = {s.name_param: names[0]}
+                        key = (m.name, ptype)
+                        if key not in tested:
+                            failed_control = await counterfactual(s, args)
+                            out = await call(s, args)
+                            _relation(report, s, args, failed_control, out.ok, tested, key)
+                            probed_here.add(m.name)
+                            continue
+                    out = await call(s, args)
+                    probed_here.add(m.name)
+                    if s.kind == "list":
+                        probed_here.add(ptype + m.name)
+                        if out.ok:
+                            key_prop = by_name[m.name].element
+                            lists_here[m.name] = _names(out.output, _name_key(s, key_prop))
+
+            for ls in steps:
+                st = ls.step
+                if not st.ok:
+                    break
+                if st.action == "goto":
+                    url = urljoin(base_url, _path(str(st.value or st.url_after)))
+                    await page.goto(url, wait_until="load")
+                    setup.clear()
+                    lists_here.clear()
+                    probed_here.clear()
+                    start[0] = _path(url)
+                    await probe()
+                    continue
+                mapped = step_tool.get(id(ls))
+                if mapped is None:
+                    continue
+                synth, i = mapped
+                args = _args_for(synth, ls, i)
+                if args is None:
+                    continue
+                key = (synth.manifest.name, "scenario")
+                failed_control = None
+                if key not in tested:
+                    failed_control = await counterfactual(synth, args)
+                out = await call(synth, args)
+                if key not in tested and failed_control is not None:
+                    _relation(report, synth, args, failed_control, out.ok, tested, key)
+                if not out.ok:
+                    log.info("%s: %s failed on replay (%s: %s)", tname, synth.manifest.name, out.phase, out.reason)
+                    if st.url_after:
+                        await page.goto(urljoin(base_url, _path(st.url_after)), wait_until="load")
+                setup.append((synth.manifest.name, args))
+                if _path(page.url) != _path(st.url) or synth.manifest.navigates:
+                    lists_here.clear()
+                    probed_here.clear()
+                await probe()
+    report.seconds = time.perf_counter() - t0
+    return report
+
+
+def _name_key(s: Synth, _element: str | None) -> str | None:
+    props = s.manifest.output_schema.get("properties", {}).get("items", {}).get("items", {}).get("properties", {})
+    if "name" in props:
+        return "name"
+    named = sorted((k for k in props if k.endswith("name")), key=len)
+    return named[0] if named else (next(iter(props), None))
+
+
+def _relation(
+    report: VerifyReport, consumer: Synth, args: dict[str, Any], control_failed: bool | None, real_ok: bool,
+    tested: set[tuple[str, str]], key: tuple[str, str],
+) -> None:
+    if control_failed is None:
+        return
+    tested.add(key)
+    kept = bool(control_failed and real_ok)
+    pname = consumer.name_param or ""
+    report.relation_tests.append({
+        "consumer": consumer.manifest.name, "input": pname, "provider": consumer.source_list,
+        "value": args.get(pname), "with_provider_value": real_ok, "control_failed": control_failed, "kept": kept,
+    })
+    if kept and consumer.source_list:
+        rel = report.relations.setdefault(consumer.manifest.name, defaultdict(list))  # type: ignore[arg-type]
+        if consumer.source_list not in rel[pname]:
+            rel[pname].append(consumer.source_list)
+
+
+def _args_for(synth: Synth, ls: LabeledStep, i: int) -> dict[str, Any] | None:
+    if synth.kind in ("goto_card", "card_action"):
+        if not ls.card_name or not synth.name_param:
+            return None
+        return {synth.name_param: ls.card_name}
+    if synth.kind == "goto_link":
+        return {}
+    if synth.kind in ("filter", "form"):
+        if i < len(synth.witness_args):
+            args = {k: v for k, v in synth.witness_args[i].items() if v is not None}
+            props = synth.manifest.input_schema.get("properties", {})
+            for k, v in list(args.items()):
+                if props.get(k, {}).get("type") == "integer":
+                    try:
+                        args[k] = int(v)
+                    except (TypeError, ValueError):
+                        del args[k]
+            return args
+        return None
+    return None
