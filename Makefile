@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint chromium venv clean
+.PHONY: demo test lint chromium venv clean traces
 
 chromium:
 	@if [ -z "$$AGENTJIT_CHROMIUM" ] && ! command -v chromium >/dev/null 2>&1; then \
@@ -30,6 +30,10 @@ test: chromium venv
 	$(VENV)/bin/ruff check agentjit toolcache tests
 	$(VENV)/bin/mypy
 	$(PY) -m pytest -q
+
+# Re-record the food demonstrations in traces/food (real Chromium, latency injection on).
+traces: chromium venv
+	$(VENV)/bin/toolcache record --app food traces/food/scripts/*.json -o traces/food/
 
 lint: venv
 	$(VENV)/bin/ruff check agentjit toolcache tests
