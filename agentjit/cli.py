@@ -283,16 +283,29 @@ def _read_text(path: str) -> str:
 
 
 async def _strategy_for(args: argparse.Namespace, source: str) -> Any:
-    """The strategy to run with: the --strategy flag, or the scheduler's choice for ``auto``."""
+    """The strategy to run with: the --strategy flag, or the scheduler's choice for ``auto``.
+
+    ``auto`` schedules ``source`` with the cache's latency fits and returns the
+    chosen strategy with its worker (or replica) count.
+    """
     name = getattr(args, "strategy", "serial") or "serial"
     if name != "auto":
         return name
-    try:
-        from agentjit.scheduler import schedule_plan
-    except ImportError:
-        return "serial"
+    from agentjit.bench.scheduler_bench import runtime_strategy
+    from agentjit.scheduler import schedule_plan
+
     schedule = schedule_plan(source, _load_cache(args))
-    return schedule.strategy
+    log.info("scheduler: %s x%d (%s)", schedule.strategy, schedule.workers, schedule.reason)
+    return runtime_strategy(schedule)
+
+
+def _demo_strategy(args: argparse.Namespace) -> Any:
+    """The demo's strategy: a name, or for ``auto`` one that schedules each task's plan."""
+    if args.strategy != "auto":
+        return args.strategy
+    from agentjit.bench.scheduler_bench import AutoStrategy
+
+    return AutoStrategy()
 
 
 @command("demo")
@@ -315,7 +328,7 @@ async def cmd_demo(args: argparse.Namespace) -> int:
     report = await run_demo(
         "food",
         latency_scale=args.latency_scale,
-        strategy=args.strategy,
+        strategy=_demo_strategy(args),
         trace_dir=args.trace_dir,
         task_ids=args.tasks.split(",") if args.tasks else None,
         plan_for=plan_for,
@@ -327,7 +340,7 @@ async def cmd_demo(args: argparse.Namespace) -> int:
         emit_json(
             {
                 "tasks": [
-                    {k: getattr(r, k) for k in ("id", "ok", "latency_s", "tool_calls", "writes", "strategy", "plan_origin", "reason")}
+                    {k: getattr(r, k) for k in ("id", "ok", "latency_s", "tool_calls", "writes", "strategy", "workers", "plan_origin", "reason")}
                     for r in report.tasks
                 ],
                 "summary": report.summary,
@@ -338,7 +351,8 @@ async def cmd_demo(args: argparse.Namespace) -> int:
         for col in ("task", "ok", "latency s", "tool calls", "writes", "strategy", "plan"):
             table.add_column(col)
         for r in report.tasks:
-            table.add_row(r.id, "ok" if r.ok else "FAIL", f"{r.latency_s:.2f}", str(r.tool_calls), str(r.writes), r.strategy, r.plan_origin)
+            strategy = r.strategy if r.workers == 1 else f"{r.strategy} x{r.workers}"
+            table.add_row(r.id, "ok" if r.ok else "FAIL", f"{r.latency_s:.2f}", str(r.tool_calls), str(r.writes), strategy, r.plan_origin)
         _out().print(table)
         _out().print(f"wall time {wall:.1f} s, latency scale {args.latency_scale}")
     return 0 if report.summary["passed"] == report.summary["total"] else 1
@@ -366,7 +380,149 @@ async def bench_overhead(args: argparse.Namespace) -> int:
     return 0
 
 
-_BENCHES: dict[str, Handler] = {"overhead": bench_overhead}
+@command("schedule")
+async def cmd_schedule(args: argparse.Namespace) -> int:
+    """Price a plan's strategies by Monte Carlo over the cache's latency fits and pick one."""
+    from agentjit.scheduler import Overheads, schedule_plan
+
+    source = _read_text(args.plan)
+    cache = _load_cache(args)
+    overheads = Overheads()
+    if args.startup_s is not None:  # one number for context + page + start URL
+        overheads = Overheads(new_context_s=0.0, new_page_s=0.0, goto_s=args.startup_s)
+    schedule = schedule_plan(
+        source, cache, objective=args.objective, n_trials=args.trials, max_workers=args.max_workers,
+        overheads=overheads,
+    )  # fmt: skip
+    data = {"plan": args.plan, "objective": args.objective, "trials": args.trials, **schedule.to_dict()}
+    if args.json:
+        emit_json(data)
+        return 0
+    table = Table(title=f"{args.plan}: {args.trials} Monte Carlo trials, objective {args.objective}")
+    for col in ("strategy", "workers", "mean s", "p50 s", "p95 s", "win rate", ""):
+        table.add_column(col)
+    for name, est in schedule.estimates.items():
+        table.add_row(
+            name, str(est.workers), f"{est.mean:.3f}", f"{est.p50:.3f}", f"{est.p95:.3f}",
+            f"{schedule.win_rates.get(name, 0.0):.0%}", "chosen" if name == schedule.strategy else "",
+        )  # fmt: skip
+    out = _out()
+    out.print(table)
+    out.print(f"choice: {schedule.strategy} x{schedule.workers}: {schedule.reason}")
+    out.print(f"decision time {schedule.decision_time_s * 1e3:.2f} ms")
+    if schedule.missing_latency:
+        out.print(f"[yellow]no latency fit for:[/] {', '.join(schedule.missing_latency)} (priced at a constant)")
+    return 0
+
+
+def _progress() -> Any:
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    return Progress(
+        TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+        console=_err(), transient=True,
+    )  # fmt: skip
+
+
+@command("profile")
+async def cmd_profile(args: argparse.Namespace) -> int:
+    """Fit per-tool latencies from serial runs of every task; ``--write`` stores them in the cache."""
+    from agentjit.bench.apps import get_app
+    from agentjit.bench.scheduler_bench import profile_app, write_latency
+    from agentjit.cache import ToolCache
+
+    app = get_app(args.app)
+    cache_dir = Path(args.cache) if args.cache else app.cache_dir
+    cache = ToolCache.load(cache_dir)
+    task_ids = args.tasks.split(",") if args.tasks else None
+    total = args.repeats * len(task_ids or app.tasks())
+    with _progress() as progress:
+        bar = progress.add_task("profiling (serial runs)", total=total)
+        profile = await profile_app(
+            args.app, repeats=args.repeats, latency_scale=args.latency_scale, seed=args.seed,
+            task_ids=task_ids, cache=cache, on_run=lambda _ev: progress.advance(bar),
+        )  # fmt: skip
+    written = str(write_latency(cache_dir, profile.fits)) if args.write else None
+    data = {
+        "runs": profile.runs,
+        "failures": profile.failures,
+        "latency_scale": args.latency_scale,
+        "written": written,
+        "fits": profile.summary(),
+    }
+    if args.json:
+        emit_json(data)
+    else:
+        table = Table(title=f"{args.app}: latency fits from {profile.runs} serial runs")
+        for col in ("tool", "family", "n", "mean s", "p50 s", "p95 s"):
+            table.add_column(col)
+        for row in data["fits"]:
+            if "/" in row["tool"]:
+                continue  # per-element keys repeat their tool's samples
+            table.add_row(
+                row["tool"], row["family"], str(row["n"]),
+                f"{row['mean_s']:.3f}", f"{row['p50_s']:.3f}", f"{row['p95_s']:.3f}",
+            )  # fmt: skip
+        out = _out()
+        out.print(table)
+        out.print(f"written to {written}" if written else "not written (pass --write to store the fits)")
+        for failure in profile.failures:
+            out.print(f"[red]failed:[/] {failure}")
+    return 0 if not profile.failures else 1
+
+
+async def bench_scheduler(args: argparse.Namespace) -> int:
+    from agentjit.bench.apps import get_app
+    from agentjit.bench.scheduler_bench import run_scheduler_bench
+
+    app = get_app(args.app)
+    task_ids = args.tasks.split(",") if args.tasks else None
+    n_tasks = len(task_ids or app.tasks())
+    total = n_tasks * (args.profile_repeats + 3 * args.repeats)  # an upper bound: parallel only where it applies
+    with _progress() as progress:
+        bar = progress.add_task("profiling", total=total)
+
+        def on_run(ev: Any) -> None:
+            progress.update(bar, advance=1, description=f"{ev.phase} {ev.task} {ev.strategy}")
+
+        report = await run_scheduler_bench(
+            args.app, repeats=args.repeats, latency_scale=args.latency_scale,
+            profile_repeats=args.profile_repeats, task_ids=task_ids, seed=args.seed, on_run=on_run,
+        )  # fmt: skip
+    summary = report.summary
+    if args.json:
+        emit_json(report.model_dump(mode="json"))
+    else:
+        table = Table(title=f"scheduler vs measured oracle ({args.repeats} runs per strategy, latency scale {args.latency_scale})")
+        for col in ("task", "chosen", "oracle", "serial s", "parallel s", "hedge s", "predicted s (ser/par/hed)", "regret"):
+            table.add_column(col)
+
+        def fmt(v: float | None) -> str:
+            return "-" if v is None else f"{v:.2f}"
+
+        for row in report.tasks:
+            chosen = row.chosen if row.chosen_workers == 1 else f"{row.chosen} x{row.chosen_workers}"
+            mark = "[green]" if row.agree else "[red]"
+            predicted = "/".join(fmt(row.predicted_mean_s.get(s)) for s in ("serial", "parallel", "hedge"))
+            table.add_row(
+                row.id, f"{mark}{chosen}[/]", row.oracle or "-",
+                *(fmt(row.measured_mean_s.get(s)) for s in ("serial", "parallel", "hedge")),
+                predicted, "-" if row.regret is None else f"{row.regret:+.1%}",
+            )  # fmt: skip
+        out = _out()
+        out.print(table)
+        agreement, regret = summary["agreement"], summary["mean_regret"]
+        out.print(
+            f"agreement {agreement:.0%}, mean regret {regret:+.1%}, "
+            f"decision time (median) {summary['decision_time_median_s'] * 1e3:.2f} ms, "
+            f"{summary['runs']} runs in {summary['wall_s']:.0f} s ({summary['browser']})"
+        )
+        for failure in summary["failures"]:
+            out.print(f"[red]judge failed:[/] {failure}")
+    return 0 if not summary["failures"] else 1
+
+
+_BENCHES: dict[str, Handler] = {"overhead": bench_overhead, "scheduler": bench_scheduler}
 
 
 def _planning(args: argparse.Namespace) -> Callable[..., Any]:
@@ -462,7 +618,33 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("bench", help="which benchmark: overhead | scheduler")
     p.add_argument("-n", type=int, default=200, help="repetitions (overhead)")
     p.add_argument("--repeats", "-R", type=int, default=3, help="runs per task and strategy (scheduler)")
+    p.add_argument("--profile-repeats", "-P", type=int, default=2,
+                   help="serial runs per task to fit latencies first (scheduler; 0 = use the cache's latency.json)")
+    p.add_argument("--tasks", help="comma-separated task ids (scheduler; default: all)")
+    p.add_argument("--seed", type=int, default=0, help="site latency and Monte Carlo seed (scheduler)")
     p.add_argument("--latency-scale", type=float, default=1.0)
+    app_arg(p)
+    json_arg(p)
+
+    p = sub.add_parser("schedule", help="price serial, parallel and hedge for a plan and pick one")
+    p.add_argument("plan")
+    p.add_argument("--objective", default="mean", choices=["mean", "p95"], help="what to minimize (default: mean)")
+    p.add_argument("--trials", type=int, default=1000, help="Monte Carlo trials (default: 1000)")
+    p.add_argument("--max-workers", type=int, default=4, help="most parallel workers or hedge replicas")
+    p.add_argument("--startup-s", type=float, default=None,
+                   help="seconds an extra worker takes to start (default: BROWSER.md's 0.185 s; "
+                        "`agentjit bench scheduler` measures it)")
+    app_arg(p)
+    json_arg(p)
+    cache_args(p)
+
+    p = sub.add_parser("profile", help="fit per-tool latencies from serial runs of every bench task")
+    p.add_argument("--repeats", "-P", type=int, default=3, help="serial runs per task (default: 3)")
+    p.add_argument("--latency-scale", type=float, default=1.0)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--tasks", help="comma-separated task ids (default: all)")
+    p.add_argument("--cache", help="cache directory whose latency.json --write replaces (default: the bundled one)")
+    p.add_argument("--write", action="store_true", help="write the fits to the cache's latency.json")
     app_arg(p)
     json_arg(p)
 

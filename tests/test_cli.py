@@ -92,3 +92,80 @@ def test_demo_json_subset(capsys, scale):
     assert all(t["ok"] and t["plan_origin"] == "reference" and t["strategy"] == "serial" for t in data["tasks"])
     assert data["summary"]["passed"] == 2 and data["summary"]["browser"].startswith("Chromium")
     assert {"id", "ok", "latency_s", "tool_calls", "writes", "strategy"} <= set(data["tasks"][0])
+
+
+def _reference_plan(task_id):
+    from agentjit.bench.apps import get_app
+
+    return str(get_app("food").task(task_id).reference_plan)
+
+
+def test_schedule_json_on_reference_plans(capsys):
+    code, out = run_cli(capsys, "schedule", _reference_plan("food-custom-9"), "--app", "food", "--json")
+    data = json.loads(out)
+    assert code == 0
+    assert {"strategy", "workers", "estimates", "win_rates", "decision_time_s", "reason", "candidates"} <= set(data)
+    assert set(data["estimates"]) == {"serial", "parallel", "hedge"}
+    assert all({"mean", "p50", "p95", "workers"} <= set(e) for e in data["estimates"].values())
+    assert data["missing_latency"] == []  # the bundled latency.json prices every tool it calls
+    # five slow store visits in a map-shaped loop: fan out
+    assert data["strategy"] == "parallel" and data["workers"] >= 2
+    assert data["estimates"]["parallel"]["mean"] < data["estimates"]["serial"]["mean"]
+    assert 0 < data["decision_time_s"] < 1
+    assert abs(sum(data["win_rates"].values()) - 1) < 1e-9
+
+    # one tight store page: once an extra context costs what it does on this machine, serial
+    code, out = run_cli(capsys, "schedule", _reference_plan("food-custom-1"), "--app", "food", "--startup-s", "1", "--json")
+    small = json.loads(out)
+    assert code == 0 and small["strategy"] == "serial" and small["workers"] == 1
+    assert "parallel" not in small["estimates"] and "no loop" in small["reason"]
+
+    code, out = run_cli(capsys, "schedule", _reference_plan("food-v1-1"), "--app", "food", "--objective", "p95")
+    assert code == 0 and "choice: " in out and "objective p95" in out
+
+
+def test_run_strategy_auto_uses_the_schedule(capsys):
+    code, out = run_cli(capsys, "run", _reference_plan("food-custom-9"), "--app", "food", "--strategy", "auto", "--json")
+    data = json.loads(out)
+    assert code == 0 and data["strategy"] == "parallel" and data["workers"] >= 2
+    assert "Popeyes" in data["value"] or "$" in data["value"]
+
+
+def test_demo_strategy_auto_schedules_each_task(capsys):
+    code, out = run_cli(
+        capsys, "demo", "--json", "--latency-scale", "0", "--strategy", "auto", "--tasks", "food-custom-3,food-custom-9"
+    )
+    data = json.loads(out)
+    by_id = {t["id"]: t for t in data["tasks"]}
+    assert code == 0 and all(t["ok"] for t in data["tasks"])
+    # a search before the first WRITE: hedged (and still exactly one order, or the judge fails)
+    assert by_id["food-custom-3"]["strategy"] == "hedge" and by_id["food-custom-3"]["workers"] >= 2
+    assert by_id["food-custom-9"]["strategy"] == "parallel" and by_id["food-custom-9"]["workers"] >= 2
+
+
+def test_profile_writes_to_a_cache_copy(capsys, tmp_path):
+    import shutil
+
+    from agentjit.bench.food import CACHE_DIR
+
+    copy = tmp_path / "cache"
+    shutil.copytree(CACHE_DIR, copy)
+    (copy / "latency.json").unlink(missing_ok=True)
+    bundled = (CACHE_DIR / "latency.json").read_bytes()
+    code, out = run_cli(
+        capsys, "profile", "--app", "food", "--cache", str(copy), "--tasks", "food-v1-3", "--repeats", "1",
+        "--latency-scale", "0", "--write", "--json",
+    )
+    data = json.loads(out)
+    assert code == 0 and data["runs"] == 1 and data["failures"] == []
+    assert data["written"] == str(copy / "latency.json")
+    written = json.loads((copy / "latency.json").read_text())
+    assert written["list_stores"]["n"] == 1 and written["list_stores"]["family"] == "empirical"
+    assert (CACHE_DIR / "latency.json").read_bytes() == bundled
+    # without --write nothing is written
+    (copy / "latency.json").unlink()
+    code, out = run_cli(
+        capsys, "profile", "--app", "food", "--cache", str(copy), "--tasks", "food-v1-3", "--repeats", "1",
+        "--latency-scale", "0", "--json",
+    )
+    assert code == 0 and json.loads(out)["written"] is None and not (copy / "latency.json").exists()

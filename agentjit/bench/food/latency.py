@@ -35,17 +35,20 @@ class Profile:
 
 
 PROFILES: dict[str, Profile] = {
+    # tight and fast: plans that only read the start page or a category run best serially
     "home": Profile(0.040, 0.20),
-    "category": Profile(0.050, 0.25),
-    "store": Profile(0.120, 0.35, tail_p=0.08, tail=(1.0, 3.0)),
-    "reviews": Profile(0.150, 0.40, tail_p=0.10, tail=(1.0, 3.0)),
-    "search": Profile(0.150, 0.50, tail_p=0.05, tail=(1.0, 2.5)),
+    "category": Profile(0.100, 0.20),
     "stores_api": Profile(0.020, 0.15),
-    "cart_api": Profile(0.020, 0.15),
-    "cart": Profile(0.030, 0.20),
+    # slow but tight store pages: a loop over stores gains from fan-out, one store does not
+    "store": Profile(1.000, 0.10),
+    "reviews": Profile(0.500, 0.20),
+    # heavy-tailed search, the first step of the ordering tasks: a race of replicas pays
+    "search": Profile(0.300, 0.30, tail_p=0.50, tail=(5.0, 9.0)),
+    "cart_api": Profile(0.030, 0.15),
+    "cart": Profile(0.040, 0.20),
     "checkout": Profile(0.050, 0.20),
-    "place_order": Profile(0.200, 0.50, tail_p=0.10, tail=(1.0, 3.0)),
-    "order": Profile(0.030, 0.20),
+    "place_order": Profile(0.300, 0.30, tail_p=0.10, tail=(1.0, 2.0)),
+    "order": Profile(0.040, 0.20),
 }
 """Endpoint kind -> latency profile (before ``latency_scale``)."""
 

@@ -1,7 +1,9 @@
-# How many of the first five "Best near you" stores have under 20 reviews.
+# Visit each of the first five "Best near you" stores and count those with under 20 reviews.
 stores = await list_stores(section="Best near you", limit=5)
-count = 0
+review_counts = []
 for store in stores.items:
-    if store.review_count < 20:
-        count += 1
+    await goto_store(name=store.name)
+    details = await get_store_details()
+    review_counts.append(details.review_count)
+count = len([n for n in review_counts if n < 20])
 result = f"{count} of the first five restaurants in Best near you have under 20 reviews."

@@ -1,0 +1,500 @@
+"""Benchmark: does the scheduler pick the strategy that is really fastest?
+
+Two steps, both against the app's bundled site with latency injection on:
+
+1. **Profile** (:func:`profile_app`): run every task's reference plan serially
+   ``repeats`` times, collect the tool steps from the traces and fit each
+   tool's latency (:func:`agentjit.scheduler.refit_from_traces`). The fits are
+   what the scheduler reads; :func:`write_latency` stores them in a cache's
+   ``latency.json`` (only on request: ``agentjit profile --write``).
+2. **Measure** (:func:`run_scheduler_bench`): for every task, schedule its plan
+   with those fits, then run serial, parallel (only where the main loop can fan
+   out) and hedge ``repeats`` times each in real Chromium, the site reset and
+   the outcome judged every time. The strategy with the lowest measured mean
+   latency is the oracle (as in the paper's appendix D); the report gives the
+   agreement rate, the mean latency regret ``(chosen - oracle) / oracle`` and
+   the Monte Carlo decision time.
+
+:class:`AutoStrategy` is the runtime strategy behind ``--strategy auto``: it
+schedules each plan it is given and runs the chosen strategy.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import statistics
+import tempfile
+import time
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from agentjit.cache import ToolCache, atomic_write_json
+from agentjit.protocol.trace import StepEvent, TraceWriter, read_trace
+from agentjit.runtime import BrowserPool, HedgeStrategy, ParallelStrategy, Runtime
+from agentjit.runtime.runner import Strategy as RunStrategy
+from agentjit.scheduler import (
+    Distribution,
+    Overheads,
+    Schedule,
+    fits_to_json,
+    load_latency,
+    observed_lengths_from_steps,
+    refit_from_traces,
+    schedule_plan,
+)
+
+from .apps import Site, get_app
+from .harness import TaskResult, reference_source, run_task
+from .tasks import Task
+
+__all__ = [
+    "STRATEGY_ORDER",
+    "AutoStrategy",
+    "LatencyProfile",
+    "RunEvent",
+    "SchedulerBenchReport",
+    "TaskComparison",
+    "profile_app",
+    "run_scheduler_bench",
+    "runtime_strategy",
+    "measure_overheads",
+    "write_latency",
+]
+
+log = logging.getLogger(__name__)
+
+STRATEGY_ORDER = ("serial", "parallel", "hedge")
+
+OnRun = Callable[["RunEvent"], None]
+
+
+@dataclass(frozen=True)
+class RunEvent:
+    """One finished run, for progress reporting: which phase, task and strategy, and its result."""
+
+    phase: str  # "profile" or "measure"
+    task: str
+    strategy: str
+    result: TaskResult
+
+
+def runtime_strategy(schedule: Schedule) -> str | RunStrategy:
+    """The runtime strategy that carries out ``schedule`` (its strategy with its worker count)."""
+    if schedule.strategy == "parallel":
+        return ParallelStrategy(workers=schedule.workers)
+    if schedule.strategy == "hedge":
+        return HedgeStrategy(replicas=schedule.workers)
+    return "serial"
+
+
+class AutoStrategy(RunStrategy):
+    """Schedule each plan with the cache's latency fits, then run the chosen strategy.
+
+    After :meth:`execute`, ``schedule`` is the decision, ``used`` the strategy
+    that ran (a parallel choice whose loop cannot be cut runs serially) and
+    ``reason`` why. ``options`` go to :func:`agentjit.scheduler.schedule_plan`.
+    """
+
+    name = "auto"
+
+    def __init__(self, latency: Mapping[str, Distribution] | None = None, **options: Any) -> None:
+        self.latency = latency
+        self.options = options
+        self.schedule: Schedule | None = None
+        self.used: str = self.name
+        self.reason: str | None = None
+
+    async def execute(
+        self, runtime: Runtime, source: str, trace: TraceWriter | None
+    ) -> tuple[Any, list[StepEvent], int, dict[str, Any]]:
+        schedule = schedule_plan(source, runtime.cache, latency=self.latency, **self.options)
+        self.schedule = schedule
+        chosen = runtime_strategy(schedule)
+        inner: RunStrategy = chosen if isinstance(chosen, RunStrategy) else _serial()
+        outcome = await inner.execute(runtime, source, trace)
+        self.used = getattr(inner, "used", None) or inner.name
+        inner_reason = getattr(inner, "reason", None)
+        self.reason = schedule.reason if self.used == schedule.strategy else f"{schedule.reason}; {inner_reason}"
+        return outcome
+
+
+def _serial() -> RunStrategy:
+    from agentjit.runtime import SerialStrategy
+
+    return SerialStrategy()
+
+
+# -- profiling ---------------------------------------------------------------------------------
+
+
+@dataclass
+class LatencyProfile:
+    """Fitted per-tool latencies from serial runs, with the steps they came from."""
+
+    fits: dict[str, Distribution]
+    steps: list[StepEvent] = field(default_factory=list)
+    runs: int = 0
+    failures: list[str] = field(default_factory=list)
+    latency_scale: float = 1.0
+
+    @property
+    def observed_lengths(self) -> dict[str, float]:
+        return observed_lengths_from_steps(self.steps)
+
+    def to_json(self) -> dict[str, Any]:
+        return fits_to_json(self.fits)
+
+    def summary(self) -> list[dict[str, Any]]:
+        """One row per tool: family, sample count, mean, median and p95 (seconds)."""
+        return [
+            {"tool": key, "family": d.family, "n": d.n, "mean_s": d.mean, "p50_s": d.p50, "p95_s": d.p95}
+            for key, d in sorted(self.fits.items())
+        ]
+
+
+def write_latency(cache_dir: str | Path, fits: Mapping[str, Distribution]) -> Path:
+    """Write ``fits`` atomically as ``cache_dir/latency.json``; returns the file."""
+    path = Path(cache_dir) / "latency.json"
+    atomic_write_json(path, fits_to_json(fits))
+    log.info("wrote %d latency fits to %s", len(fits), path)
+    return path
+
+
+def _select(tasks: Sequence[Task], task_ids: Sequence[str] | None) -> list[Task]:
+    if not task_ids:
+        return list(tasks)
+    known = {t.id: t for t in tasks}
+    missing = [t for t in task_ids if t not in known]
+    if missing:
+        from agentjit.exceptions import ConfigError
+
+        raise ConfigError(f"unknown task id(s): {', '.join(missing)} (have: {', '.join(known)})")
+    return [known[t] for t in task_ids]
+
+
+async def _startup_once(pool: BrowserPool, url: str) -> tuple[float, float, float]:
+    """Seconds to open a context, a page in it, and the start URL (what every extra worker pays)."""
+    from agentjit.runtime.runner import goto_start
+
+    t0 = time.perf_counter()
+    async with pool.context() as ctx:
+        t1 = time.perf_counter()
+        page = await ctx.new_page()
+        t2 = time.perf_counter()
+        await goto_start(page, url)
+        t3 = time.perf_counter()
+    return t1 - t0, t2 - t1, t3 - t2
+
+
+async def measure_overheads(pool: BrowserPool, url: str, *, repeats: int = 2, concurrent: int = 3) -> Overheads:
+    """Measure what an extra worker's start-up costs while others start with it.
+
+    ``concurrent`` contexts open a page and the start URL at once, ``repeats``
+    times; the medians of the three phases become the start-up overheads.
+    Measured together rather than alone because that is how hedged replicas
+    and parallel workers start, and on 2 cores Chromium's own CPU work is what
+    they compete for (BROWSER.md). ``contention`` on the calls themselves keeps
+    its default: the calls mostly wait on the site.
+    """
+    import asyncio
+
+    phases: list[tuple[float, float, float]] = []
+    for _ in range(repeats):
+        phases.extend(await asyncio.gather(*(_startup_once(pool, url) for _ in range(concurrent))))
+    ctx, page, goto = (statistics.median(col) for col in zip(*phases, strict=True))
+    log.info("start-up with %d at once: %.3f s", concurrent, ctx + page + goto)
+    return Overheads(new_context_s=ctx, new_page_s=page, goto_s=goto)
+
+
+async def _profile(
+    tasks: Sequence[Task],
+    cache: ToolCache,
+    site: Site,
+    pool: BrowserPool,
+    repeats: int,
+    on_run: OnRun | None,
+) -> LatencyProfile:
+    steps: list[StepEvent] = []
+    failures: list[str] = []
+    runs = 0
+    with tempfile.TemporaryDirectory(prefix="agentjit-profile-") as tmp:
+        runtime = Runtime(cache, site.url, pool=pool, trace_dir=tmp)
+        for _ in range(repeats):
+            for task in tasks:
+                res = await run_task(task, reference_source(task), runtime=runtime, site=site)
+                runs += 1
+                if not res.ok:
+                    failures.append(f"{task.id} (profile, serial): {res.reason}")
+                if res.trace_path:
+                    steps.extend(read_trace(res.trace_path, check_snapshots=False).steps)
+                if on_run is not None:
+                    on_run(RunEvent("profile", task.id, "serial", res))
+    fits = refit_from_traces({}, steps)
+    return LatencyProfile(fits, steps, runs, failures, site.latency_scale)
+
+
+async def profile_app(
+    app_name: str = "food",
+    *,
+    repeats: int = 3,
+    latency_scale: float = 1.0,
+    seed: int = 0,
+    task_ids: Sequence[str] | None = None,
+    cache: ToolCache | None = None,
+    pool: BrowserPool | None = None,
+    on_run: OnRun | None = None,
+) -> LatencyProfile:
+    """Run every task's reference plan serially ``repeats`` times and fit per-tool latencies.
+
+    Starts the app's site (and a browser, unless ``pool`` is given) for the
+    duration. Nothing is written: see :func:`write_latency`.
+    """
+    if repeats < 1:
+        raise ValueError("profile repeats must be at least 1")
+    app = get_app(app_name)
+    cache = cache if cache is not None else app.load_cache()
+    tasks = _select(app.tasks(), task_ids)
+    site = app.site(latency_scale=latency_scale, seed=seed)
+    site.start()
+    try:
+        async with _pool(pool) as active:
+            return await _profile(tasks, cache, site, active, repeats, on_run)
+    finally:
+        site.stop()
+
+
+# -- the benchmark -----------------------------------------------------------------------------
+
+
+class StrategyRuns(BaseModel):
+    """Every measured run of one strategy on one task."""
+
+    strategy: str
+    workers: int
+    latencies_s: list[float] = Field(default_factory=list)
+    ok: list[bool] = Field(default_factory=list)
+    ran_as: list[str] = Field(default_factory=list)
+    """The strategy each run reported (a parallel run whose loop cannot be cut reports serial)."""
+
+    @property
+    def mean_s(self) -> float | None:
+        good = [t for t, ok in zip(self.latencies_s, self.ok, strict=True) if ok]
+        return statistics.fmean(good) if good else None
+
+
+class TaskComparison(BaseModel):
+    """The scheduler's choice for one task against the measured oracle."""
+
+    id: str
+    kind: str
+    chosen: str
+    chosen_workers: int
+    oracle: str | None
+    agree: bool
+    regret: float | None
+    """``(measured mean of the choice - oracle mean) / oracle mean``."""
+    measured_mean_s: dict[str, float | None]
+    predicted_mean_s: dict[str, float]
+    predicted_p95_s: dict[str, float]
+    workers: dict[str, int]
+    decision_time_s: float
+    reason: str
+    runs: list[StrategyRuns]
+    failures: list[str] = Field(default_factory=list)
+
+
+class SchedulerBenchReport(BaseModel):
+    tasks: list[TaskComparison]
+    summary: dict[str, Any] = Field(default_factory=dict)
+    profile: list[dict[str, Any]] = Field(default_factory=list)
+    """The per-tool fits the scheduler used."""
+
+
+def _configs(schedule: Schedule) -> list[tuple[str, int]]:
+    """The strategies to measure for a plan, with worker counts taken from the scheduler.
+
+    Parallel only where the scheduler considered it (a cuttable loop with at
+    least two trips); hedge always (every bench plan reads before it writes).
+    """
+    out: list[tuple[str, int]] = [("serial", 1)]
+    for name in ("parallel", "hedge"):
+        est = schedule.estimates.get(name)
+        if est is not None:
+            out.append((name, est.workers))
+        elif name == "hedge":
+            out.append(("hedge", 2))
+    return out
+
+
+def _strategy_instance(name: str, workers: int) -> str | RunStrategy:
+    if name == "parallel":
+        return ParallelStrategy(workers=workers)
+    if name == "hedge":
+        return HedgeStrategy(replicas=workers)
+    return "serial"
+
+
+def _compare(task: Task, schedule: Schedule, runs: list[StrategyRuns]) -> TaskComparison:
+    means = {r.strategy: r.mean_s for r in runs}
+    finite = {k: v for k, v in means.items() if v is not None}
+    oracle = min(finite, key=lambda k: finite[k]) if finite else None
+    chosen = schedule.strategy
+    regret: float | None = None
+    if oracle is not None and finite.get(chosen) is not None:
+        regret = (finite[chosen] - finite[oracle]) / finite[oracle]
+    failures = [
+        f"{task.id} ({r.strategy} run {i + 1})"
+        for r in runs
+        for i, ok in enumerate(r.ok)
+        if not ok
+    ]
+    return TaskComparison(
+        id=task.id,
+        kind=task.kind,
+        chosen=chosen,
+        chosen_workers=schedule.workers,
+        oracle=oracle,
+        agree=oracle == chosen,
+        regret=regret,
+        measured_mean_s=means,
+        predicted_mean_s={k: v.mean for k, v in schedule.estimates.items()},
+        predicted_p95_s={k: v.p95 for k, v in schedule.estimates.items()},
+        workers={r.strategy: r.workers for r in runs},
+        decision_time_s=schedule.decision_time_s,
+        reason=schedule.reason,
+        runs=runs,
+        failures=failures,
+    )
+
+
+async def _measure(
+    tasks: Sequence[Task],
+    cache: ToolCache,
+    site: Site,
+    pool: BrowserPool,
+    latency: Mapping[str, Distribution],
+    observed: Mapping[str, float],
+    repeats: int,
+    seed: int,
+    on_run: OnRun | None,
+    scheduler_options: Mapping[str, Any],
+) -> list[TaskComparison]:
+    import numpy as np
+
+    runtime = Runtime(cache, site.url, pool=pool)
+    out: list[TaskComparison] = []
+    for task in tasks:
+        source = reference_source(task)
+        schedule = schedule_plan(
+            source,
+            cache,
+            latency=latency,
+            observed_lengths=observed,
+            rng=np.random.default_rng(seed),
+            **scheduler_options,
+        )
+        configs = _configs(schedule)
+        runs = [StrategyRuns(strategy=name, workers=w) for name, w in configs]
+        for _ in range(repeats):  # interleaved, so drifting machine load hits every strategy alike
+            for (name, workers), record in zip(configs, runs, strict=True):
+                res = await run_task(
+                    task, source, runtime=runtime, site=site, strategy=_strategy_instance(name, workers)
+                )
+                record.latencies_s.append(res.latency_s)
+                record.ok.append(res.ok)
+                record.ran_as.append(res.strategy)
+                if not res.ok:
+                    log.warning("%s %s failed: %s", task.id, name, res.reason)
+                if on_run is not None:
+                    on_run(RunEvent("measure", task.id, name, res))
+        out.append(_compare(task, schedule, runs))
+    return out
+
+
+def _summary(rows: list[TaskComparison]) -> dict[str, Any]:
+    judged = [r for r in rows if r.oracle is not None]
+    regrets = [r.regret for r in judged if r.regret is not None]
+    oracle_counts = {s: sum(1 for r in judged if r.oracle == s) for s in STRATEGY_ORDER}
+    chosen_counts = {s: sum(1 for r in rows if r.chosen == s) for s in STRATEGY_ORDER}
+    return {
+        "tasks": len(rows),
+        "agreement": (sum(r.agree for r in judged) / len(judged)) if judged else None,
+        "mean_regret": statistics.fmean(regrets) if regrets else None,
+        "max_regret": max(regrets) if regrets else None,
+        "decision_time_median_s": statistics.median(r.decision_time_s for r in rows) if rows else None,
+        "oracle_counts": oracle_counts,
+        "chosen_counts": chosen_counts,
+        "runs": sum(len(run.ok) for r in rows for run in r.runs),
+        "failed_runs": sum(len(r.failures) for r in rows),
+        "failures": [f for r in rows for f in r.failures],
+    }
+
+
+async def run_scheduler_bench(
+    app_name: str = "food",
+    *,
+    repeats: int = 3,
+    latency_scale: float = 1.0,
+    profile_repeats: int = 3,
+    task_ids: Sequence[str] | None = None,
+    seed: int = 0,
+    cache: ToolCache | None = None,
+    pool: BrowserPool | None = None,
+    on_run: OnRun | None = None,
+    scheduler_options: Mapping[str, Any] | None = None,
+) -> SchedulerBenchReport:
+    """Profile (unless ``profile_repeats`` is 0: then the cache's ``latency.json`` is used),
+    schedule every task, measure every strategy ``repeats`` times, compare.
+    """
+    if repeats < 1:
+        raise ValueError("repeats must be at least 1")
+    app = get_app(app_name)
+    cache = cache if cache is not None else app.load_cache()
+    tasks = _select(app.tasks(), task_ids)
+    site = app.site(latency_scale=latency_scale, seed=seed)
+    site.start()
+    t0 = time.perf_counter()
+    try:
+        async with _pool(pool) as active:
+            if profile_repeats > 0:
+                profile = await _profile(tasks, cache, site, active, profile_repeats, on_run)
+            else:
+                profile = LatencyProfile(load_latency(cache), latency_scale=latency_scale)
+            overheads = await measure_overheads(active, site.url + cache.info.start_path)
+            options = {"overheads": overheads, **(scheduler_options or {})}
+            rows = await _measure(
+                tasks, cache, site, active, profile.fits, profile.observed_lengths,
+                repeats, seed, on_run, options,
+            )  # fmt: skip
+            browser = active.version
+    finally:
+        site.stop()
+    summary = _summary(rows)
+    summary.update(
+        {
+            "repeats": repeats,
+            "profile_repeats": profile_repeats,
+            "profile_failures": profile.failures,
+            "latency_scale": latency_scale,
+            "browser": browser,
+            "wall_s": round(time.perf_counter() - t0, 3),
+        }
+    )
+    summary["overheads"] = dataclasses.asdict(overheads)
+    return SchedulerBenchReport(tasks=rows, summary=summary, profile=profile.summary())
+
+
+@asynccontextmanager
+async def _pool(given: BrowserPool | None) -> AsyncIterator[BrowserPool]:
+    """The given pool, or a new one closed on exit."""
+    if given is not None:
+        yield given
+        return
+    async with BrowserPool() as own:
+        yield own
