@@ -90,3 +90,11 @@ def test_unknown_tool_lists_known(tmp_path):
     cache = ToolCache(CacheInfo(app="food"), [TOOL])
     with pytest.raises(CacheError, match="have: goto_home"):
         cache.tool("nope")
+
+
+def test_atomic_write_gives_the_usual_file_mode(tmp_path):
+    target = tmp_path / "m.json"
+    atomic_write_json(target, {})
+    mask = os.umask(0)
+    os.umask(mask)
+    assert target.stat().st_mode & 0o777 == 0o666 & ~mask
