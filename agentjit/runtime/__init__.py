@@ -1,6 +1,7 @@
 """The runtime: browser pool, tool invocation, the plan interpreter and run strategies."""
 
 from .browser import HOST_RULES, BrowserPool, chromium_executable
+from .effects import EffectGate, EffectKey, EffectLog, EffectRecord
 from .interpreter import PlanRun, execute_plan, format_prompt, parse_plan
 from .invoke import CallOutcome, call_tool
 from .runner import (
@@ -12,10 +13,13 @@ from .runner import (
     model_ai_eval,
     run_plan,
 )
+from .strategies import HedgeStrategy, MonotonicClock, ParallelStrategy, StepClock
 
 __all__ = [
     "HOST_RULES", "BrowserPool", "chromium_executable",
     "PlanRun", "execute_plan", "format_prompt", "parse_plan",
     "CallOutcome", "call_tool",
+    "EffectGate", "EffectKey", "EffectLog", "EffectRecord",
+    "HedgeStrategy", "MonotonicClock", "ParallelStrategy", "StepClock",
     "STRATEGIES", "RunResult", "Runtime", "SerialStrategy", "Strategy", "model_ai_eval", "run_plan",
 ]

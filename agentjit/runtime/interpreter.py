@@ -45,7 +45,7 @@ from agentjit.protocol.trace import StepEvent, TraceWriter
 
 from .invoke import CallOutcome, call_tool
 
-__all__ = ["PlanRun", "execute_plan", "parse_plan", "WriteGate", "AiEval", "AskHuman", "format_prompt"]
+__all__ = ["PlanRun", "execute_plan", "run_tree", "parse_plan", "WriteGate", "AiEval", "AskHuman", "format_prompt"]
 
 log = logging.getLogger(__name__)
 
@@ -280,8 +280,22 @@ async def execute_plan(source: str, run: PlanRun) -> Any:
     they are (:class:`~agentjit.exceptions.ToolError` subclasses).
     """
     tree = parse_plan(source, frozenset(run.tools))
-    code = compile(tree, PLAN_FILENAME, "exec", flags=ast.PyCF_ALLOW_TOP_LEVEL_AWAIT)
     namespace = run.namespace()
+    await run_tree(tree, namespace)
+    if "result" not in namespace:
+        raise PlanError("the plan finished without setting `result`")
+    return namespace["result"]
+
+
+async def run_tree(tree: ast.Module, namespace: dict[str, Any]) -> None:
+    """Run an already checked plan tree, or a piece of one, in ``namespace``.
+
+    ``tree`` must come from :func:`parse_plan` (or be cut from such a tree, as
+    the parallel strategy does for a plan's prefix, one loop iteration and
+    suffix, which share variables through ``namespace``). Errors map to
+    :class:`PlanError` with the plan's line, as in :func:`execute_plan`.
+    """
+    code = compile(tree, PLAN_FILENAME, "exec", flags=ast.PyCF_ALLOW_TOP_LEVEL_AWAIT)
     try:
         maybe = eval(code, namespace)  # noqa: S307 - sandboxed: checked tree, restricted builtins
         if maybe is not None:
@@ -293,9 +307,6 @@ async def execute_plan(source: str, run: PlanRun) -> Any:
         if line is None:
             raise
         raise PlanError(f"{type(exc).__name__}: {exc}", line=line) from exc
-    if "result" not in namespace:
-        raise PlanError("the plan finished without setting `result`")
-    return namespace["result"]
 
 
 def _plan_line(exc: BaseException) -> int | None:

@@ -21,7 +21,7 @@ from agentjit.exceptions import SiteUnreachable
 from agentjit.protocol.manifest import ToolManifest
 from agentjit.protocol.schema import validate_inputs, validate_output
 
-__all__ = ["CallOutcome", "call_tool", "Phase"]
+__all__ = ["CallOutcome", "call_tool", "run_post_check", "Phase"]
 
 log = logging.getLogger(__name__)
 
@@ -117,6 +117,8 @@ class CallOutcome(BaseModel):
     url_after: str | None = None
     start: float = 0.0
     end: float = 0.0
+    replayed: bool = False
+    """True when a WRITE was answered from the effect log instead of being sent again."""
 
 
 def _is_navigation_error(exc: BaseException) -> bool:
@@ -254,6 +256,49 @@ async def call_tool(
         except Exception as exc:
             return finish(phase="output", reason=str(exc), output=output)
     return finish(ok=True, output=output)
+
+
+async def run_post_check(
+    page: Any,
+    tool: ToolManifest,
+    args: dict[str, Any] | None = None,
+    output: Any = None,
+    *,
+    timeout_ms: int | None = None,
+    poll_interval_ms: int = 25,
+) -> CallOutcome:
+    """Run only ``tool``'s post_check on ``page`` (polled like in :func:`call_tool`).
+
+    The effect log uses it to confirm that a WRITE answered from its record
+    (not sent again) is visible on the replaying worker's page.
+    """
+    args = dict(args or {})
+    timeout = timeout_ms if timeout_ms is not None else tool.timeout_ms
+    names = [n for n in tool.parameters if n.isidentifier()]
+    for n in names:
+        args.setdefault(n, None)
+    payload = {
+        "stages": ["post"], "pre": tool.pre_check, "exec": tool.execute, "post": tool.post_check,
+        "inputs": args, "names": names, "output": output, "timeout": timeout, "interval": poll_interval_ms,
+    }  # fmt: skip
+    start = time.time()
+    t0 = time.perf_counter()
+    res = await _evaluate(page, payload, timeout / 1000 + 5)
+    timings = {key: float(ms) / 1000 for key, ms in (res.get("timings") or {}).items()}
+    timings["total"] = time.perf_counter() - t0
+    ok = bool(res.get("ok"))
+    return CallOutcome(
+        tool=tool.name,
+        ok=ok,
+        output=output,
+        phase=None if ok else res.get("phase") or "post_check",
+        reason=None if ok else res.get("reason"),
+        timings=timings,
+        url_before=page.url,
+        url_after=page.url,
+        start=start,
+        end=time.time(),
+    )
 
 
 class _ExecuteFailed(Exception):

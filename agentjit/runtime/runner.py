@@ -46,6 +46,8 @@ class RunResult(BaseModel):
     timings: dict[str, float] = Field(default_factory=dict)
     """``total_s`` (wall time of the run), ``setup_s`` (contexts and start pages)."""
     strategy: str = "serial"
+    strategy_reason: str | None = None
+    """Why the strategy that ran is the one it is (e.g. why a parallel run fell back to serial)."""
     workers: int = 1
     state: dict[str, Any] = Field(default_factory=dict)
 
@@ -189,7 +191,8 @@ class Runtime:
             calls=sorted(calls, key=lambda c: (c.start, c.index)),
             trace_path=str(trace.path) if trace is not None else None,
             timings={"total_s": total},
-            strategy=strat.name,
+            strategy=getattr(strat, "used", None) or strat.name,
+            strategy_reason=getattr(strat, "reason", None),
             workers=workers,
             state=state,
         )

@@ -3,7 +3,13 @@
 import pytest
 
 from agentjit.cache import CacheInfo, ToolCache
-from agentjit.exceptions import ConfigError, PlanError, PreconditionFailed, SandboxViolation, ToolCallFailed
+from agentjit.exceptions import (
+    ConfigError,
+    PlanError,
+    PreconditionFailed,
+    SandboxViolation,
+    ToolCallFailed,
+)
 from agentjit.protocol import read_trace
 from agentjit.protocol.trace import SessionEvent, TraceWriter
 from agentjit.runtime import Runtime, run_plan

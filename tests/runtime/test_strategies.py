@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import os
+import random
 
 import pytest
 
 from agentjit.exceptions import PlanError, ToolCallFailed
+from agentjit.planner.sandbox import SAFE_BUILTINS
+from agentjit.protocol.manifest import ToolManifest, ToolType
 from agentjit.runtime import (
     STRATEGIES,
     BrowserPool,
@@ -16,6 +19,8 @@ from agentjit.runtime import (
     Runtime,
     StepClock,
 )
+from agentjit.runtime.interpreter import parse_plan, run_tree
+from agentjit.runtime.strategies import _ITEMS, _ONE, _OUT, _cut, _Recorder
 from agentjit.scheduler.usage import plan_usage
 
 from .conftest import ITEMS, ShopSite
@@ -41,20 +46,10 @@ await goto_list()
 result = [it.name for it in (await list_items()).items]
 """
 
-MAP_PLAN = """
-await goto_list()
-items = (await list_items()).items
-names = []
-for it in items:
-    await goto_item(it.id)
-    d = await get_item()
-    names.append(d.name)
-result = names
-"""
-
 REDUCE_PLAN = """
 await goto_list()
 items = (await list_items()).items
+names = []
 prices = {}
 total = 0
 count = 0
@@ -62,11 +57,13 @@ seen = set()
 for i, it in enumerate(items):
     await goto_item(it.id)
     d = await get_item()
+    names.append(d.name)
     prices[d.id] = d.price
     total += d.price
     count += 1
     seen.add(d.cat)
-result = {"prices": prices, "order": list(prices), "total": total, "count": count, "cats": sorted(seen)}
+result = {"names": names, "prices": prices, "order": list(prices), "total": total, "count": count,
+          "cats": sorted(seen)}
 """
 
 COMPREHENSION_PLAN = """
@@ -94,7 +91,6 @@ prices = {}
 for it in items:
     await goto_item(it.id)
     prices[it.id] = (await get_item()).price
-best = sorted(prices, key=None)[0]
 cheapest = items[0].id
 for k in prices:
     if prices[k] < prices[cheapest]:
@@ -204,42 +200,39 @@ def _overlaps(spans: list) -> bool:
     )
 
 
-async def test_parallel_map_equals_serial_and_workers_overlap(
+async def test_parallel_map_and_reductions_equal_serial_and_workers_overlap(
     shop: ShopSite, shop_runtime: Runtime, browser_pool: BrowserPool
 ) -> None:
     shop.path_delays = {"/item/": 0.15}
-    serial = await shop_runtime.run(MAP_PLAN, strategy="serial")
+    serial = await shop_runtime.run(REDUCE_PLAN, strategy="serial")
     par = ParallelStrategy(3)
-    result = await shop_runtime.run(MAP_PLAN, strategy=par)
+    result = await shop_runtime.run(REDUCE_PLAN, strategy=par)
 
-    assert result.value == serial.value == [it["name"] for it in ITEMS]
-    assert result.strategy == "parallel" and result.workers == 3
-    assert "append" in (result.strategy_reason or "")
+    assert result.strategy == "parallel"
+    assert result.value == serial.value
+    value = result.value
+    assert value["names"] == [it["name"] for it in ITEMS]  # appends in the serial order
+    assert value["order"] == [it["id"] for it in ITEMS]  # dict insertion order is the serial one
+    assert value["total"] == sum(it["price"] for it in ITEMS) and value["count"] == len(ITEMS)
+    assert "reduction-shaped" in (result.strategy_reason or "")
+
     assert sorted(s.iteration for s in par.spans) == list(range(len(ITEMS)))
-    assert {s.worker for s in par.spans} == {0, 1, 2}
+    busy = {s.worker for s in par.spans}
+    assert 0 in busy and len(busy) >= 2 and result.workers == len(busy)
     assert _overlaps(par.spans)  # iterations really ran at the same time on different workers
     # the server saw item pages of different sessions in flight at once
     items = [r for r in shop.requests if r.path.startswith("/item/")]
     assert any(a.session != b.session and a.start < b.end and b.start < a.end for a in items for b in items)
-    # workers 1 and 2 replayed the entry navigation (goto_list) before their iterations, in the trace
-    for w in (1, 2):
+    # the other workers replayed the entry navigation (goto_list), in the trace, before their iterations
+    for w in busy - {0}:
         tools = [c.tool for c in result.calls if c.worker == w]
         assert tools[0] == "goto_list" and "list_items" not in tools
     assert browser_pool.open_contexts == 0
 
 
-async def test_parallel_dict_store_counter_and_set_equal_serial(shop: ShopSite, shop_runtime: Runtime) -> None:
-    serial = await shop_runtime.run(REDUCE_PLAN, strategy="serial")
-    result = await shop_runtime.run(REDUCE_PLAN, strategy=ParallelStrategy(3))
-    assert result.strategy == "parallel"
-    assert result.value == serial.value
-    assert result.value["order"] == [it["id"] for it in ITEMS]  # dict insertion order is the serial one
-    assert result.value["total"] == sum(it["price"] for it in ITEMS) and result.value["count"] == len(ITEMS)
-
-
 async def test_parallel_comprehension_equals_serial(shop: ShopSite, shop_runtime: Runtime) -> None:
     serial = await shop_runtime.run(COMPREHENSION_PLAN, strategy="serial")
-    result = await shop_runtime.run(COMPREHENSION_PLAN, strategy="parallel")
+    result = await shop_runtime.run(COMPREHENSION_PLAN, strategy=ParallelStrategy(2))
     assert result.strategy == "parallel"
     assert result.value == serial.value == sorted((it["price"] for it in ITEMS if it["id"] != "b2"), reverse=True)
 
@@ -256,7 +249,7 @@ async def test_parallel_falls_back_to_serial_for_a_loop_with_break(shop: ShopSit
 async def test_parallel_then_write_in_the_suffix_orders_once(
     shop: ShopSite, shop_runtime: Runtime, browser_pool: BrowserPool
 ) -> None:
-    source = CHEAPEST_THEN_ORDER.replace("best = sorted(prices, key=None)[0]\n", "")
+    source = CHEAPEST_THEN_ORDER
     assert plan_usage(source, shop_runtime.cache).loop.parallel_ok  # type: ignore[union-attr]
     result = await shop_runtime.run(source, strategy=ParallelStrategy(2))
     cheapest = min(ITEMS, key=lambda it: it["price"])["id"]
@@ -285,10 +278,12 @@ result = names
 
 
 # -- the food site's tasks ---------------------------------------------------------------------
-# The issue asks for 20 runs of every write task per strategy: AGENTJIT_FOOD_REPS=20 pytest -k food
+# The issue asks for 20 runs of every write task per strategy:
+#   AGENTJIT_FOOD_REPS=20 .venv/bin/pytest tests/runtime/test_strategies.py -k food -p no:cacheprovider
 # (the suite's default is 1 run each, to stay fast).
 
 FOOD_REPS = int(os.environ.get("AGENTJIT_FOOD_REPS", "1"))
+FOOD_TIMEOUT = 120 + 30 * FOOD_REPS  # seconds per test: each run is a few seconds on a loaded 2-core box
 
 
 def _food_tasks(kind: str | None = None) -> list:
@@ -297,25 +292,29 @@ def _food_tasks(kind: str | None = None) -> list:
     return [t for t in get_app("food").tasks() if kind is None or t.kind == kind]
 
 
+WRITE_TASKS = [t.id for t in _food_tasks("write")]
+
+
+@pytest.mark.timeout(FOOD_TIMEOUT)
 @pytest.mark.parametrize("strategy", ["hedge", "parallel"])
-async def test_food_write_tasks_leave_the_judged_state(
-    strategy: str, food_site, food_cache, browser_pool: BrowserPool
+@pytest.mark.parametrize("task_id", WRITE_TASKS)
+async def test_food_write_task_leaves_the_judged_state(
+    task_id: str, strategy: str, food_site, food_cache, browser_pool: BrowserPool
 ) -> None:
     from agentjit.bench.harness import reference_source, run_task
 
     runtime = Runtime(food_cache, food_site.url, pool=browser_pool)
-    tasks = _food_tasks("write")
-    assert tasks
-    for task in tasks:
-        source = reference_source(task)
-        for rep in range(FOOD_REPS):
-            strat = HedgeStrategy(2) if strategy == "hedge" else ParallelStrategy(3)
-            res = await run_task(task, source, runtime=runtime, site=food_site, strategy=strat)
-            assert res.ok, f"{task.id} ({strategy}, run {rep}): {res.reason}"
-            assert res.writes >= 1
-            assert browser_pool.open_contexts == 0
+    task = next(t for t in _food_tasks("write") if t.id == task_id)
+    source = reference_source(task)
+    for rep in range(FOOD_REPS):
+        strat = HedgeStrategy(2) if strategy == "hedge" else ParallelStrategy(2)
+        res = await run_task(task, source, runtime=runtime, site=food_site, strategy=strat)
+        assert res.ok, f"{task.id} ({strategy}, run {rep}): {res.reason}"  # the judge: no duplicate order
+        assert res.writes >= 1
+        assert browser_pool.open_contexts == 0
 
 
+@pytest.mark.timeout(FOOD_TIMEOUT)
 async def test_food_parallel_value_equals_serial(food_site, food_cache, browser_pool: BrowserPool) -> None:
     from agentjit.bench.harness import reference_source
 
@@ -331,8 +330,94 @@ async def test_food_parallel_value_equals_serial(food_site, food_cache, browser_
         serial = await runtime.run(source, strategy="serial")
         for _ in range(FOOD_REPS):
             food_site.reset()
-            par = await runtime.run(source, strategy=ParallelStrategy(3))
-            assert par.strategy == "parallel" and par.workers > 1, task.id
-            assert par.value == serial.value, task.id
+            par = ParallelStrategy(2)
+            result = await runtime.run(source, strategy=par)
+            assert result.strategy == "parallel", task.id
+            assert result.value == serial.value, task.id
+            assert sorted(s.iteration for s in par.spans) == list(range(len(par.spans)))
     assert parallelizable  # the food tasks include at least one parallelizable loop
     assert browser_pool.open_contexts == 0
+
+
+# -- the cut and the merge, without a browser --------------------------------------------------
+
+
+async def _fake_tool(x: object) -> object:
+    return x
+
+
+ECHO_TOOLS = {"get": ToolManifest(name="get", description="echo", type=ToolType.GET_FIELDS, execute="return 1;")}
+
+
+async def _cut_and_run(source: str, order: list[int] | None = None) -> tuple[object, object]:
+    """Serial value and the value of the cut plan run iteration by iteration in ``order``."""
+    tools = ECHO_TOOLS
+
+    def fresh() -> dict:
+        return {"__builtins__": dict(SAFE_BUILTINS), "get": _fake_tool}
+
+    serial_ns = fresh()
+    await run_tree(parse_plan(source, frozenset(tools)), serial_ns)
+    tree = parse_plan(source, frozenset(tools))
+    cut, why = _cut(tree, plan_usage(source, tools))
+    assert cut is not None, why
+    ns0 = fresh()
+    await run_tree(cut.prefix, ns0)
+    items = ns0.pop(_ITEMS)
+    outputs: list = [None] * len(items)
+    idx = list(range(len(items)))
+    random.Random(7).shuffle(idx)
+    ns = dict(ns0)  # one namespace for every iteration, as on a worker
+    for i in order or idx:  # any execution order: the merge restores the serial one
+        ns[_ONE] = [items[i]]
+        ops: list = []
+        for name in cut.accumulators:
+            ns[name] = _Recorder(name, ops)
+        await run_tree(cut.iteration, ns)
+        outputs[i] = ops if cut.kind == "for" else ns.pop(_OUT)
+    ParallelStrategy._merge(cut, ns0, outputs)
+    await run_tree(cut.suffix, ns0)
+    return serial_ns["result"], ns0["result"]
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        # float sums in a fixed order (not associative), list +=, nested counters, dict.update, set.add
+        "total += await get(x * 0.1)\n    total += 1e-17",
+        "acc += [await get(x)]",
+        "counts[x % 3] += await get(x)",
+        "d.update({x: await get(x)})\n    s.add(x % 4)\n    names.extend([x, x])",
+        "y = await get(x)\n    s.update(v for v in [y, y + 100])\n    names.extend(v * 2 for v in [y])",
+    ],
+)
+async def test_merge_replays_the_serial_mutations(body: str) -> None:
+    source = (
+        "total = 0.0\nacc = []\ncounts = {0: 0, 1: 0, 2: 0}\nd = {}\ns = set()\nnames = []\n"
+        f"for x in range(12):\n    {body}\n"
+        "result = [total, acc, counts, list(d.items()), sorted(s), names]\n"
+    )
+    serial, cut = await _cut_and_run(source)
+    assert cut == serial
+
+
+async def test_comprehension_cut_keeps_the_statement_around_it() -> None:
+    source = 'xs = [3, 1, 2]\nresult = sorted({x: await get(x * 2) for x in xs if x != 2}.items())\n'
+    serial, cut = await _cut_and_run(source)
+    assert cut == serial == [(1, 2), (3, 6)]
+
+
+@pytest.mark.parametrize(
+    ("source", "why"),
+    [
+        ("i = 0\nwhile i < 3:\n    await get(i)\n    i += 1\nresult = i", "while loop"),
+        ("n = []\nfor x in [1, 2]:\n    n.append(await get(x))\n    if len(n) > 1:\n        n.append(0)\nresult = n",
+         "reads accumulator"),
+        ("n = [await get(0)] + [await get(x) for x in [1, 2]]\nresult = n", "awaits outside its comprehension"),
+        ("if True:\n    for x in [1]:\n        await get(x)\nresult = 1", "not a top-level"),
+    ],
+)
+def test_loops_the_cut_leaves_serial(source: str, why: str) -> None:
+    tools = ECHO_TOOLS
+    cut, reason = _cut(parse_plan(source, frozenset(tools)), plan_usage(source, tools))
+    assert cut is None and why in reason

@@ -1,0 +1,704 @@
+"""The concurrent run strategies: ``parallel`` fan-out and ``hedge`` replicas.
+
+Both plug into :class:`~agentjit.runtime.runner.Strategy` and share an
+:class:`~agentjit.runtime.effects.EffectLog` among all their workers, so a
+WRITE reaches the site at most once.
+
+**Parallel.** The scheduler's plan analysis
+(:func:`agentjit.scheduler.usage.plan_usage`) finds the plan's main loop and
+says whether its iterations are independent (map- or reduction-shaped). If so,
+the plan is cut, on its checked AST, into
+
+* the prefix (every statement before the loop, plus ``list(<iterable>)``), run
+  once on worker 0;
+* one iteration: ``for <target> in [item]: <body>`` (or the comprehension over
+  ``[item]``), run for each item on whichever worker is free; every worker
+  other than 0 opens its own context and first replays the prefix's READ
+  navigation calls (``LoopUse.entry_replay``) to reach the loop's entry state;
+* the suffix, run on worker 0 after the merge.
+
+Inside an iteration each accumulator (an outer name the body appends to,
+stores into or adds to) is a recorder that logs the mutation; the merge
+replays the logs on the real objects in iteration order. So the plan's value
+is the serial run's: the same appends, stores and ``+=`` on the same objects
+in the same order. A loop that is not parallel_ok runs serially and the run
+reports strategy ``serial`` with the reason.
+
+**Hedge.** ``n`` replicas of the whole plan run in one
+:class:`asyncio.TaskGroup`. The first replica to reach the plan's first WRITE
+(or, for a plan without one, its end) leads: the others are cancelled at once
+and their contexts close in ``finally``. A replica that fails before anyone
+leads just drops out; if all do, an :class:`ExceptionGroup` of their errors is
+raised. The clock (``now``/``sleep``) is a parameter: it stamps the race's
+events and spaces the replicas' starts when ``stagger_s`` is set.
+"""
+
+from __future__ import annotations
+
+import ast
+import asyncio
+import contextlib
+import copy
+import logging
+import operator
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal, Protocol
+
+from agentjit.exceptions import ConfigError, InfrastructureError, PlanError
+from agentjit.planner.sandbox import check_sandbox
+from agentjit.protocol.trace import StepEvent, TraceWriter
+
+from .effects import EffectLog
+from .interpreter import execute_plan, parse_plan, run_tree
+from .runner import STRATEGIES, Runtime, Strategy
+
+if TYPE_CHECKING:
+    from agentjit.scheduler.usage import LoopUse, PlanUsage
+
+__all__ = [
+    "Clock",
+    "MonotonicClock",
+    "StepClock",
+    "ParallelStrategy",
+    "HedgeStrategy",
+    "RaceEvent",
+    "IterationSpan",
+]
+
+log = logging.getLogger(__name__)
+
+Outcome = tuple[Any, list[StepEvent], int, dict[str, Any]]
+
+
+# -- time ------------------------------------------------------------------------------------
+
+
+class Clock(Protocol):
+    """Where the strategies read time and sleep (a fake in tests)."""
+
+    def now(self) -> float: ...
+
+    async def sleep(self, seconds: float) -> None: ...
+
+
+class MonotonicClock:
+    """Real time: :func:`time.monotonic` and :func:`asyncio.sleep`."""
+
+    def now(self) -> float:
+        return time.monotonic()
+
+    async def sleep(self, seconds: float) -> None:
+        await asyncio.sleep(seconds)
+
+
+class StepClock:
+    """A fake clock: every ``now()`` is ``step`` later than the one before (a logical clock).
+
+    ``sleep(s)`` moves time forward by ``s`` and yields to the event loop
+    once, so tests see a total order of events without waiting.
+    """
+
+    def __init__(self, start: float = 0.0, step: float = 1.0) -> None:
+        self.t = start
+        self.step = step
+        self.sleeps: list[float] = []
+
+    def now(self) -> float:
+        self.t += self.step
+        return self.t
+
+    async def sleep(self, seconds: float) -> None:
+        self.sleeps.append(seconds)
+        self.t += seconds
+        await asyncio.sleep(0)
+
+
+# -- serial, with the effect log -----------------------------------------------------------
+
+
+async def _run_serial(runtime: Runtime, source: str, trace: TraceWriter | None, effects: EffectLog) -> Outcome:
+    gate = effects.gate(worker=0)
+    async with runtime.worker(trace=trace, worker=0, write_gate=gate) as run:
+        gate.bind(run)
+        value = await execute_plan(source, run)
+        return value, run.calls, 1, run.state
+
+
+def _single_error(group: BaseExceptionGroup[Any]) -> BaseException:
+    """The one real error of a task group (workers cancelled because of it are not errors)."""
+    leaves: list[BaseException] = []
+
+    def walk(g: BaseExceptionGroup[Any]) -> None:
+        for exc in g.exceptions:
+            if isinstance(exc, BaseExceptionGroup):
+                walk(exc)
+            elif not isinstance(exc, asyncio.CancelledError):
+                leaves.append(exc)
+
+    walk(group)
+    return leaves[0] if len(leaves) == 1 else group
+
+
+# -- parallel: cutting the plan ------------------------------------------------------------
+
+_ITEMS = "_aj_items"
+_ONE = "_aj_one"
+_OUT = "_aj_out"
+_COMP = "_aj_comp"
+_ACCUMULATE = frozenset({"append", "extend", "add", "update"})
+
+
+@dataclass
+class _LoopCut:
+    """A plan cut around its main loop (all pieces are sub-trees of the checked plan)."""
+
+    kind: Literal["for", "comprehension"]
+    line: int
+    prefix: ast.Module
+    """The statements before the loop, then ``_aj_items = list(<iterable>)``."""
+    iteration: ast.Module
+    """One iteration over ``_aj_one`` (a one-item list)."""
+    suffix: ast.Module
+    accumulators: frozenset[str] = frozenset()
+    comp_type: type[ast.expr] | None = None
+
+
+def _module(body: list[ast.stmt]) -> ast.Module:
+    return ast.fix_missing_locations(ast.Module(body=body, type_ignores=[]))
+
+
+def _name(id_: str, ctx: ast.expr_context, like: ast.AST) -> ast.Name:
+    return ast.copy_location(ast.Name(id=id_, ctx=ctx), like)
+
+
+def _items_assign(iterable: ast.expr) -> ast.stmt:
+    call = ast.copy_location(ast.Call(func=_name("list", ast.Load(), iterable), args=[iterable], keywords=[]), iterable)
+    return ast.copy_location(ast.Assign(targets=[_name(_ITEMS, ast.Store(), iterable)], value=call), iterable)
+
+
+def _find_loop(tree: ast.Module, line: int) -> tuple[int, ast.AST] | None:
+    """The top-level statement index and the loop node on ``line`` (the analysis's main loop)."""
+    loops = (ast.For, ast.While, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+    for index, stmt in enumerate(tree.body):
+        stack: list[ast.AST] = [stmt]
+        while stack:  # pre-order, outer loops first, like usage._find_main_loop
+            node = stack.pop()
+            if isinstance(node, loops) and getattr(node, "lineno", None) == line:
+                return index, node
+            stack.extend(reversed(list(ast.iter_child_nodes(node))))
+    return None
+
+
+def _stored(stmts: list[ast.stmt]) -> set[str]:
+    return {n.id for s in stmts for n in ast.walk(s) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+
+
+def _accumulators(body: list[ast.stmt], outer: set[str]) -> frozenset[str]:
+    """Outer names the loop body appends/extends/adds/updates, stores into or ``+=``s.
+
+    TODO(agentjit.scheduler.usage): ``LoopUse`` could carry these names (its
+    ``_parallel_check`` finds them); until then this repeats the extraction only,
+    not the parallel_ok decision, which stays usage's.
+    """
+    names: set[str] = set()
+    for node in (n for stmt in body for n in ast.walk(stmt)):
+        target: ast.expr | None = None
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _ACCUMULATE:
+            target = node.func.value
+        elif isinstance(node, ast.AugAssign):
+            target = node.target.value if isinstance(node.target, ast.Subscript) else node.target
+        elif isinstance(node, ast.Assign):
+            for t in node.targets:
+                if isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name) and t.value.id in outer:
+                    names.add(t.value.id)
+        if isinstance(target, ast.Name) and target.id in outer:
+            names.add(target.id)
+    return frozenset(names)
+
+
+def _cut(tree: ast.Module, usage: PlanUsage) -> tuple[_LoopCut | None, str]:
+    """Cut ``tree`` around the main loop, or say why it runs serially."""
+    loop = usage.loop
+    if loop is None:
+        return None, "no loop that calls a tool"
+    if not loop.parallel_ok:
+        return None, f"loop on line {loop.line} is not parallelizable: {loop.reason}"
+    found = _find_loop(tree, loop.line)
+    if found is None:  # pragma: no cover - usage and this module read the same source
+        return None, f"loop on line {loop.line} not found in the plan"
+    index, node = found
+    stmt = tree.body[index]
+    before = list(tree.body[:index])
+    after = list(tree.body[index + 1:])
+    if isinstance(node, ast.For) and node is stmt:
+        one = ast.For(target=node.target, iter=_name(_ONE, ast.Load(), node.iter), body=node.body, orelse=[])
+        return _LoopCut(
+            kind="for",
+            line=node.lineno,
+            prefix=_module([*before, _items_assign(node.iter)]),
+            iteration=_module([ast.copy_location(one, node)]),
+            suffix=_module([*node.orelse, *after]),
+            accumulators=_accumulators(node.body, _stored(before)),
+        ), loop.reason
+    if isinstance(node, ast.ListComp | ast.SetComp | ast.DictComp):
+        outside = [n for n in ast.walk(stmt) if isinstance(n, ast.Await)]
+        inside = {id(n) for n in ast.walk(node)}
+        if any(id(n) not in inside for n in outside):
+            return None, (f"the statement on line {stmt.lineno} awaits outside its comprehension; "
+                          "parallel runs only a comprehension whose statement has no other awaits (TODO)")
+        iterable = node.generators[0].iter
+        comp = copy.deepcopy(node)
+        comp.generators[0].iter = _name(_ONE, ast.Load(), iterable)
+        piece = ast.copy_location(ast.Assign(targets=[_name(_OUT, ast.Store(), node)], value=comp), node)
+        rest = _replace(stmt, node, _name(_COMP, ast.Load(), node))
+        return _LoopCut(
+            kind="comprehension",
+            line=node.lineno,
+            prefix=_module([*before, _items_assign(iterable)]),
+            iteration=_module([piece]),
+            suffix=_module([rest, *after]),
+            comp_type=type(node),
+        ), loop.reason
+    return None, (f"the loop on line {loop.line} is not a top-level `for` or a list/set/dict comprehension; "
+                  "the parallel runtime runs it serially (TODO)")
+
+
+def _replace(stmt: ast.stmt, old: ast.AST, new: ast.expr) -> ast.stmt:
+    class Swap(ast.NodeTransformer):
+        def visit(self, node: ast.AST) -> ast.AST:
+            if node is old:
+                return new
+            return super().visit(node)
+
+    swapped = Swap().visit(stmt)
+    assert isinstance(swapped, ast.stmt)
+    return swapped
+
+
+# -- parallel: accumulators --------------------------------------------------------------
+
+
+Op = tuple[str, tuple[Any, ...], str, tuple[Any, ...]]
+"""(accumulator name, key path, operation, arguments) as one iteration did it."""
+
+
+class _Recorder:
+    """Stands for an accumulator during one iteration and logs what the body does to it.
+
+    Usage analysis guarantees the body only appends/extends/adds/updates it,
+    stores into it or ``+=``s it (or one of its items), never reads it.
+    """
+
+    __slots__ = ("_name", "_path", "_ops")
+
+    def __init__(self, name: str, ops: list[Op], path: tuple[Any, ...] = ()) -> None:
+        self._name = name
+        self._ops = ops
+        self._path = path
+
+    def _log(self, op: str, *args: Any) -> None:
+        self._ops.append((self._name, self._path, op, args))
+
+    def append(self, value: Any) -> None:
+        self._log("append", value)
+
+    def extend(self, values: Any) -> None:
+        self._log("extend", list(values))
+
+    def add(self, value: Any) -> None:
+        self._log("add", value)
+
+    def update(self, *args: Any, **kwargs: Any) -> None:
+        # take iterators now: a generator would otherwise run at merge time, in a later namespace
+        kept = tuple(a if hasattr(a, "keys") or isinstance(a, list | tuple | set | frozenset | str) else list(a)
+                     for a in args)
+        self._log("update", kept, kwargs)
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        if isinstance(value, _Recorder):  # the store-back of `acc[k] += x`, already logged
+            return
+        self._log("setitem", key, value)
+
+    def __getitem__(self, key: Any) -> _Recorder:
+        return _Recorder(self._name, self._ops, (*self._path, key))
+
+    def __iadd__(self, value: Any) -> _Recorder:
+        self._log("iadd", value)
+        return self
+
+    def __repr__(self) -> str:
+        return f"<accumulator {self._name} (merged after the parallel loop)>"
+
+
+def _apply_ops(ns: dict[str, Any], ops: list[Op]) -> None:
+    """Do to the real accumulators in ``ns`` what one iteration did to its recorders."""
+    for name, path, op, args in ops:
+        if op == "iadd":
+            if not path:
+                ns[name] = operator.iadd(ns[name], args[0])
+                continue
+            holder = ns[name]
+            for key in path[:-1]:
+                holder = holder[key]
+            holder[path[-1]] = operator.iadd(holder[path[-1]], args[0])
+            continue
+        target = ns[name]
+        for key in path:
+            target = target[key]
+        if op == "setitem":
+            target[args[0]] = args[1]
+        elif op == "update":
+            target.update(*args[0], **args[1])
+        else:
+            getattr(target, op)(*args)
+
+
+@dataclass(frozen=True)
+class IterationSpan:
+    """When one loop iteration ran, and on which worker (the overlap evidence)."""
+
+    worker: int
+    iteration: int
+    start: float
+    end: float
+
+
+class _Queue:
+    """The iteration indices still to run; workers take the next one when they are free."""
+
+    def __init__(self, n: int) -> None:
+        self.n = n
+        self.next = 0
+
+    def take(self) -> int | None:
+        if self.next >= self.n:
+            return None
+        i = self.next
+        self.next += 1
+        return i
+
+    @property
+    def empty(self) -> bool:
+        return self.next >= self.n
+
+
+@dataclass
+class _Entry:
+    """What the prefix hands to the workers: the items, the work queue, variables, entry calls."""
+
+    items: list[Any]
+    queue: _Queue
+    outputs: list[Any]
+    user: dict[str, Any]
+    replay: list[StepEvent]
+
+
+# -- parallel ------------------------------------------------------------------------------
+
+
+class ParallelStrategy(Strategy):
+    """Fan the iterations of the plan's main loop out to ``workers`` browser contexts.
+
+    ``usage`` is the plan's :class:`~agentjit.scheduler.usage.PlanUsage` when
+    the scheduler already has it (else it is computed from the source).
+    ``effects`` is the task run's effect log (a fresh one per run when omitted).
+    After :meth:`execute`, ``used`` is ``"parallel"`` or ``"serial"``,
+    ``reason`` says why, and ``spans`` holds one :class:`IterationSpan` per
+    iteration. One instance runs one plan at a time.
+    """
+
+    name = "parallel"
+
+    def __init__(
+        self,
+        workers: int = 4,
+        usage: PlanUsage | None = None,
+        *,
+        effects: EffectLog | None = None,
+        clock: Clock | None = None,
+    ) -> None:
+        if workers < 1:
+            raise ConfigError(f"ParallelStrategy: workers must be at least 1, got {workers}")
+        self.workers = workers
+        self.usage = usage
+        self.effects = effects
+        self.clock: Clock = clock or MonotonicClock()
+        self.used: str = self.name
+        self.reason: str | None = None
+        self.spans: list[IterationSpan] = []
+
+    async def execute(self, runtime: Runtime, source: str, trace: TraceWriter | None) -> Outcome:
+        effects = self.effects if self.effects is not None else EffectLog()
+        effects.begin_execution()
+        self.spans = []
+        tree = parse_plan(source, frozenset(runtime.cache.tools))
+        usage = self.usage
+        if usage is None:
+            # imported here: the scheduler package pulls in scipy, which a serial run never needs
+            from agentjit.scheduler.usage import plan_usage
+
+            usage = plan_usage(source, runtime.cache)
+        cut, why = _cut(tree, usage)
+        if cut is None or self.workers < 2 or usage.loop is None:
+            self.used, self.reason = "serial", (why if cut is None else "one worker")
+            log.info("parallel strategy runs serially: %s", self.reason)
+            return await _run_serial(runtime, source, trace, effects)
+        callables = set(runtime.cache.tools) | {"ai_eval", "ask_human"}
+        for piece in (cut.prefix, cut.iteration, cut.suffix):
+            findings = check_sandbox(piece, callables=callables)
+            if findings:  # pragma: no cover - pieces of a checked plan plus our own glue
+                raise PlanError(f"parallel cut broke the sandbox: {findings[0].message}", line=findings[0].line)
+        self.used, self.reason = "parallel", usage.loop.reason
+        return await self._fan_out(runtime, cut, usage.loop, trace, effects)
+
+    async def _fan_out(
+        self, runtime: Runtime, cut: _LoopCut, loop: LoopUse, trace: TraceWriter | None, effects: EffectLog
+    ) -> Outcome:
+        """Prefix on worker 0 while the other contexts open; then iterations everywhere; merge; suffix."""
+        gate0 = effects.gate(worker=0)
+        async with runtime.worker(trace=trace, worker=0, write_gate=gate0) as run0:
+            gate0.bind(run0)
+            ns0 = run0.namespace()
+            own = set(ns0)  # tools, ai_eval, ask_human, __builtins__: bound per worker
+            entered: asyncio.Future[_Entry] = asyncio.get_running_loop().create_future()
+            extra_calls: dict[int, list[StepEvent]] = {}
+
+            async def iterate(worker: int, ns: dict[str, Any], entry: _Entry) -> None:
+                while (i := entry.queue.take()) is not None:
+                    ns[_ONE] = [entry.items[i]]
+                    t0 = self.clock.now()
+                    if cut.kind == "for":
+                        ops: list[Op] = []
+                        for name in cut.accumulators:
+                            ns[name] = _Recorder(name, ops)
+                        await run_tree(cut.iteration, ns)
+                        entry.outputs[i] = ops
+                    else:
+                        await run_tree(cut.iteration, ns)
+                        entry.outputs[i] = ns.pop(_OUT)
+                    self.spans.append(IterationSpan(worker, i, t0, self.clock.now()))
+
+            async def extra(worker: int) -> None:
+                async with contextlib.AsyncExitStack() as stack:
+                    try:  # a context that cannot open only costs this worker, not the run
+                        run = await stack.enter_async_context(runtime.worker(trace=trace, worker=worker))
+                    except InfrastructureError as exc:
+                        log.warning("parallel worker %d could not start: %s", worker, exc)
+                        return
+                    run.write_gate = effects.gate(run, scope=f"parallel-worker-{worker}")
+                    entry = await asyncio.shield(entered)
+                    try:
+                        if entry.queue.empty:
+                            return
+                        for step in entry.replay:  # reach the loop's entry state
+                            await run.call(step.tool or "", dict(step.args))
+                        ns = run.namespace()
+                        ns.update(entry.user)
+                        await iterate(worker, ns, entry)
+                    finally:
+                        extra_calls[worker] = run.calls
+
+            try:
+                async with asyncio.TaskGroup() as tg:
+                    for w in range(1, self.workers):  # open the other contexts while the prefix runs
+                        tg.create_task(extra(w), name=f"parallel-worker-{w}")
+                    await run_tree(cut.prefix, ns0)
+                    items: list[Any] = ns0.pop(_ITEMS)
+                    replay_tools = {c.tool for c in loop.entry_replay}
+                    entry = _Entry(
+                        items=items,
+                        queue=_Queue(len(items)),
+                        outputs=[None] * len(items),
+                        user={k: v for k, v in ns0.items() if k not in own},
+                        replay=[
+                            c for c in run0.calls
+                            if c.action == "tool" and c.ok and c.effect == "READ" and c.tool in replay_tools
+                        ],
+                    )  # fmt: skip
+                    entered.set_result(entry)
+                    await iterate(0, dict(ns0), entry)
+            except BaseExceptionGroup as group:
+                raise _single_error(group) from None
+            finally:
+                if not entered.done():
+                    entered.cancel()
+            self._merge(cut, ns0, entry.outputs)
+            await run_tree(cut.suffix, ns0)
+            if "result" not in ns0:
+                raise PlanError("the plan finished without setting `result`")
+            calls = [*run0.calls, *(c for w in sorted(extra_calls) for c in extra_calls[w])]
+            busy = len({span.worker for span in self.spans}) or 1
+            return ns0["result"], calls, busy, run0.state
+
+    @staticmethod
+    def _merge(cut: _LoopCut, ns0: dict[str, Any], outputs: list[Any]) -> None:
+        """Combine the iterations' results in iteration order (the serial order)."""
+        try:
+            if cut.kind == "for":
+                for ops in outputs:
+                    _apply_ops(ns0, ops)
+                return
+            merged: Any
+            if cut.comp_type is ast.ListComp:
+                merged = [x for out in outputs for x in out]
+            elif cut.comp_type is ast.SetComp:
+                merged = set()
+                for out in outputs:
+                    merged.update(out)
+            else:
+                merged = {}
+                for out in outputs:
+                    merged.update(out)
+            ns0[_COMP] = merged
+        except (TypeError, KeyError, AttributeError, ValueError, IndexError) as exc:
+            raise PlanError(f"merging the parallel loop's results: {type(exc).__name__}: {exc}", line=cut.line) from exc
+
+
+# -- hedge ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RaceEvent:
+    """One thing that happened in a hedge race, stamped by the strategy's clock.
+
+    ``kind``: ``start``, ``ready`` (context open at the start page), ``lead``
+    (reached the first WRITE or the end first), ``cancel`` (the leader
+    cancelled this replica), ``cancelled``, ``failed``, ``done``, ``closed``
+    (its context is closed).
+    """
+
+    time: float
+    replica: int
+    kind: str
+    detail: str = ""
+
+
+class _LostRace(BaseException):
+    """Raised in a replica that reaches the first WRITE after another replica led.
+
+    A BaseException, so a plan's ``except Exception`` cannot swallow it and go on.
+    """
+
+
+@dataclass
+class _Race:
+    clock: Clock
+    tasks: dict[int, asyncio.Task[None]] = field(default_factory=dict)
+    leader: int | None = None
+    events: list[RaceEvent] = field(default_factory=list)
+    results: dict[int, Outcome] = field(default_factory=dict)
+    errors: dict[int, Exception] = field(default_factory=dict)
+
+    def mark(self, replica: int, kind: str, detail: str = "") -> None:
+        self.events.append(RaceEvent(self.clock.now(), replica, kind, detail))
+
+    def lead(self, replica: int, why: str) -> None:
+        """Make ``replica`` the leader and cancel the rest, or raise :class:`_LostRace`."""
+        if self.leader == replica:
+            return
+        if self.leader is not None:
+            raise _LostRace
+        self.leader = replica
+        self.mark(replica, "lead", why)
+        for other, task in self.tasks.items():
+            if other != replica and not task.done():
+                task.cancel()
+                self.mark(other, "cancel")
+
+
+class HedgeStrategy(Strategy):
+    """Race ``replicas`` copies of the plan to the first WRITE (or the end); the winner goes on alone.
+
+    ``effects`` is the task run's shared effect log (a fresh one per run when
+    omitted); ``clock`` stamps :attr:`events` and paces ``stagger_s`` (the
+    delay between replica starts; 0 starts all at once). After
+    :meth:`execute`, ``winner`` is the leading replica and ``events`` the race.
+    """
+
+    name = "hedge"
+
+    def __init__(
+        self,
+        replicas: int = 2,
+        *,
+        clock: Clock | None = None,
+        effects: EffectLog | None = None,
+        stagger_s: float = 0.0,
+    ) -> None:
+        if replicas < 1:
+            raise ConfigError(f"HedgeStrategy: replicas must be at least 1, got {replicas}")
+        self.replicas = replicas
+        self.clock: Clock = clock or MonotonicClock()
+        self.effects = effects
+        self.stagger_s = stagger_s
+        self.used: str = self.name
+        self.reason: str | None = None
+        self.winner: int | None = None
+        self.events: list[RaceEvent] = []
+
+    async def execute(self, runtime: Runtime, source: str, trace: TraceWriter | None) -> Outcome:
+        parse_plan(source, frozenset(runtime.cache.tools))  # a bad plan fails once, not n times
+        effects = self.effects if self.effects is not None else EffectLog()
+        effects.begin_execution()
+        race = _Race(self.clock)
+        self.events = race.events
+        self.winner = None
+        async with asyncio.TaskGroup() as tg:
+            for i in range(self.replicas):
+                race.tasks[i] = tg.create_task(self._replica(i, runtime, source, trace, effects, race),
+                                               name=f"hedge-replica-{i}")
+        self.winner = race.leader
+        if race.leader is not None:
+            if race.leader in race.results:
+                value, calls, _, state = race.results[race.leader]
+                self.reason = f"replica {race.leader} of {self.replicas} led"
+                return value, calls, self.replicas, state
+            raise race.errors[race.leader]
+        errors = [race.errors[i] for i in sorted(race.errors)]
+        if not errors:  # pragma: no cover - without a leader every replica ended in an error
+            raise RuntimeError("hedge race ended without a leader or an error")
+        raise ExceptionGroup(f"all {self.replicas} hedged replicas failed", errors)
+
+    async def _replica(
+        self, i: int, runtime: Runtime, source: str, trace: TraceWriter | None, effects: EffectLog, race: _Race
+    ) -> None:
+        gate = effects.gate(worker=i)
+
+        async def hedged_gate(tool: Any, args: dict[str, Any], perform: Callable[[], Any]) -> Any:
+            race.lead(i, f"first WRITE {tool.name}")
+            return await gate(tool, args, perform)
+
+        try:
+            if self.stagger_s > 0 and i > 0:
+                await self.clock.sleep(self.stagger_s * i)
+            race.mark(i, "start")
+            try:
+                async with runtime.worker(trace=trace, worker=i, write_gate=hedged_gate) as run:
+                    gate.bind(run)
+                    race.mark(i, "ready")
+                    try:
+                        value = await execute_plan(source, run)
+                    except asyncio.CancelledError:
+                        race.mark(i, "cancelled")  # before its context closes
+                        raise
+                    race.lead(i, "finished")
+                    race.results[i] = (value, run.calls, 1, run.state)
+                    race.mark(i, "done")
+            finally:
+                race.mark(i, "closed")
+        except _LostRace:
+            race.mark(i, "cancelled", "reached the first WRITE after the leader")
+        except asyncio.CancelledError:
+            if not any(e.replica == i and e.kind == "cancelled" for e in race.events):
+                race.mark(i, "cancelled", "while starting")
+            raise
+        except Exception as exc:  # one replica failing is not the run failing
+            race.errors[i] = exc
+            race.mark(i, "failed", f"{type(exc).__name__}: {exc}")
+            log.info("hedge replica %d failed: %s", i, exc)
+
+
+STRATEGIES["parallel"] = ParallelStrategy
+STRATEGIES["hedge"] = HedgeStrategy
