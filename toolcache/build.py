@@ -26,7 +26,7 @@ from agentjit.runtime import BrowserPool
 from agentjit.scheduler.distributions import Distribution, fit_latency, fits_to_json
 
 from .codegen import Synth, synthesize
-from .extract import PageSchema, SiteSchema, extract_snapshot, merge_page, page_key
+from .extract import PageSchema, SiteSchema, extract_snapshot, merge_page, page_key, url_pattern
 from .label import LabeledStep, label_step, label_with_model
 from .verify import VerifyReport, verify_tools
 
@@ -34,7 +34,8 @@ __all__ = ["BuildReport", "build_cache", "load_traces", "trace_files", "STAGES"]
 
 log = logging.getLogger(__name__)
 
-STAGES = ("load", "extract", "label", "fit", "codegen", "verify", "save")
+STAGES = ("load", "extract", "label", "codegen", "verify", "fit", "save")
+"""The stages in the order they run (fit comes after verify: verified calls add latency samples)."""
 
 Progress = Callable[[str, int, int], None]
 """``progress(stage, done, total)``."""
@@ -152,6 +153,14 @@ def _extract(traces: list[Trace], progress: Progress | None) -> tuple[SiteSchema
     return site, per_step
 
 
+def _page_by_url(site: SiteSchema, url: str | None) -> PageSchema | None:
+    """The extracted page whose URL patterns include ``url``'s (``/store/*``), if any."""
+    if not url:
+        return None
+    pat = url_pattern(url)
+    return next((ps for _, ps in sorted(site.pages.items()) if pat in ps.url_patterns), None)
+
+
 def _copy(ps: PageSchema) -> PageSchema:
     import copy
 
@@ -197,6 +206,10 @@ async def build_cache(
         out_steps: list[LabeledStep] = []
         for st in tr.steps:
             after = per_step.get(id(st))
+            if st.snapshot is None:
+                # no DOM (browser-use imports): the page types other traces saw at these URLs
+                prev = _page_by_url(site, st.url) or prev
+                after = _page_by_url(site, st.url_after)
             before_schema = site.pages.get(prev.page) if prev is not None else None
             el, action, card_name, via = label_step(st, before_schema)
             if el is None and st.target is None and model is not None and before_schema is not None and st.action not in ("goto",):

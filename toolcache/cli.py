@@ -125,6 +125,9 @@ def _cmd_build(args: argparse.Namespace) -> int:
             out.print(f"[red]rejected[/red] {name}: {reason}")
         for bad in report.bad_traces:
             out.print(f"[yellow]bad trace[/yellow] {bad['error']}")
+    if report.traces == 0:
+        err.print("toolcache: no readable trace: nothing to build from")
+        return 1
     return 0
 
 

@@ -134,17 +134,22 @@ async def verify_tools(
                 step_tool[id(ev)] = (s, i)
     tested: set[tuple[str, str]] = set()
 
-    for tname, steps in traces.items():
-        if on_trace is not None:
-            on_trace(tname)
-        if reset is not None:
-            await reset()
-        async with pool.page() as page:
+    # One page for all the replays: the site keeps its state on the server (reset between traces)
+    # and every replay starts with a goto, so a fresh browser context per trace (over a second
+    # each on a loaded machine) would buy nothing; cookies are cleared all the same.
+    async with pool.page() as page:
+        for tname, steps in traces.items():
+            if on_trace is not None:
+                on_trace(tname)
+            if reset is not None:
+                await reset()
+            await page.context.clear_cookies()
+            await page.goto("about:blank")
             # mutable holders, emptied (never rebound) as the replay moves on
             setup: list[tuple[str, dict[str, Any]]] = []
             start: list[str | None] = [None]
             lists_here: dict[str, list[str]] = {}
-            probed_here: set[str] = set()
+            probed_here: set[tuple[str, str]] = set()
 
             async def call(synth: Synth, args: dict[str, Any], *, record: bool = True) -> CallOutcome:
                 report.calls += 1
@@ -170,7 +175,7 @@ async def verify_tools(
                 provider = consumer.source_list
                 if not pname or not provider or args.get(pname) is None:
                     return None
-                names = lists_here.get(provider)
+                names = await names_of(provider)
                 if names is None or str(args[pname]) not in names:
                     return None
                 url_before = page.url
@@ -179,24 +184,40 @@ async def verify_tools(
                     await page.goto(url_before, wait_until="load")
                 return not control.ok
 
+            async def names_of(provider: str) -> list[str] | None:
+                """The names a list tool shows on the current page, listed once per page (on demand)."""
+                if provider in lists_here:
+                    return lists_here[provider]
+                lister = by_name.get(provider)
+                if lister is None or not satisfies({"page": await _page_type(page)}, lister.manifest.pre, {}):
+                    return None
+                out = await call(lister, {})
+                lists_here[provider] = _names(out.output, _name_key(lister, lister.element)) if out.ok else []
+                return lists_here[provider]
+
             async def probe() -> None:
+                """Run the READ tools whose pre holds here, until each has passed MAX_PROBES times.
+
+                A list tool is called here only while it needs probing itself or when a consumer
+                needs its names (``names_of``), not again on every page it applies to.
+                """
                 ptype = await _page_type(page)
                 state = {"page": ptype}
                 for s in synths:
                     m = s.manifest
                     if m.is_write or m.navigates or s.kind not in ("list", "group_list", "fields", "card_details", "observe"):
                         continue
-                    if report.verdicts[m.name].passed >= MAX_PROBES and s.kind != "list":
-                        continue
-                    if (m.name, ptype) in probed_here and s.kind != "list":
+                    if report.verdicts[m.name].passed >= MAX_PROBES or (m.name, ptype) in probed_here:
                         continue
                     if not satisfies(state, m.pre, {}):
                         continue
-                    if s.kind == "list" and ptype + m.name in probed_here:
+                    probed_here.add((m.name, ptype))
+                    if s.kind == "list":
+                        await names_of(m.name)
                         continue
                     args: dict[str, Any] = {}
                     if s.name_param:
-                        names = lists_here.get(s.source_list or "")
+                        names = await names_of(s.source_list or "")
                         if not names:
                             continue
                         args = {s.name_param: names[0]}
@@ -205,15 +226,8 @@ async def verify_tools(
                             failed_control = await counterfactual(s, args)
                             out = await call(s, args)
                             _relation(report, s, args, failed_control, out.ok, tested, key)
-                            probed_here.add(m.name)
                             continue
-                    out = await call(s, args)
-                    probed_here.add(m.name)
-                    if s.kind == "list":
-                        probed_here.add(ptype + m.name)
-                        if out.ok:
-                            key_prop = by_name[m.name].element
-                            lists_here[m.name] = _names(out.output, _name_key(s, key_prop))
+                    await call(s, args)
 
             for ls in steps:
                 st = ls.step

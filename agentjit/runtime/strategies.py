@@ -147,7 +147,6 @@ _ITEMS = "_aj_items"
 _ONE = "_aj_one"
 _OUT = "_aj_out"
 _COMP = "_aj_comp"
-_ACCUMULATE = frozenset({"append", "extend", "add", "update"})
 
 
 @dataclass
@@ -191,33 +190,6 @@ def _find_loop(tree: ast.Module, line: int) -> tuple[int, ast.AST] | None:
     return None
 
 
-def _stored(stmts: list[ast.stmt]) -> set[str]:
-    return {n.id for s in stmts for n in ast.walk(s) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
-
-
-def _accumulators(body: list[ast.stmt], outer: set[str]) -> frozenset[str]:
-    """Outer names the loop body appends/extends/adds/updates, stores into or ``+=``s.
-
-    TODO(agentjit.scheduler.usage): ``LoopUse`` could carry these names (its
-    ``_parallel_check`` finds them); until then this repeats the extraction only,
-    not the parallel_ok decision, which stays usage's.
-    """
-    names: set[str] = set()
-    for node in (n for stmt in body for n in ast.walk(stmt)):
-        target: ast.expr | None = None
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _ACCUMULATE:
-            target = node.func.value
-        elif isinstance(node, ast.AugAssign):
-            target = node.target.value if isinstance(node.target, ast.Subscript) else node.target
-        elif isinstance(node, ast.Assign):
-            for t in node.targets:
-                if isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name) and t.value.id in outer:
-                    names.add(t.value.id)
-        if isinstance(target, ast.Name) and target.id in outer:
-            names.add(target.id)
-    return frozenset(names)
-
-
 def _cut(tree: ast.Module, usage: PlanUsage) -> tuple[_LoopCut | None, str]:
     """Cut ``tree`` around the main loop, or say why it runs serially."""
     loop = usage.loop
@@ -240,7 +212,7 @@ def _cut(tree: ast.Module, usage: PlanUsage) -> tuple[_LoopCut | None, str]:
             prefix=_module([*before, _items_assign(node.iter)]),
             iteration=_module([ast.copy_location(one, node)]),
             suffix=_module([*node.orelse, *after]),
-            accumulators=_accumulators(node.body, _stored(before)),
+            accumulators=frozenset(loop.accumulators),
         ), loop.reason
     if isinstance(node, ast.ListComp | ast.SetComp | ast.DictComp):
         outside = [n for n in ast.walk(stmt) if isinstance(n, ast.Await)]

@@ -105,6 +105,12 @@ async def test_build_verifies_on_live_site_and_covers_hand_tools(pool, food_site
     result = await compare_caches(ToolCache.load(CACHE_DIR), built, food_site.url, pool)
     print("build", round(build_s, 1), "s; coverage", result.to_json())
     assert result.coverage >= 0.8
+    # writes are judged by the state change they cause; the order page is reached by placing an order
+    assert result.matches.get("add_to_cart") == "add_to_cart" and result.judged_by["add_to_cart"] == "state change"
+    assert result.matches.get("place_order") == "place_order" and result.judged_by["place_order"] == "state change"
+    assert result.matches.get("get_order") == "get_order_details"
+    # listing tools must list the same items
+    assert result.judged_by.get("list_stores") == "items" and result.judged_by.get("list_menu_items") == "items"
 
 
 def test_cli_build_without_site_json(tmp_path: Path, capsys) -> None:
