@@ -85,7 +85,7 @@ async def run_task(
     base: dict[str, Any] = {"id": task.id, "task": task.task, "kind": task.kind, "plan_origin": plan_origin}
     try:
         result = await runtime.run(source, strategy=strategy, task=task.task)
-    except AgentJITError as exc:
+    except (AgentJITError, ExceptionGroup) as exc:  # ExceptionGroup: every hedged replica failed
         return TaskResult(**base, ok=False, reason=f"{type(exc).__name__}: {exc}", error=str(exc), latency_s=time.perf_counter() - t0)
     latency = result.timings.get("total_s", time.perf_counter() - t0)
     after = site.state()
