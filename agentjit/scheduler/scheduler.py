@@ -91,6 +91,8 @@ class Scheduler:
         overheads: Overheads | None = None,
         default_latency_s: float | None = None,
         keep_samples: bool = False,
+        min_gain_s: float = 0.05,
+        min_gain_ratio: float = 0.05,
         clock: Callable[[], float] = time.perf_counter,
     ) -> None:
         if n_trials < 1:
@@ -107,6 +109,11 @@ class Scheduler:
         self.overheads = overheads or Overheads()
         self.default_latency_s = default_latency_s
         self.keep_samples = keep_samples
+        self.min_gain_s = min_gain_s
+        self.min_gain_ratio = min_gain_ratio
+        """A concurrent strategy must beat serial by at least this much (seconds, and a fraction
+        of serial's score): extra contexts cost CPU and memory the latency model does not see,
+        so a near-tie goes to serial."""
         self.clock = clock
 
     def _score(self, est: StrategyEstimate) -> float:
@@ -166,7 +173,14 @@ class Scheduler:
         chosen = min(estimates.values(), key=self._score)
         serial = estimates["serial"]
         metric = self.objective
-        if chosen.strategy == "serial":
+        gain = self._score(serial) - self._score(chosen)
+        if chosen.strategy != "serial" and gain < max(self.min_gain_s, self.min_gain_ratio * self._score(serial)):
+            why = (
+                f"serial: {chosen.strategy} x{chosen.workers} would gain only {gain:.3f} s "
+                f"({metric} {self._score(chosen):.3f} s vs {self._score(serial):.3f} s), not worth extra contexts"
+            )
+            chosen = serial
+        elif chosen.strategy == "serial":
             others = [e for e in estimates.values() if e.strategy != "serial"]
             why = "serial is fastest"
             if others:

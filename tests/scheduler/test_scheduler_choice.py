@@ -222,3 +222,16 @@ def test_page_read_cost_is_added_per_navigation(cache):
     assert read.estimates["parallel"].mean == pytest.approx(
         plain.estimates["parallel"].mean + 1 + 3 + 1, rel=0.02
     )
+
+
+def test_a_near_tie_goes_to_serial(cache, rng):
+    """A hedge that would win by a millisecond is not worth its extra browser contexts."""
+    latency = dict(STEADY, open_restaurant=gamma(0.4, 5.0))
+    usage = plan_usage(HEAVY_PREFIX, cache)
+    eager = Scheduler(latency, min_gain_s=0.0, min_gain_ratio=0.0).schedule(usage, rng)
+    assert eager.strategy == "hedge"
+    gain = eager.estimates["serial"].mean - eager.estimates["hedge"].mean
+    cautious = Scheduler(latency, min_gain_s=gain * 1.5, min_gain_ratio=0.0).schedule(usage, np.random.default_rng(0))
+    assert cautious.strategy == "serial" and cautious.workers == 1
+    assert "would gain only" in cautious.reason
+    assert cautious.estimates["hedge"].mean < cautious.estimates["serial"].mean  # the estimates are still reported
