@@ -18,7 +18,6 @@ $(PY):
 
 $(STAMP): pyproject.toml | $(PY)
 	$(PY) -m pip install -q -e '.[dev,notebooks,openai,gemini]'
-	$(PY) -m ipykernel install --user --name agentjit >/dev/null 2>&1 || true
 	touch $(STAMP)
 
 venv: $(STAMP)
