@@ -17,6 +17,7 @@ from pydantic import BaseModel, Field
 
 from agentjit.cache import ToolCache
 from agentjit.exceptions import AgentJITError
+from agentjit.protocol.schema import to_plain
 from agentjit.runtime import BrowserPool, Runtime
 
 from .apps import Site, get_app
@@ -53,15 +54,7 @@ class DemoReport(BaseModel):
 
 def jsonable(value: Any) -> Any:
     """A plan's value as plain JSON data (pydantic tool results become dicts)."""
-    if isinstance(value, BaseModel):
-        return value.model_dump(mode="json")
-    if isinstance(value, list | tuple):
-        return [jsonable(v) for v in value]
-    if isinstance(value, dict):
-        return {str(k): jsonable(v) for k, v in value.items()}
-    if value is None or isinstance(value, str | int | float | bool):
-        return value
-    return str(value)
+    return to_plain(value, stringify=True)
 
 
 def reference_source(task: Task) -> str:

@@ -20,6 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from agentjit.protocol.schema import to_plain
+
 __all__ = [
     "Task",
     "JudgeResult",
@@ -78,18 +80,10 @@ def answer_text(answer: Any) -> str:
     """The answer as text: strings as they are; pydantic objects, dicts and lists as JSON."""
     if isinstance(answer, str):
         return answer
-    dump = getattr(answer, "model_dump", None)
-    if callable(dump):
-        answer = dump()
     try:
-        return json.dumps(answer, default=_plain, ensure_ascii=False)
+        return json.dumps(to_plain(answer, stringify=True), ensure_ascii=False)
     except (TypeError, ValueError):
         return str(answer)
-
-
-def _plain(value: Any) -> Any:
-    dump = getattr(value, "model_dump", None)
-    return dump() if callable(dump) else str(value)
 
 
 _NUMBER = re.compile(r"(?<![\w.])-?\$?\s?(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?")

@@ -19,7 +19,7 @@ from agentjit.exceptions import ToolInputError, ToolOutputError
 
 from .manifest import ToolManifest
 
-__all__ = ["validate_inputs", "validate_output", "output_model", "to_output_object", "ToolResult"]
+__all__ = ["validate_inputs", "validate_output", "output_model", "to_output_object", "ToolResult", "to_plain"]
 
 
 class ToolResult(BaseModel):
@@ -120,3 +120,20 @@ def to_output_object(tool: ToolManifest, output: Any) -> ToolResult:
         return output_model(tool).model_validate(output)
     except Exception as exc:  # pydantic ValidationError on exotic schemas
         raise ToolOutputError(f"output cannot be wrapped: {exc}", tool=tool.name) from exc
+
+
+def to_plain(value: Any, *, stringify: bool = False) -> Any:
+    """``value`` as plain JSON-shaped data: pydantic models (tool results) become dicts, tuples
+    become lists, containers are converted all the way down.
+
+    With ``stringify``, anything that is still not JSON (a set, an object) becomes its ``str``.
+    """
+    if isinstance(value, BaseModel):
+        return to_plain(value.model_dump(mode="json"), stringify=stringify)
+    if isinstance(value, list | tuple):
+        return [to_plain(v, stringify=stringify) for v in value]
+    if isinstance(value, dict):
+        return {(str(k) if stringify else k): to_plain(v, stringify=stringify) for k, v in value.items()}
+    if stringify and not (value is None or isinstance(value, str | int | float | bool)):
+        return str(value)
+    return value

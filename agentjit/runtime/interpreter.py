@@ -40,7 +40,7 @@ from agentjit.exceptions import (
 from agentjit.planner.sandbox import SAFE_BUILTINS, check_sandbox
 from agentjit.protocol import state as algebra
 from agentjit.protocol.manifest import ToolManifest
-from agentjit.protocol.schema import ToolResult, output_model, validate_inputs
+from agentjit.protocol.schema import ToolResult, output_model, to_plain, validate_inputs
 from agentjit.protocol.trace import StepEvent, TraceWriter
 
 from .invoke import CallOutcome, call_tool
@@ -70,19 +70,9 @@ def format_prompt(prompt: str, values: Mapping[str, Any]) -> str:
         value = values[key]
         if isinstance(value, str):
             return value
-        return json.dumps(_plain(value), ensure_ascii=False, default=str)
+        return json.dumps(to_plain(value, stringify=True), ensure_ascii=False)
 
     return re.sub(r"\{([A-Za-z_][A-Za-z0-9_]*)\}", render, prompt)
-
-
-def _plain(value: Any) -> Any:
-    if isinstance(value, ToolResult):
-        return value.model_dump(mode="json")
-    if isinstance(value, list | tuple):
-        return [_plain(v) for v in value]
-    if isinstance(value, dict):
-        return {k: _plain(v) for k, v in value.items()}
-    return value
 
 
 async def _no_ai_eval(prompt: str, **values: Any) -> Any:
@@ -180,7 +170,7 @@ class PlanRun:
                 args={"prompt": prompt},
                 start=start,
                 end=time.time(),
-                output=_plain(value) if _jsonable(value) else str(value),
+                output=to_plain(value, stringify=True),
             )
         )
         return value
@@ -205,7 +195,7 @@ class PlanRun:
     async def call(self, name: str, args: dict[str, Any]) -> ToolResult:
         """Run tool ``name``: precondition, call (through the write gate), record, post."""
         tool = self.tools[name]
-        args = _plain(args)
+        args = to_plain(args)
         validate_inputs(tool, args)
         if self.check_state:
             missing = algebra.unmet(self.state, tool.pre, args)
@@ -262,14 +252,6 @@ class PlanRun:
                 snapshot=snapshot,
             )
         )
-
-
-def _jsonable(value: Any) -> bool:
-    try:
-        json.dumps(_plain(value))
-        return True
-    except (TypeError, ValueError):
-        return False
 
 
 async def execute_plan(source: str, run: PlanRun) -> Any:
