@@ -550,7 +550,7 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--json", action="store_true", help="print machine-readable JSON")
 
     def strategy_arg(p: argparse.ArgumentParser) -> None:
-        p.add_argument("--strategy", default="serial", choices=["serial", "parallel", "hedge", "auto"], help="execution strategy (default: serial)")
+        p.add_argument("--strategy", default="auto", choices=["serial", "parallel", "hedge", "auto"], help="execution strategy (default: auto, the scheduler picks per plan)")
 
     def cache_args(p: argparse.ArgumentParser) -> None:
         p.add_argument("--cache", help="tool cache directory (default: the app's bundled cache)")

@@ -85,7 +85,9 @@ def test_run_reports_errors_clearly(capsys, tmp_path):
 
 @pytest.mark.parametrize("scale", [0.0])
 def test_demo_json_subset(capsys, scale):
-    code, out = run_cli(capsys, "demo", "--json", "--latency-scale", str(scale), "--tasks", "food-v1-1,food-v2-10")
+    code, out = run_cli(
+        capsys, "demo", "--json", "--latency-scale", str(scale), "--tasks", "food-v1-1,food-v2-10", "--strategy", "serial"
+    )
     data = json.loads(out)
     assert code == 0
     assert sorted(t["id"] for t in data["tasks"]) == ["food-v1-1", "food-v2-10"]
@@ -169,3 +171,21 @@ def test_profile_writes_to_a_cache_copy(capsys, tmp_path):
         "--latency-scale", "0", "--json",
     )
     assert code == 0 and json.loads(out)["written"] is None and not (copy / "latency.json").exists()
+
+
+def test_demo_compiles_with_a_model_then_uses_the_plan_cache(capsys, tmp_path, monkeypatch):
+    from agentjit.bench.apps import get_app
+
+    task = get_app("food").task("food-v1-1")
+    plan = task.reference_plan.read_text()
+    plans = str(tmp_path / "plans.json")
+    with FakeOpenAIServer([FakeReply(text=f"```python\n{plan}```", usage=(900, 40))] * 8) as server:
+        monkeypatch.setenv("OPENAI_API_KEY", "test-key")
+        model = f"openai:fake@{server.base_url}"
+        args = ("demo", "--json", "--latency-scale", "0", "--tasks", "food-v1-1", "--model", model, "-n", "1", "-k", "1", "--plan-cache", plans)
+        code, out = run_cli(capsys, *args)
+        first = json.loads(out)["tasks"][0]
+        assert code == 0 and first["ok"] and first["plan_origin"] == "model" and len(server.requests) == 1
+        code, out = run_cli(capsys, *args)
+        second = json.loads(out)["tasks"][0]
+        assert second["ok"] and second["plan_origin"] == "cache" and len(server.requests) == 1
