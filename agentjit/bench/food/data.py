@@ -15,9 +15,11 @@ from __future__ import annotations
 
 import random
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, TypeVar
+
+T = TypeVar("T")
 
 __all__ = [
     "Choice",
@@ -60,11 +62,7 @@ class OptionGroup:
     required: bool = False
 
     def choice(self, label: str) -> Choice | None:
-        want = normalize(label)
-        for c in self.choices:
-            if normalize(c.label) == want:
-                return c
-        return None
+        return _named(self.choices, label, lambda c: c.label)
 
 
 @dataclass(frozen=True)
@@ -77,11 +75,7 @@ class MenuItem:
     tags: frozenset[str] = frozenset()
 
     def group(self, name: str) -> OptionGroup | None:
-        want = normalize(name)
-        for g in self.options:
-            if normalize(g.name) == want:
-                return g
-        return None
+        return _named(self.options, name, lambda g: g.name)
 
 
 @dataclass(frozen=True)
@@ -108,11 +102,14 @@ class Restaurant:
     sections: tuple[str, ...] = field(default=())
 
     def item(self, name_or_id: str) -> MenuItem | None:
-        want = normalize(name_or_id)
-        for it in self.menu:
-            if it.id == name_or_id or normalize(it.name) == want:
-                return it
-        return None
+        by_id = next((it for it in self.menu if it.id == name_or_id), None)
+        return by_id or _named(self.menu, name_or_id, lambda it: it.name)
+
+
+def _named(things: Iterable[T], name: str, key: Callable[[T], str]) -> T | None:
+    """The first of ``things`` whose ``key`` matches ``name`` case- and space-insensitively."""
+    want = normalize(name)
+    return next((x for x in things if normalize(key(x)) == want), None)
 
 
 def dollars(cents: int) -> float:
