@@ -658,14 +658,14 @@ class HedgeStrategy(Strategy):
                     race.lead(i, "finished")
                     race.results[i] = (value, run.calls, 1, run.state)
                     race.mark(i, "done")
+            except asyncio.CancelledError:
+                if not any(e.replica == i and e.kind == "cancelled" for e in race.events):
+                    race.mark(i, "cancelled", "while starting")  # still before "closed"
+                raise
             finally:
                 race.mark(i, "closed")
         except _LostRace:
             race.mark(i, "cancelled", "reached the first WRITE after the leader")
-        except asyncio.CancelledError:
-            if not any(e.replica == i and e.kind == "cancelled" for e in race.events):
-                race.mark(i, "cancelled", "while starting")
-            raise
         except Exception as exc:  # one replica failing is not the run failing
             race.errors[i] = exc
             race.mark(i, "failed", f"{type(exc).__name__}: {exc}")
