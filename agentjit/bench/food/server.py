@@ -20,6 +20,7 @@ import json
 import logging
 import re
 import socket
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -80,6 +81,13 @@ class _Server(ThreadingHTTPServer):
         with self._open_lock:
             self._open.discard(request)
         super().shutdown_request(request)
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A browser that went away mid-response (a cancelled hedge replica) is not an error."""
+        if isinstance(sys.exc_info()[1], ConnectionError):
+            log.debug("client %s disconnected mid-response", client_address)
+            return
+        super().handle_error(request, client_address)
 
     def drop_connections(self) -> None:
         """Close every open (keep-alive) connection, so a stopped site really stops answering."""
