@@ -39,7 +39,8 @@ def command(name: str) -> Callable[[Handler], Handler]:
 
 
 def _out() -> Console:
-    return Console(highlight=False, soft_wrap=True)
+    # piped or captured output gets a wide table instead of an 80-column guess
+    return Console(highlight=False, soft_wrap=True, width=None if sys.stdout.isatty() else 160)
 
 
 def _err() -> Console:
