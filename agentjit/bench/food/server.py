@@ -58,6 +58,14 @@ def _json(data: Any, status: int = 200) -> _Response:
     return _Response(status, json.dumps(data).encode("utf-8"), "application/json")
 
 
+def _json_body(raw: bytes) -> Any:
+    """A request body as JSON, or its text when it is not JSON (logged as sent)."""
+    try:
+        return json.loads(raw or b"{}")
+    except json.JSONDecodeError:
+        return raw.decode("utf-8", "replace")
+
+
 def _redirect(location: str) -> _Response:
     return _Response(HTTPStatus.SEE_OTHER, b"", "text/plain", {"Location": location})
 
@@ -324,10 +332,7 @@ class FoodSite:
         return response
 
     def _api_add(self, path: str, query: dict[str, list[str]], raw: bytes) -> _Response:
-        try:
-            body = json.loads(raw or b"{}")
-        except json.JSONDecodeError:
-            body = raw.decode("utf-8", "replace")
+        body = _json_body(raw)
 
         def act() -> _Response:
             line = self.state_obj.add(body)
@@ -336,10 +341,7 @@ class FoodSite:
         return self._write(path, body, act)
 
     def _api_remove(self, path: str, query: dict[str, list[str]], raw: bytes) -> _Response:
-        try:
-            body = json.loads(raw or b"{}")
-        except json.JSONDecodeError:
-            body = raw.decode("utf-8", "replace")
+        body = _json_body(raw)
 
         def act() -> _Response:
             line_id = body.get("line_id") if isinstance(body, dict) else None
