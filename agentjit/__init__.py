@@ -4,6 +4,7 @@ The layers, lowest first; a module imports only from layers above it in this
 list (``tests/test_layers.py`` walks the imports with ``ast`` to keep it so)::
 
     exceptions   the error tree
+    plan         plan bounds and the run-time guard (stdlib only: the sandbox child loads it)
     protocol     tool manifests, the abstract-state algebra, schema checks, trace events
     cache        the on-disk tool cache (tools, page schemas, latency fits, plans)
     llm          the Model interface, OpenAI / Gemini adapters, fakes, record/replay

@@ -8,7 +8,9 @@
     │   ├── CacheError                 a cache directory/file is missing or malformed
     │   ├── TraceError                 a trace file is malformed (names file and line)
     │   ├── PlanError                  a plan does not parse or breaks the sandbox
-    │   │   └── SandboxViolation       a plan tried something the sandbox forbids
+    │   │   ├── SandboxViolation       a plan tried something the sandbox forbids
+    │   │   ├── PlanRejected           the checker refused a plan before it ran
+    │   │   └── PlanLimitExceeded      a plan crossed a bound (time, steps, size)
     │   ├── ToolInputError             arguments do not match a tool's input_schema
     │   └── ConfigError                bad option, unknown app, missing optional extra
     ├── ModelError                     the language model misbehaved
@@ -39,6 +41,8 @@ __all__ = [
     "TraceError",
     "PlanError",
     "SandboxViolation",
+    "PlanRejected",
+    "PlanLimitExceeded",
     "ToolInputError",
     "ConfigError",
     "ModelError",
@@ -109,6 +113,27 @@ class PlanError(UserError):
 
 class SandboxViolation(PlanError):
     """A plan tried an import, a dunder attribute, exec or another forbidden thing."""
+
+
+class PlanRejected(PlanError):
+    """The static checker refused a plan before it ran (``diagnostics`` holds its findings).
+
+    ``source`` says where the plan came from (a file, a plan cache entry).
+    """
+
+    def __init__(self, message: str, *, line: int | None = None, col: int | None = None,
+                 diagnostics: list[Any] | None = None, source: str | None = None):
+        super().__init__(message, line=line, col=col)
+        self.diagnostics = list(diagnostics or [])
+        self.source = source
+
+
+class PlanLimitExceeded(PlanError):
+    """A plan crossed one of its bounds (``limit``: time, steps, int, str, items, depth, memory, cpu)."""
+
+    def __init__(self, message: str, *, limit: str, line: int | None = None):
+        super().__init__(message, line=line)
+        self.limit = limit
 
 
 class ToolInputError(UserError):

@@ -6,7 +6,7 @@ from pathlib import Path
 import agentjit
 
 ROOT = Path(agentjit.__file__).parent
-LAYERS = ["_version", "exceptions", "protocol", "cache", "llm", "planner", "scheduler", "runtime", "agent", "bench"]
+LAYERS = ["_version", "exceptions", "plan", "protocol", "cache", "llm", "planner", "scheduler", "runtime", "agent", "bench"]
 TOP = {"api", "sync", "testing", "cli", "__init__"}  # entry points may import any layer
 
 
