@@ -1,8 +1,21 @@
-"""The registry of bundled bench apps: their site, tool cache and tasks, by name."""
+"""Named site profiles: a site factory, a tool cache directory and tasks, by name.
+
+A profile is only a convenience over what every command takes directly (a
+site URL, a cache directory and a task list): ``agentjit run --app food`` is
+``--site`` of a food site started for you plus ``--cache`` of the food cache.
+The registry is open: another module registers its own profile with
+:func:`register_app`. Every part of a profile is named by import path and
+loaded on first use, so a profile whose optional dependency is missing breaks
+only itself, with a :class:`~agentjit.exceptions.ConfigError` naming the extra.
+
+A site factory is called as ``factory(port=0, seed=0, latency_scale=1.0)`` and
+returns a :class:`Site` (not yet started).
+"""
 
 from __future__ import annotations
 
 import importlib
+import importlib.util
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -13,11 +26,11 @@ from agentjit.exceptions import ConfigError
 if TYPE_CHECKING:
     from .tasks import Task
 
-__all__ = ["App", "Site", "get_app", "APP_NAMES"]
+__all__ = ["App", "Site", "RemoteSite", "get_app", "register_app", "app_names", "APP_NAMES"]
 
 
 class Site(Protocol):
-    """What a bench site offers: a URL, its mutable state, a reset, start and stop."""
+    """What a site offers the harness: a URL, its mutable state, a reset, start and stop."""
 
     url: str
     latency_scale: float
@@ -31,29 +44,93 @@ class Site(Protocol):
     def reset(self) -> None: ...
 
 
+class RemoteSite:
+    """A site somebody else runs (``--site URL``): nothing to start, stop, reset or snapshot.
+
+    Judges of such tasks read the site's own storage (see :mod:`agentjit.bench.taskfile`).
+    """
+
+    latency_scale = 0.0
+
+    def __init__(self, url: str) -> None:
+        self.url = url.rstrip("/")
+
+    def start(self) -> RemoteSite:
+        return self
+
+    def stop(self) -> None:
+        pass
+
+    def state(self) -> dict[str, Any]:
+        return {}
+
+    def reset(self) -> None:
+        pass
+
+
 @dataclass(frozen=True)
 class App:
+    """A named profile.
+
+    ``module`` is the profile's package, imported on first use; ``site_class``
+    the site factory in it (``""``: the profile has no site of its own and
+    needs ``--site``). ``cache`` is the tool cache directory, relative to the
+    package's directory unless absolute. ``task_source`` is where the tasks come
+    from: ``"module:ATTR"`` (a list of :class:`~agentjit.bench.tasks.Task`), a
+    task file relative to the package directory (``tasks.toml``), or ``None``
+    for ``<module>.tasks:TASKS``. ``extra`` names the pip extra that provides
+    the profile's dependencies, for the error when one is missing.
+    """
+
     name: str
     module: str
-    site_class: str
+    site_class: str = ""
+    cache: str = "cache"
+    task_source: str | None = None
+    extra: str | None = None
+    description: str = ""
+
+    def _import(self, name: str) -> Any:
+        try:
+            return importlib.import_module(name)
+        except ImportError as exc:
+            hint = f" (pip install 'agentjit[{self.extra}]')" if self.extra else ""
+            raise ConfigError(f"app {self.name!r} cannot load {name}: {exc}{hint}") from exc
 
     def _mod(self) -> Any:
-        return importlib.import_module(self.module)
+        return self._import(self.module)
+
+    @property
+    def package_dir(self) -> Path:
+        spec = importlib.util.find_spec(self.module)
+        if spec is None or spec.origin is None:
+            return Path(self._mod().__file__).parent
+        return Path(spec.origin).parent
 
     @property
     def cache_dir(self) -> Path:
-        return Path(self._mod().__file__).parent / "cache"
+        path = Path(self.cache)
+        return path if path.is_absolute() else self.package_dir / path
 
     def load_cache(self) -> ToolCache:
         return ToolCache.load(self.cache_dir)
 
     def site(self, *, port: int = 0, seed: int = 0, latency_scale: float = 1.0) -> Site:
-        site: Site = getattr(self._mod(), self.site_class)(port=port, seed=seed, latency_scale=latency_scale)
+        if not self.site_class:
+            raise ConfigError(f"app {self.name!r} has no site of its own: give --site URL")
+        factory = getattr(self._mod(), self.site_class)
+        site: Site = factory(port=port, seed=seed, latency_scale=latency_scale)
         return site
 
     def tasks(self) -> list[Task]:
-        tasks: list[Task] = list(importlib.import_module(self.module + ".tasks").TASKS)
-        return tasks
+        source = self.task_source or f"{self.module}.tasks:TASKS"
+        if ":" in source and not source.endswith((".toml", ".jsonl")):
+            module, _, attr = source.partition(":")
+            tasks: list[Task] = list(getattr(self._import(module), attr))
+            return tasks
+        from .taskfile import load_tasks
+
+        return load_tasks(self.package_dir / source, app=self.name)
 
     def task(self, task_id: str) -> Task:
         for t in self.tasks():
@@ -62,12 +139,29 @@ class App:
         raise ConfigError(f"app {self.name!r} has no task {task_id!r}")
 
 
-_APPS = {"food": App("food", "agentjit.bench.food", "FoodSite")}
-APP_NAMES = tuple(_APPS)
+_APPS: dict[str, App] = {}
+
+
+def register_app(app: App, *, replace: bool = False) -> App:
+    """Add a profile to the registry (``replace=True`` to redefine one); returns it."""
+    if app.name in _APPS and not replace and _APPS[app.name] != app:
+        raise ConfigError(f"app {app.name!r} is already registered")
+    _APPS[app.name] = app
+    return app
+
+
+def app_names() -> tuple[str, ...]:
+    """The names of the registered profiles, in registration order."""
+    return tuple(_APPS)
 
 
 def get_app(name: str) -> App:
     try:
         return _APPS[name]
     except KeyError:
-        raise ConfigError(f"unknown app {name!r} (bundled apps: {', '.join(APP_NAMES)})") from None
+        raise ConfigError(f"unknown app {name!r} (registered apps: {', '.join(_APPS)})") from None
+
+
+register_app(App("food", "agentjit.bench.food", "FoodSite", description="the bundled food-delivery site"))
+APP_NAMES = app_names()
+"""The profiles registered when this module was imported (:func:`app_names` for the current list)."""

@@ -1,29 +1,33 @@
-"""Running bench tasks: a plan per task, judged by the site's own state.
+"""Running tasks: a plan per task, judged by the site's own state.
 
-:func:`run_task` resets the site, records ``/__state`` before and after the
-run, and hands both to the task's judge. :func:`run_demo` does that for every
-task of an app in one browser, with a progress callback for the CLI.
+:func:`run_task` resets the site, records its state before and after the run,
+and hands both (with the run and the site URL) to the task's judges.
+:func:`run_tasks` does that for a task list on a site URL with a tool cache, in
+one browser, with a progress callback for the CLI; :func:`run_demo` resolves a
+named profile (``food``) or ``site_url`` + ``cache`` + ``tasks`` into that call.
+A site given by URL is not started, reset or snapshotted (:class:`RemoteSite`).
 """
 
 from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, Field
 
 from agentjit.cache import ToolCache
-from agentjit.exceptions import AgentJITError
+from agentjit.exceptions import AgentJITError, ConfigError
 from agentjit.protocol.schema import to_plain
 from agentjit.runtime import BrowserPool, Runtime
 
-from .apps import Site, get_app
-from .tasks import Task
+from .apps import RemoteSite, Site, get_app
+from .tasks import Task, select_tasks
 
-__all__ = ["TaskResult", "DemoReport", "run_task", "run_demo", "jsonable", "reference_source"]
+__all__ = ["TaskResult", "DemoReport", "run_task", "run_tasks", "run_demo", "jsonable", "reference_source"]
 
 log = logging.getLogger(__name__)
 
@@ -59,7 +63,7 @@ def jsonable(value: Any) -> Any:
 
 def reference_source(task: Task) -> str:
     """The text of a task's reference plan."""
-    return Path(task.reference_plan).read_text(encoding="utf-8")
+    return task.plan_source()
 
 
 async def run_task(
@@ -82,7 +86,7 @@ async def run_task(
         return TaskResult(**base, ok=False, reason=f"{type(exc).__name__}: {exc}", error=str(exc), latency_s=time.perf_counter() - t0)
     latency = result.timings.get("total_s", time.perf_counter() - t0)
     after = site.state()
-    verdict = task.judge(result.value, before, after)
+    verdict = task.evaluate(result, before, after, runtime.base_url)
     return TaskResult(
         **base,
         ok=verdict.ok,
@@ -98,8 +102,11 @@ async def run_task(
 
 
 async def run_demo(
-    app_name: str = "food",
+    app_name: str | None = "food",
     *,
+    site_url: str | None = None,
+    cache: ToolCache | None = None,
+    tasks: list[Task] | None = None,
     latency_scale: float = 1.0,
     strategy: Any = "serial",
     trace_dir: str | Path | None = None,
@@ -107,44 +114,93 @@ async def run_demo(
     plan_for: Callable[[Task, ToolCache], Any] | None = None,
     on_result: Callable[[TaskResult], None] | None = None,
     seed: int = 0,
+    pool: BrowserPool | None = None,
 ) -> DemoReport:
-    """Start the app's site, run every task's plan in one headless Chromium, judge each.
+    """Run tasks and judge each: a profile's, or ``tasks`` on ``site_url`` with ``cache``.
+
+    ``app_name`` fills in whatever is not given: its cache, its tasks and its
+    site (started for the run, with ``latency_scale``). With ``site_url`` nothing
+    is started. ``task_ids`` selects tasks (unknown ids and an empty selection
+    are errors). See :func:`run_tasks` for ``plan_for``.
+    """
+    app = get_app(app_name) if app_name else None
+    if cache is None:
+        if app is None:
+            raise ConfigError("no tool cache: give a cache directory or an app")
+        cache = app.load_cache()
+    if tasks is None:
+        if app is None:
+            raise ConfigError("no tasks: give a task file or an app")
+        tasks = app.tasks()
+    tasks = select_tasks(tasks, task_ids)
+    if site_url is not None:
+        site: Site = RemoteSite(site_url)
+    elif app is not None:
+        site = app.site(latency_scale=latency_scale, seed=seed)
+    else:
+        raise ConfigError("no site: give a site URL or an app whose site can be started")
+    site.start()
+    try:
+        return await run_tasks(
+            tasks, cache=cache, site=site, strategy=strategy, trace_dir=trace_dir,
+            plan_for=plan_for, on_result=on_result, pool=pool,
+        )  # fmt: skip
+    finally:
+        site.stop()
+
+
+async def run_tasks(
+    tasks: list[Task],
+    *,
+    cache: ToolCache,
+    site: Site | str,
+    strategy: Any = "serial",
+    trace_dir: str | Path | None = None,
+    plan_for: Callable[[Task, ToolCache], Any] | None = None,
+    on_result: Callable[[TaskResult], None] | None = None,
+    pool: BrowserPool | None = None,
+) -> DemoReport:
+    """Run every task's plan on ``site`` (a running :class:`Site` or a base URL) in one
+    headless Chromium with ``cache``'s tools, and judge each.
 
     ``plan_for(task, cache)`` may return ``(source, origin)`` or an awaitable
     of it (a compiled plan); by default each task's reference plan runs.
     """
-    app = get_app(app_name)
-    cache = app.load_cache()
-    tasks = app.tasks()
-    if task_ids:
-        tasks = [t for t in tasks if t.id in set(task_ids)]
-    site = app.site(latency_scale=latency_scale, seed=seed)
-    site.start()
+    if isinstance(site, str):
+        site = RemoteSite(site)
     results: list[TaskResult] = []
     t0 = time.perf_counter()
-    try:
-        async with BrowserPool() as pool:
-            runtime = Runtime(cache, site.url, pool=pool, trace_dir=trace_dir)
-            for task in tasks:
-                if plan_for is not None:
-                    plan = plan_for(task, cache)
-                    if hasattr(plan, "__await__"):
-                        plan = await plan
-                    source, origin = plan
-                else:
-                    source, origin = reference_source(task), "reference"
-                res = await run_task(task, source, runtime=runtime, site=site, strategy=strategy, plan_origin=origin)
-                results.append(res)
-                if on_result is not None:
-                    on_result(res)
-            browser = pool.version
-    finally:
-        site.stop()
+    async with _pool(pool) as active:
+        runtime = Runtime(cache, site.url, pool=active, trace_dir=trace_dir)
+        for task in tasks:
+            if plan_for is not None:
+                plan = plan_for(task, cache)
+                if hasattr(plan, "__await__"):
+                    plan = await plan
+                source, origin = plan
+            else:
+                source, origin = reference_source(task), "reference"
+            res = await run_task(task, source, runtime=runtime, site=site, strategy=strategy, plan_origin=origin)
+            results.append(res)
+            if on_result is not None:
+                on_result(res)
+        browser = active.version
     summary = {
         "passed": sum(r.ok for r in results),
         "total": len(results),
         "browser": browser,
         "wall_s": round(time.perf_counter() - t0, 3),
-        "latency_scale": latency_scale,
+        "latency_scale": site.latency_scale,
+        "site": site.url,
     }
     return DemoReport(tasks=results, summary=summary)
+
+
+@asynccontextmanager
+async def _pool(given: BrowserPool | None) -> AsyncIterator[BrowserPool]:
+    """The given pool, or a new one closed on exit."""
+    if given is not None:
+        yield given
+        return
+    async with BrowserPool() as own:
+        yield own

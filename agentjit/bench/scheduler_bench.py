@@ -26,8 +26,7 @@ import logging
 import statistics
 import tempfile
 import time
-from collections.abc import AsyncIterator, Callable, Mapping, Sequence
-from contextlib import asynccontextmanager
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -50,8 +49,8 @@ from agentjit.scheduler import (
 )
 
 from .apps import Site, get_app
-from .harness import TaskResult, reference_source, run_task
-from .tasks import Task
+from .harness import TaskResult, _pool, reference_source, run_task
+from .tasks import Task, select_tasks
 
 __all__ = [
     "STRATEGY_ORDER",
@@ -166,18 +165,6 @@ def write_latency(cache_dir: str | Path, fits: Mapping[str, Distribution]) -> Pa
     return path
 
 
-def _select(tasks: Sequence[Task], task_ids: Sequence[str] | None) -> list[Task]:
-    if not task_ids:
-        return list(tasks)
-    known = {t.id: t for t in tasks}
-    missing = [t for t in task_ids if t not in known]
-    if missing:
-        from agentjit.exceptions import ConfigError
-
-        raise ConfigError(f"unknown task id(s): {', '.join(missing)} (have: {', '.join(known)})")
-    return [known[t] for t in task_ids]
-
-
 async def _startup_once(pool: BrowserPool, url: str) -> tuple[float, float, float]:
     """Seconds to open a context, a page in it, and the start URL (what every extra worker pays)."""
     from agentjit.runtime.runner import goto_start
@@ -259,7 +246,7 @@ async def profile_app(
         raise ValueError("profile repeats must be at least 1")
     app = get_app(app_name)
     cache = cache if cache is not None else app.load_cache()
-    tasks = _select(app.tasks(), task_ids)
+    tasks = select_tasks(app.tasks(), task_ids)
     site = app.site(latency_scale=latency_scale, seed=seed)
     site.start()
     try:
@@ -456,7 +443,7 @@ async def run_scheduler_bench(
         raise ValueError("repeats must be at least 1")
     app = get_app(app_name)
     cache = cache if cache is not None else app.load_cache()
-    tasks = _select(app.tasks(), task_ids)
+    tasks = select_tasks(app.tasks(), task_ids)
     site = app.site(latency_scale=latency_scale, seed=seed)
     site.start()
     t0 = time.perf_counter()
@@ -488,13 +475,3 @@ async def run_scheduler_bench(
     )
     summary["overheads"] = dataclasses.asdict(overheads)
     return SchedulerBenchReport(tasks=rows, summary=summary, profile=profile.summary())
-
-
-@asynccontextmanager
-async def _pool(given: BrowserPool | None) -> AsyncIterator[BrowserPool]:
-    """The given pool, or a new one closed on exit."""
-    if given is not None:
-        yield given
-        return
-    async with BrowserPool() as own:
-        yield own

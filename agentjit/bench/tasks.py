@@ -18,17 +18,23 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from agentjit.protocol.schema import to_plain
 
 __all__ = [
     "Task",
+    "SiteJudge",
+    "select_tasks",
+    "ran_to_completion",
     "JudgeResult",
     "Judge",
     "answer_text",
     "numbers_in",
     "norm_text",
+    "norm_answer",
+    "answers_match",
+    "answer_is",
     "all_of",
     "contains_numbers",
     "contains_texts",
@@ -54,24 +60,96 @@ class JudgeResult:
 Judge = Callable[[Any, State, State], JudgeResult]
 
 
+SiteJudge = Callable[["Task", Any, str], Any]
+"""A judge that reads the site's own storage: ``judge(task, result, site_url)``.
+
+``result`` is the run's :class:`~agentjit.runtime.RunResult` (``result.value``
+is the plan's answer); the judge returns ``bool``, ``(bool, reason)`` or a
+:class:`JudgeResult`.
+"""
+
+
+def ran_to_completion(answer: Any, before: State, after: State) -> JudgeResult:
+    """The judge of a task with no expected answer and no judge: the plan ran."""
+    return JudgeResult(True, "ran to completion (no answer or judge to compare with)")
+
+
 @dataclass(frozen=True)
 class Task:
-    """One bench task. ``expected`` documents the right answer (judges compute their own)."""
+    """One task. ``expected`` documents the right answer (judges compute their own).
+
+    The reference plan is ``plan_text`` if given, else the file ``reference_plan``.
+    ``site_judge`` (from a task file's ``judge``) runs after ``judge``; both must accept.
+    """
 
     id: str
     app: str
     task: str
-    kind: Literal["read", "write"]
-    reference_plan: Path
-    judge: Judge
+    kind: str
+    """``read``, ``write`` or ``""`` (not said)."""
+    reference_plan: Path | None
+    judge: Judge = ran_to_completion
     cardinality: int = 1
     expected: Any = None
+    plan_text: str | None = None
+    site_judge: SiteJudge | None = None
+    origin: str = ""
+    """Where the task was defined (``tasks.toml, task #3``), for messages."""
+
+    @property
+    def has_plan(self) -> bool:
+        return self.plan_text is not None or self.reference_plan is not None
 
     def plan_source(self) -> str:
+        if self.plan_text is not None:
+            return self.plan_text
+        if self.reference_plan is None:
+            from agentjit.exceptions import ConfigError
+
+            raise ConfigError(f"task {self.id!r} has no reference plan: compile it with --model")
         return self.reference_plan.read_text(encoding="utf-8")
 
+    def evaluate(self, result: Any, before: State, after: State, site_url: str) -> JudgeResult:
+        """Judge a finished run: ``judge`` on the answer and the state snapshots, then ``site_judge``."""
+        verdict = self.judge(result.value, before, after)
+        if not verdict.ok or self.site_judge is None:
+            return verdict
+        try:
+            raw = self.site_judge(self, result, site_url)
+        except Exception as exc:  # a user's judge failing is the task's failure, not the harness's
+            return JudgeResult(False, f"judge raised {type(exc).__name__}: {exc}")
+        return _as_verdict(raw)
+
     def to_json(self) -> dict[str, Any]:
-        return {"id": self.id, "task": self.task, "kind": self.kind, "reference_plan": str(self.reference_plan)}
+        plan = str(self.reference_plan) if self.reference_plan is not None else ("inline" if self.plan_text else None)
+        return {"id": self.id, "task": self.task, "kind": self.kind, "reference_plan": plan}
+
+
+def _as_verdict(raw: Any) -> JudgeResult:
+    if isinstance(raw, JudgeResult):
+        return raw
+    if isinstance(raw, bool):
+        return JudgeResult(raw, "judge accepted" if raw else "judge rejected")
+    if isinstance(raw, tuple) and len(raw) == 2 and isinstance(raw[0], bool):
+        return JudgeResult(raw[0], str(raw[1]))
+    return JudgeResult(False, f"judge returned {raw!r}, not a bool or (bool, reason)")
+
+
+def select_tasks(tasks: Sequence[Task], task_ids: Sequence[str] | None) -> list[Task]:
+    """The tasks named by ``task_ids`` in that order (all without ids); unknown ids and an
+    empty selection are errors."""
+    from agentjit.exceptions import ConfigError
+
+    if task_ids:
+        known = {t.id: t for t in tasks}
+        missing = [t for t in task_ids if t not in known]
+        if missing:
+            have = ", ".join(known) or "none"
+            raise ConfigError(f"unknown task id(s): {', '.join(missing)} (have: {have})")
+        tasks = [known[t] for t in task_ids]
+    if not tasks:
+        raise ConfigError("no tasks to run")
+    return list(tasks)
 
 
 # -- answers -----------------------------------------------------------------
@@ -101,6 +179,61 @@ def norm_text(text: str) -> str:
     """Lower case, straight quotes, single spaces: for containment tests."""
     text = text.replace("\u2019", "'").replace("\u2018", "'").replace("\u201c", '"').replace("\u201d", '"')
     return re.sub(r"\s+", " ", text.lower()).strip()
+
+
+def norm_answer(text: str) -> str:
+    """:func:`norm_text` without surrounding quotes and trailing full stops."""
+    return norm_text(text).strip("\"'").rstrip(".").strip()
+
+
+def answers_match(expected: Any, answer: Any, *, tolerance: float = 0.005) -> bool:
+    """Whether ``answer`` is ``expected`` after normalisation.
+
+    Strings compare by :func:`norm_answer`; a number matches a number within
+    ``tolerance`` or a text holding exactly that one number (``"$12.50"``);
+    booleans also match ``yes``/``no``/``true``/``false``; lists match item by
+    item in order; dicts key by key.
+    """
+    answer = to_plain(answer, stringify=True)
+    if isinstance(expected, bool):
+        if isinstance(answer, str):
+            return norm_answer(answer) in (("yes", "true") if expected else ("no", "false"))
+        return answer is expected
+    if isinstance(expected, int | float):
+        if isinstance(answer, bool):
+            return False
+        if isinstance(answer, int | float):
+            return abs(float(answer) - expected) <= tolerance
+        found = numbers_in(answer) if isinstance(answer, str) else []
+        return len(found) == 1 and abs(found[0] - expected) <= tolerance
+    if isinstance(expected, str):
+        if isinstance(answer, int | float) and not isinstance(answer, bool):
+            return answers_match(answer, expected, tolerance=tolerance)
+        return norm_answer(answer_text(answer)) == norm_answer(expected)
+    if isinstance(expected, list):
+        return (
+            isinstance(answer, list | tuple)
+            and len(answer) == len(expected)
+            and all(answers_match(e, a, tolerance=tolerance) for e, a in zip(expected, answer, strict=True))
+        )
+    if isinstance(expected, dict):
+        return (
+            isinstance(answer, dict)
+            and set(answer) == set(expected)
+            and all(answers_match(v, answer[k], tolerance=tolerance) for k, v in expected.items())
+        )
+    return bool(answer == expected)
+
+
+def answer_is(expected: Any) -> Judge:
+    """The answer is ``expected`` after normalisation (:func:`answers_match`)."""
+
+    def judge(answer: Any, before: State, after: State) -> JudgeResult:
+        if answers_match(expected, answer):
+            return JudgeResult(True, f"answer is {expected!r}")
+        return JudgeResult(False, f"answer {answer_text(answer)[:200]!r} is not {expected!r}")
+
+    return judge
 
 
 def contains_numbers(*expected: float, tolerance: float = 0.005) -> Judge:
