@@ -57,20 +57,33 @@ def _plan_cache_file(app: str) -> Path:
     return base / "agentjit" / f"{app}-plans.json"
 
 
+def _app_name(args: argparse.Namespace) -> str | None:
+    """The app profile a command uses: ``--app``, else ``food`` unless ``--cache`` is given."""
+    app: str | None = getattr(args, "app", None)
+    return app or (None if getattr(args, "cache", None) else "food")
+
+
 def _load_cache(args: argparse.Namespace) -> Any:
     """The tool cache a command works on: ``--cache DIR``, else the app's bundled one.
 
-    Compiled plans of the bundled (read-only, packaged) cache are kept in a
-    per-user file instead of the package directory (``--plan-cache``).
+    Loaded once per command. Compiled plans of the bundled (read-only,
+    packaged) cache are kept in a per-user file instead of the package
+    directory (``--plan-cache``).
     """
     from agentjit.bench.apps import get_app
     from agentjit.cache import ToolCache
 
+    loaded = getattr(args, "_tool_cache", None)
+    if loaded is not None:
+        return loaded
     if getattr(args, "cache", None):
-        return ToolCache.load(args.cache)
-    cache = get_app(args.app).load_cache()
+        args._tool_cache = ToolCache.load(args.cache)
+        return args._tool_cache
+    app = _app_name(args) or "food"
+    cache = get_app(app).load_cache()
     cache.path = None  # never write into the installed package
-    plans_file = Path(getattr(args, "plan_cache", None) or _plan_cache_file(args.app))
+    args._tool_cache = cache
+    plans_file = Path(getattr(args, "plan_cache", None) or _plan_cache_file(app))
     if plans_file.exists():
         try:
             cache.plans = json.loads(plans_file.read_text(encoding="utf-8"))
@@ -84,7 +97,32 @@ def _save_plans(cache: Any, args: argparse.Namespace) -> None:
     from agentjit.cache import atomic_write_json
 
     if cache.path is None and not getattr(args, "no_plan_cache", False):
-        atomic_write_json(Path(getattr(args, "plan_cache", None) or _plan_cache_file(args.app)), cache.plans)
+        atomic_write_json(Path(getattr(args, "plan_cache", None) or _plan_cache_file(_app_name(args) or "food")), cache.plans)
+
+
+def _selected_tasks(args: argparse.Namespace) -> list[Any]:
+    """The tasks a command runs: ``--tasks FILE`` (a task file) or the app's, narrowed by
+    ``--tasks ID,ID`` or ``--only ID,ID``; unknown ids and an empty selection are errors."""
+    from agentjit.bench.apps import get_app
+    from agentjit.bench.taskfile import is_task_file, load_tasks
+    from agentjit.bench.tasks import select_tasks
+
+    spec = getattr(args, "tasks", None)
+    only = getattr(args, "only", None)
+    ids = only.split(",") if only else None
+    if spec and is_task_file(spec):
+        return select_tasks(load_tasks(spec), ids)
+    if spec:
+        ids = spec.split(",") + (ids or [])
+    app = _app_name(args)
+    if app is None:
+        raise SystemExit("no tasks: give --tasks FILE (a .jsonl or .toml task file) or --app NAME")
+    return select_tasks(get_app(app).tasks(), ids)
+
+
+def _title(args: argparse.Namespace) -> str:
+    """What a command works on, for table titles: the app, or the cache directory."""
+    return str(getattr(args, "cache", None) or _app_name(args))
 
 
 _OPEN_MODELS: list[Any] = []
@@ -118,13 +156,11 @@ async def _run_command(handler: Handler, args: argparse.Namespace) -> int:
 
 @command("tools")
 async def cmd_tools(args: argparse.Namespace) -> int:
-    from agentjit.bench.apps import get_app
-
-    cache = get_app(args.app).load_cache()
+    cache = _load_cache(args)
     if args.json:
         emit_json([t.model_dump(mode="json") for t in cache.tools.values()])
         return 0
-    table = Table(title=f"{args.app}: {len(cache.tools)} tools")
+    table = Table(title=f"{_title(args)}: {len(cache.tools)} tools")
     for col in ("name", "type", "effect", "pre", "post", "description"):
         table.add_column(col)
     for t in cache.tools.values():
@@ -135,18 +171,15 @@ async def cmd_tools(args: argparse.Namespace) -> int:
 
 @command("tasks")
 async def cmd_tasks(args: argparse.Namespace) -> int:
-    from agentjit.bench.apps import get_app
-
-    tasks = get_app(args.app).tasks()
-    rows = [{"id": t.id, "task": t.task, "kind": t.kind, "reference_plan": str(t.reference_plan)} for t in tasks]
+    rows = [t.to_json() for t in _selected_tasks(args)]
     if args.json:
         emit_json(rows)
         return 0
-    table = Table(title=f"{args.app}: {len(rows)} tasks")
+    table = Table(title=f"{args.tasks if args.tasks else _app_name(args)}: {len(rows)} tasks")
     for col in ("id", "kind", "task"):
         table.add_column(col)
     for r in rows:
-        table.add_row(r["id"], r["kind"], r["task"])
+        table.add_row(r["id"], r["kind"] or "-", r["task"])
     _out().print(table)
     return 0
 
@@ -184,8 +217,9 @@ async def cmd_run(args: argparse.Namespace) -> int:
     strategy = await _strategy_for(args, source)
     result = await run(
         source,
-        app=args.app,
+        app=_app_name(args),
         site_url=args.site,
+        cache=_load_cache(args),
         strategy=strategy,
         model=_model(args.model),
         latency_scale=args.latency_scale,
@@ -327,11 +361,13 @@ async def cmd_demo(args: argparse.Namespace) -> int:
 
     t0 = time.perf_counter()
     report = await run_demo(
-        "food",
+        _app_name(args),
+        site_url=args.site,
+        cache=_load_cache(args),
+        tasks=_selected_tasks(args),
         latency_scale=args.latency_scale,
         strategy=_demo_strategy(args),
         trace_dir=args.trace_dir,
-        task_ids=args.tasks.split(",") if args.tasks else None,
         plan_for=plan_for,
         on_result=on_result,
     )
@@ -370,7 +406,7 @@ async def cmd_bench(args: argparse.Namespace) -> int:
 async def bench_overhead(args: argparse.Namespace) -> int:
     from agentjit.bench.overhead import measure_overhead
 
-    report = await measure_overhead(args.app, n=args.n)
+    report = await measure_overhead(_app_name(args), site_url=args.site, cache=_load_cache(args), n=args.n)
     if args.json:
         emit_json(report)
     else:
@@ -432,16 +468,16 @@ async def cmd_profile(args: argparse.Namespace) -> int:
     from agentjit.bench.scheduler_bench import profile_app, write_latency
     from agentjit.cache import ToolCache
 
-    app = get_app(args.app)
-    cache_dir = Path(args.cache) if args.cache else app.cache_dir
+    app = _app_name(args)
+    cache_dir = Path(args.cache) if args.cache else get_app(app or "food").cache_dir
     cache = ToolCache.load(cache_dir)
-    task_ids = args.tasks.split(",") if args.tasks else None
-    total = args.repeats * len(task_ids or app.tasks())
+    tasks = _selected_tasks(args)
+    total = args.repeats * len(tasks)
     with _progress() as progress:
         bar = progress.add_task("profiling (serial runs)", total=total)
         profile = await profile_app(
-            args.app, repeats=args.repeats, latency_scale=args.latency_scale, seed=args.seed,
-            task_ids=task_ids, cache=cache, on_run=lambda _ev: progress.advance(bar),
+            app, site_url=args.site, tasks=tasks, repeats=args.repeats, latency_scale=args.latency_scale,
+            seed=args.seed, cache=cache, on_run=lambda _ev: progress.advance(bar),
         )  # fmt: skip
     written = str(write_latency(cache_dir, profile.fits)) if args.write else None
     data = {
@@ -454,7 +490,7 @@ async def cmd_profile(args: argparse.Namespace) -> int:
     if args.json:
         emit_json(data)
     else:
-        table = Table(title=f"{args.app}: latency fits from {profile.runs} serial runs")
+        table = Table(title=f"{_title(args)}: latency fits from {profile.runs} serial runs")
         for col in ("tool", "family", "n", "mean s", "p50 s", "p95 s"):
             table.add_column(col)
         for row in data["fits"]:
@@ -473,12 +509,10 @@ async def cmd_profile(args: argparse.Namespace) -> int:
 
 
 async def bench_scheduler(args: argparse.Namespace) -> int:
-    from agentjit.bench.apps import get_app
     from agentjit.bench.scheduler_bench import run_scheduler_bench
 
-    app = get_app(args.app)
-    task_ids = args.tasks.split(",") if args.tasks else None
-    n_tasks = len(task_ids or app.tasks())
+    tasks = _selected_tasks(args)
+    n_tasks = len(tasks)
     total = n_tasks * (args.profile_repeats + 3 * args.repeats)  # an upper bound: parallel only where it applies
     with _progress() as progress:
         bar = progress.add_task("profiling", total=total)
@@ -487,8 +521,8 @@ async def bench_scheduler(args: argparse.Namespace) -> int:
             progress.update(bar, advance=1, description=f"{ev.phase} {ev.task} {ev.strategy}")
 
         report = await run_scheduler_bench(
-            args.app, repeats=args.repeats, latency_scale=args.latency_scale,
-            profile_repeats=args.profile_repeats, task_ids=task_ids, seed=args.seed, on_run=on_run,
+            _app_name(args), site_url=args.site, cache=_load_cache(args), tasks=tasks, repeats=args.repeats,
+            latency_scale=args.latency_scale, profile_repeats=args.profile_repeats, seed=args.seed, on_run=on_run,
         )  # fmt: skip
     summary = report.summary
     if args.json:
@@ -545,7 +579,17 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
 
     def app_arg(p: argparse.ArgumentParser) -> None:
-        p.add_argument("--app", default="food", help="bundled app (default: food)")
+        p.add_argument("--app", default=None, help="named app profile: its site, cache and tasks (default: food, unless --cache is given)")
+
+    def site_arg(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--site", help="base URL of a running site; nothing is started (default: start the app's own site)")
+
+    def tasks_arg(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--tasks", help="a task file (.jsonl or .toml), or comma-separated task ids of the app (default: all the app's tasks)")
+        p.add_argument("--only", help="comma-separated task ids to run from --tasks FILE or the app")
+
+    def cache_dir_arg(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--cache", help="tool cache directory (default: the app's bundled cache)")
 
     def json_arg(p: argparse.ArgumentParser) -> None:
         p.add_argument("--json", action="store_true", help="print machine-readable JSON")
@@ -554,7 +598,7 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--strategy", default="auto", choices=["serial", "parallel", "hedge", "auto"], help="execution strategy (default: auto, the scheduler picks per plan)")
 
     def cache_args(p: argparse.ArgumentParser) -> None:
-        p.add_argument("--cache", help="tool cache directory (default: the app's bundled cache)")
+        cache_dir_arg(p)
         p.add_argument("--plan-cache", help="plan cache file for the bundled cache (default: ~/.cache/agentjit/APP-plans.json)")
 
     def planner_args(p: argparse.ArgumentParser) -> None:
@@ -563,13 +607,15 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--repairs", type=int, default=2, help="repair rounds per failed candidate (M)")
         p.add_argument("--no-plan-cache", action="store_true", help="always ask the model")
 
-    p = sub.add_parser("tools", help="list an app's tool manifests")
+    p = sub.add_parser("tools", help="list the tool manifests of a cache (--cache DIR) or an app")
     app_arg(p)
     json_arg(p)
+    cache_dir_arg(p)
 
-    p = sub.add_parser("tasks", help="list an app's bench tasks")
+    p = sub.add_parser("tasks", help="list the tasks of a task file (--tasks FILE) or an app")
     app_arg(p)
     json_arg(p)
+    tasks_arg(p)
 
     p = sub.add_parser("site", help="serve a bundled bench site on 127.0.0.1")
     p.add_argument("app", nargs="?", default="food")
@@ -581,21 +627,22 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("plan", nargs="?", help="plan file (.py)")
     p.add_argument("--task", help="compile this task with --model instead of reading a plan file")
     p.add_argument("--model", help="model spec, e.g. openai:gpt-4.1 or gemini:gemini-2.5-flash")
-    p.add_argument("--site", help="site base URL (default: start the app's bundled site)")
     p.add_argument("--latency-scale", type=float, default=0.0, help="bundled site's injected latency (0 = off)")
     p.add_argument("--trace-dir", default=None, help="write the run's JSONL trace here")
     app_arg(p)
+    site_arg(p)
     json_arg(p)
     strategy_arg(p)
     cache_args(p)
     planner_args(p)
 
-    p = sub.add_parser("demo", help="run every bench task of the food app and judge it")
+    p = sub.add_parser("demo", help="run tasks (a task file or an app's) on a site and judge each")
     p.add_argument("--model", help="compile each task with this model instead of using its reference plan")
     p.add_argument("--latency-scale", type=float, default=1.0, help="injected latency (0 = off; default 1)")
-    p.add_argument("--tasks", help="comma-separated task ids (default: all)")
+    tasks_arg(p)
     p.add_argument("--trace-dir", default=None)
-    p.set_defaults(app="food")
+    app_arg(p)
+    site_arg(p)
     json_arg(p)
     strategy_arg(p)
     cache_args(p)
@@ -621,10 +668,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--repeats", "-R", type=int, default=3, help="runs per task and strategy (scheduler)")
     p.add_argument("--profile-repeats", "-P", type=int, default=2,
                    help="serial runs per task to fit latencies first (scheduler; 0 = use the cache's latency.json)")
-    p.add_argument("--tasks", help="comma-separated task ids (scheduler; default: all)")
+    tasks_arg(p)
     p.add_argument("--seed", type=int, default=0, help="site latency and Monte Carlo seed (scheduler)")
     p.add_argument("--latency-scale", type=float, default=1.0)
     app_arg(p)
+    site_arg(p)
+    cache_dir_arg(p)
     json_arg(p)
 
     p = sub.add_parser("schedule", help="price serial, parallel and hedge for a plan and pick one")
@@ -643,10 +692,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--repeats", "-P", type=int, default=3, help="serial runs per task (default: 3)")
     p.add_argument("--latency-scale", type=float, default=1.0)
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--tasks", help="comma-separated task ids (default: all)")
+    tasks_arg(p)
     p.add_argument("--cache", help="cache directory whose latency.json --write replaces (default: the bundled one)")
     p.add_argument("--write", action="store_true", help="write the fits to the cache's latency.json")
     app_arg(p)
+    site_arg(p)
     json_arg(p)
 
     for extra in _EXTRA_PARSERS:

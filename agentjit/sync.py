@@ -24,14 +24,17 @@ def run_sync(coro: Coroutine[Any, Any, T]) -> T:
     raise ConfigError("an event loop is already running (Jupyter?): use `await` on the async API instead")
 
 
-def run_plan_sync(source: str | Path, app: str = "food", **kwargs: Any) -> Any:
-    """Run a plan (source text or a .py path) against the app's bundled site; see agentjit.run."""
+def run_plan_sync(source: str | Path, app: str | None = None, **kwargs: Any) -> Any:
+    """Run a plan (source text or a .py path) on ``site_url`` with ``cache``, or on an app
+    profile (default food); see :func:`agentjit.api.run`."""
     from agentjit.api import run
 
     return run_sync(run(source, app=app, **kwargs))
 
 
-def run_demo_sync(app: str = "food", **kwargs: Any) -> Any:
+def run_demo_sync(app: str | None = "food", **kwargs: Any) -> Any:
+    """Run and judge tasks (an app's, or ``tasks`` on ``site_url`` with ``cache``); see
+    :func:`agentjit.bench.harness.run_demo`."""
     from agentjit.bench.harness import run_demo
 
     return run_sync(run_demo(app, **kwargs))

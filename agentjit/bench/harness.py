@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +28,10 @@ from agentjit.runtime import BrowserPool, Runtime
 from .apps import RemoteSite, Site, get_app
 from .tasks import Task, select_tasks
 
-__all__ = ["TaskResult", "DemoReport", "run_task", "run_tasks", "run_demo", "jsonable", "reference_source"]
+__all__ = [
+    "TaskResult", "DemoReport", "Target", "resolve_target", "run_task", "run_tasks", "run_demo", "jsonable",
+    "reference_source",
+]  # fmt: skip
 
 log = logging.getLogger(__name__)
 
@@ -101,6 +105,51 @@ async def run_task(
     )
 
 
+@dataclass
+class Target:
+    """What a run needs: a tool cache, a site (not yet started) and the tasks."""
+
+    cache: ToolCache
+    site: Site
+    tasks: list[Task]
+
+
+def resolve_target(
+    app_name: str | None,
+    *,
+    site_url: str | None = None,
+    cache: ToolCache | None = None,
+    tasks: list[Task] | None = None,
+    task_ids: Sequence[str] | None = None,
+    latency_scale: float = 1.0,
+    seed: int = 0,
+    need_tasks: bool = True,
+) -> Target:
+    """Fill in from the profile ``app_name`` whatever is not given.
+
+    ``site_url`` becomes a :class:`RemoteSite` (nothing started); without it the
+    profile's site is made (start it yourself). ``task_ids`` selects tasks:
+    unknown ids and an empty selection are errors.
+    """
+    app = get_app(app_name) if app_name else None
+    if cache is None:
+        if app is None:
+            raise ConfigError("no tool cache: give a cache directory or an app")
+        cache = app.load_cache()
+    if tasks is None and need_tasks:
+        if app is None:
+            raise ConfigError("no tasks: give a task file or an app")
+        tasks = app.tasks()
+    selected = select_tasks(tasks, task_ids) if need_tasks and tasks is not None else list(tasks or [])
+    if site_url is not None:
+        site: Site = RemoteSite(site_url)
+    elif app is not None:
+        site = app.site(latency_scale=latency_scale, seed=seed)
+    else:
+        raise ConfigError("no site: give a site URL or an app whose site can be started")
+    return Target(cache, site, selected)
+
+
 async def run_demo(
     app_name: str | None = "food",
     *,
@@ -123,26 +172,15 @@ async def run_demo(
     is started. ``task_ids`` selects tasks (unknown ids and an empty selection
     are errors). See :func:`run_tasks` for ``plan_for``.
     """
-    app = get_app(app_name) if app_name else None
-    if cache is None:
-        if app is None:
-            raise ConfigError("no tool cache: give a cache directory or an app")
-        cache = app.load_cache()
-    if tasks is None:
-        if app is None:
-            raise ConfigError("no tasks: give a task file or an app")
-        tasks = app.tasks()
-    tasks = select_tasks(tasks, task_ids)
-    if site_url is not None:
-        site: Site = RemoteSite(site_url)
-    elif app is not None:
-        site = app.site(latency_scale=latency_scale, seed=seed)
-    else:
-        raise ConfigError("no site: give a site URL or an app whose site can be started")
+    target = resolve_target(
+        app_name, site_url=site_url, cache=cache, tasks=tasks, task_ids=task_ids,
+        latency_scale=latency_scale, seed=seed,
+    )  # fmt: skip
+    site = target.site
     site.start()
     try:
         return await run_tasks(
-            tasks, cache=cache, site=site, strategy=strategy, trace_dir=trace_dir,
+            target.tasks, cache=target.cache, site=site, strategy=strategy, trace_dir=trace_dir,
             plan_for=plan_for, on_result=on_result, pool=pool,
         )  # fmt: skip
     finally:

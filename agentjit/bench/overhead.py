@@ -12,25 +12,31 @@ import statistics
 import time
 from typing import Any
 
+from agentjit.cache import ToolCache
 from agentjit.runtime import BrowserPool, call_tool
 from agentjit.runtime.runner import goto_start
 
-from .apps import get_app
+from .harness import resolve_target
 
 __all__ = ["measure_overhead"]
 
 
 async def measure_overhead(
-    app_name: str = "food",
+    app_name: str | None = "food",
     *,
+    site_url: str | None = None,
+    cache: ToolCache | None = None,
     tool_name: str = "list_stores",
     args: dict[str, Any] | None = None,
     n: int = 200,
     warmup: int = 10,
 ) -> dict[str, Any]:
-    """Median seconds of ``call_tool`` against a bare evaluate of the same execute body."""
-    app = get_app(app_name)
-    cache = app.load_cache()
+    """Median seconds of ``call_tool`` against a bare evaluate of the same execute body.
+
+    On the profile ``app_name``'s site and cache unless ``site_url`` / ``cache`` are given.
+    """
+    target = resolve_target(app_name, site_url=site_url, cache=cache, need_tasks=False, latency_scale=0)
+    cache, site = target.cache, target.site
     tool = cache.tool(tool_name)
     if tool.navigates:
         raise ValueError(f"{tool_name} navigates; pick a tool that stays on its page")
@@ -39,7 +45,6 @@ async def measure_overhead(
     for p in names:
         args.setdefault(p, None)
     bare = f"async (inputs) => {{ const {{{', '.join(names)}}} = inputs; {tool.execute}\n}}"
-    site = app.site(latency_scale=0)
     site.start()
     try:
         async with BrowserPool() as pool, pool.page() as page:

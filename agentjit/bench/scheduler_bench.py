@@ -48,9 +48,9 @@ from agentjit.scheduler import (
     schedule_plan,
 )
 
-from .apps import Site, get_app
-from .harness import TaskResult, _pool, reference_source, run_task
-from .tasks import Task, select_tasks
+from .apps import Site
+from .harness import TaskResult, _pool, reference_source, resolve_target, run_task
+from .tasks import Task
 
 __all__ = [
     "STRATEGY_ORDER",
@@ -227,8 +227,10 @@ async def _profile(
 
 
 async def profile_app(
-    app_name: str = "food",
+    app_name: str | None = "food",
     *,
+    site_url: str | None = None,
+    tasks: list[Task] | None = None,
     repeats: int = 3,
     latency_scale: float = 1.0,
     seed: int = 0,
@@ -239,15 +241,18 @@ async def profile_app(
 ) -> LatencyProfile:
     """Run every task's reference plan serially ``repeats`` times and fit per-tool latencies.
 
-    Starts the app's site (and a browser, unless ``pool`` is given) for the
-    duration. Nothing is written: see :func:`write_latency`.
+    The tasks, cache and site are the profile ``app_name``'s unless given
+    (``site_url`` is not started); the profile's site and a browser (unless
+    ``pool`` is given) run for the duration. Nothing is written: see
+    :func:`write_latency`.
     """
     if repeats < 1:
         raise ValueError("profile repeats must be at least 1")
-    app = get_app(app_name)
-    cache = cache if cache is not None else app.load_cache()
-    tasks = select_tasks(app.tasks(), task_ids)
-    site = app.site(latency_scale=latency_scale, seed=seed)
+    target = resolve_target(
+        app_name, site_url=site_url, cache=cache, tasks=tasks, task_ids=task_ids,
+        latency_scale=latency_scale, seed=seed,
+    )  # fmt: skip
+    cache, tasks, site = target.cache, target.tasks, target.site
     site.start()
     try:
         async with _pool(pool) as active:
@@ -424,8 +429,10 @@ def _summary(rows: list[TaskComparison]) -> dict[str, Any]:
 
 
 async def run_scheduler_bench(
-    app_name: str = "food",
+    app_name: str | None = "food",
     *,
+    site_url: str | None = None,
+    tasks: list[Task] | None = None,
     repeats: int = 3,
     latency_scale: float = 1.0,
     profile_repeats: int = 3,
@@ -438,13 +445,16 @@ async def run_scheduler_bench(
 ) -> SchedulerBenchReport:
     """Profile (unless ``profile_repeats`` is 0: then the cache's ``latency.json`` is used),
     schedule every task, measure every strategy ``repeats`` times, compare.
+
+    Tasks, cache and site as in :func:`profile_app`.
     """
     if repeats < 1:
         raise ValueError("repeats must be at least 1")
-    app = get_app(app_name)
-    cache = cache if cache is not None else app.load_cache()
-    tasks = select_tasks(app.tasks(), task_ids)
-    site = app.site(latency_scale=latency_scale, seed=seed)
+    target = resolve_target(
+        app_name, site_url=site_url, cache=cache, tasks=tasks, task_ids=task_ids,
+        latency_scale=latency_scale, seed=seed,
+    )  # fmt: skip
+    cache, tasks, site = target.cache, target.tasks, target.site
     site.start()
     t0 = time.perf_counter()
     try:
