@@ -163,5 +163,7 @@ def get_app(name: str) -> App:
 
 
 register_app(App("food", "agentjit.bench.food", "FoodSite", description="the bundled food-delivery site"))
+register_app(App("fava", "agentjit.bench.fava", "FavaSite", task_source="tasks.toml", extra="dev",
+                 description="Fava, the Beancount web UI, over a generated example ledger"))
 APP_NAMES = app_names()
 """The profiles registered when this module was imported (:func:`app_names` for the current list)."""
