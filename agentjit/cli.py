@@ -406,7 +406,9 @@ async def cmd_bench(args: argparse.Namespace) -> int:
 async def bench_overhead(args: argparse.Namespace) -> int:
     from agentjit.bench.overhead import measure_overhead
 
-    report = await measure_overhead(_app_name(args), site_url=args.site, cache=_load_cache(args), n=args.n)
+    report = await measure_overhead(
+        _app_name(args), site_url=args.site, cache=_load_cache(args), tool_name=args.tool, n=args.n
+    )
     if args.json:
         emit_json(report)
     else:
@@ -665,6 +667,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("bench", help="benchmarks: overhead (tool call vs bare evaluate), scheduler")
     p.add_argument("bench", help="which benchmark: overhead | scheduler")
     p.add_argument("-n", type=int, default=200, help="repetitions (overhead)")
+    p.add_argument("--tool", default="list_stores", help="a tool that stays on its page (overhead; default: list_stores)")
     p.add_argument("--repeats", "-R", type=int, default=3, help="runs per task and strategy (scheduler)")
     p.add_argument("--profile-repeats", "-P", type=int, default=2,
                    help="serial runs per task to fit latencies first (scheduler; 0 = use the cache's latency.json)")
