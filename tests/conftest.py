@@ -47,3 +47,20 @@ def food_site(food_site_session: FoodSite) -> FoodSite:
 @pytest.fixture(scope="session")
 def food_cache() -> ToolCache:
     return ToolCache.load(CACHE_DIR)
+
+
+@pytest.fixture(scope="session")
+def roundup_site_session() -> Iterator[Any]:
+    """One Roundup tracker (classic, sqlite, generated data) for the session; skipped without roundup."""
+    pytest.importorskip("roundup")
+    from agentjit.bench.roundup import RoundupSite
+
+    with RoundupSite() as site:
+        yield site
+
+
+@pytest.fixture
+def roundup_site(roundup_site_session: Any) -> Any:
+    """The shared Roundup tracker, reset to its seed data."""
+    roundup_site_session.reset()
+    return roundup_site_session
