@@ -225,3 +225,30 @@ async def test_a_run_starts_where_the_cache_says(renamed, food_site: FoodSite, b
     (renamed / "cache.json").write_text(json.dumps(info))
     result = await run("details = await get_store_details()\nresult = details.name", site_url=food_site.url, cache=renamed, pool=browser_pool)
     assert result.value == "Stonemill Matcha"
+
+
+def test_demo_of_an_app_on_a_running_site_resets_and_snapshots_it_over_http(capsys, food_site: FoodSite):
+    # the cart task twice: the second run passes only if the site was reset in between,
+    # and the judge sees the cart only through GET /__state
+    code, out, err = run_cli(
+        capsys, "demo", "--app", "food", "--site", food_site.url, "--tasks", "food-custom-11,food-custom-11",
+        "--strategy", "serial", "--json",
+    )  # fmt: skip
+    assert code == 0, err
+    data = json.loads(out)
+    assert [t["ok"] for t in data["tasks"]] == [True, True] and data["summary"]["site"] == food_site.url
+
+
+def test_sync_facade_passes_site_url_and_cache(monkeypatch, renamed):
+    import agentjit.api
+    from agentjit.sync import run_plan_sync
+
+    seen = {}
+
+    async def fake_run(source, **kwargs):
+        seen.update(kwargs, source=source)
+        return "ran"
+
+    monkeypatch.setattr(agentjit.api, "run", fake_run)
+    assert run_plan_sync(PLAN, site_url="http://127.0.0.1:1", cache=renamed) == "ran"
+    assert seen == {"source": PLAN, "app": None, "site_url": "http://127.0.0.1:1", "cache": renamed}

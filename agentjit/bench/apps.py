@@ -16,12 +16,14 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import json
+import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from agentjit.cache import ToolCache
-from agentjit.exceptions import ConfigError
+from agentjit.exceptions import ConfigError, SiteUnreachable
 
 if TYPE_CHECKING:
     from .tasks import Task
@@ -45,15 +47,20 @@ class Site(Protocol):
 
 
 class RemoteSite:
-    """A site somebody else runs (``--site URL``): nothing to start, stop, reset or snapshot.
+    """A site somebody else runs (``--site URL``): nothing to start or stop.
 
-    Judges of such tasks read the site's own storage (see :mod:`agentjit.bench.taskfile`).
+    With ``state_path`` / ``reset_path`` (a profile's, e.g. the food site's
+    ``/__state`` and ``/__reset``) it snapshots and resets over HTTP; without
+    them :meth:`state` is ``{}`` and :meth:`reset` does nothing, and judges read
+    the site's own storage (see :mod:`agentjit.bench.taskfile`).
     """
 
     latency_scale = 0.0
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, *, state_path: str | None = None, reset_path: str | None = None) -> None:
         self.url = url.rstrip("/")
+        self.state_path = state_path
+        self.reset_path = reset_path
 
     def start(self) -> RemoteSite:
         return self
@@ -62,10 +69,23 @@ class RemoteSite:
         pass
 
     def state(self) -> dict[str, Any]:
-        return {}
+        if self.state_path is None:
+            return {}
+        data: dict[str, Any] = json.loads(self._request("GET", self.state_path) or b"{}")
+        return data
 
     def reset(self) -> None:
-        pass
+        if self.reset_path is not None:
+            self._request("POST", self.reset_path)
+
+    def _request(self, method: str, path: str) -> bytes:
+        request = urllib.request.Request(self.url + path, method=method, data=b"" if method == "POST" else None)
+        try:
+            with urllib.request.urlopen(request, timeout=30) as response:
+                body: bytes = response.read()
+                return body
+        except OSError as exc:  # URLError and timeouts are OSErrors
+            raise SiteUnreachable(f"{method} {self.url + path}: {exc}") from exc
 
 
 @dataclass(frozen=True)
@@ -89,6 +109,10 @@ class App:
     task_source: str | None = None
     extra: str | None = None
     description: str = ""
+    state_path: str | None = None
+    """A path answering ``GET`` with the site's state as JSON, so that a site given by URL
+    can be snapshotted for the judges; ``reset_path`` answers ``POST`` with a reset."""
+    reset_path: str | None = None
 
     def _import(self, name: str) -> Any:
         try:
@@ -162,7 +186,12 @@ def get_app(name: str) -> App:
         raise ConfigError(f"unknown app {name!r} (registered apps: {', '.join(_APPS)})") from None
 
 
-register_app(App("food", "agentjit.bench.food", "FoodSite", description="the bundled food-delivery site"))
+register_app(
+    App(
+        "food", "agentjit.bench.food", "FoodSite", description="the bundled food-delivery site",
+        state_path="/__state", reset_path="/__reset",
+    )
+)  # fmt: skip
 register_app(App("fava", "agentjit.bench.fava", "FavaSite", task_source="tasks.toml", extra="dev",
                  description="Fava, the Beancount web UI, over a generated example ledger"))
 APP_NAMES = app_names()

@@ -142,7 +142,8 @@ def resolve_target(
         tasks = app.tasks()
     selected = select_tasks(tasks, task_ids) if need_tasks and tasks is not None else list(tasks or [])
     if site_url is not None:
-        site: Site = RemoteSite(site_url)
+        paths = {"state_path": app.state_path, "reset_path": app.reset_path} if app is not None else {}
+        site: Site = RemoteSite(site_url, **paths)
     elif app is not None:
         site = app.site(latency_scale=latency_scale, seed=seed)
     else:
