@@ -102,7 +102,18 @@ def _save_plans(cache: Any, args: argparse.Namespace) -> None:
 
 def _selected_tasks(args: argparse.Namespace) -> list[Any]:
     """The tasks a command runs: ``--tasks FILE`` (a task file) or the app's, narrowed by
-    ``--tasks ID,ID`` or ``--only ID,ID``; unknown ids and an empty selection are errors."""
+    ``--tasks ID,ID`` or ``--only ID,ID``; unknown ids and an empty selection are errors.
+
+    Loaded once per command (a task file's judges are imported once).
+    """
+    selected: list[Any] | None = getattr(args, "_selected_tasks", None)
+    if selected is not None:
+        return selected
+    args._selected_tasks = selected = _select_tasks(args)
+    return selected
+
+
+def _select_tasks(args: argparse.Namespace) -> list[Any]:
     from agentjit.bench.apps import get_app
     from agentjit.bench.taskfile import is_task_file, load_tasks
     from agentjit.bench.tasks import select_tasks
@@ -350,6 +361,12 @@ async def cmd_demo(args: argparse.Namespace) -> int:
     plan_for = None
     if args.model:
         plan_for = _planning(args)
+    else:
+        unplanned = [t.id for t in _selected_tasks(args) if not t.has_plan]
+        if unplanned:
+            from agentjit.exceptions import ConfigError
+
+            raise ConfigError(f"no reference plan for task(s) {', '.join(unplanned)}: give --model to compile them")
     progress_console = _err()
     done: list[TaskResult] = []
 

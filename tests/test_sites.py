@@ -170,6 +170,18 @@ def test_demo_with_no_matching_task_is_an_error(capsys, tmp_path, renamed):
     assert code != 0 and "0/0" not in out and "nope" in err
 
 
+def test_demo_without_a_model_needs_every_task_to_have_a_plan(capsys, tmp_path, renamed):
+    tasks = _jsonl_file(tmp_path, {"id": "planned", "task": "t", "plan": "result = 1"}, {"id": "bare", "task": "u"})
+    code, out, err = run_cli(capsys, "demo", "--tasks", tasks, "--cache", renamed, "--site", "http://127.0.0.1:9")
+    assert code == 2 and "bare" in err and "--model" in err and "planned" not in err
+
+
+def _jsonl_file(tmp_path: Path, *rows: dict) -> Path:
+    path = tmp_path / "more.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return path
+
+
 def test_tasks_lists_a_task_file(capsys, tmp_path):
     tasks = _write_task_file(tmp_path)
     code, out, _ = run_cli(capsys, "tasks", "--tasks", tasks, "--json")
