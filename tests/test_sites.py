@@ -264,3 +264,17 @@ def test_sync_facade_passes_site_url_and_cache(monkeypatch, renamed):
     monkeypatch.setattr(agentjit.api, "run", fake_run)
     assert run_plan_sync(PLAN, site_url="http://127.0.0.1:1", cache=renamed) == "ran"
     assert seen == {"source": PLAN, "app": None, "site_url": "http://127.0.0.1:1", "cache": renamed}
+
+
+def test_demo_compiles_a_task_file_with_a_model_against_the_cache_directory(capsys, renamed, tmp_path, food_site, monkeypatch):
+    tasks = _jsonl_file(tmp_path, {"id": "best", "task": "The first three shops in Best near you", "answer": _best_three()})
+    with FakeOpenAIServer([FakeReply(text=f"```python\n{PLAN}\n```")] * 4) as server:
+        monkeypatch.setenv("OPENAI_API_KEY", "test-key")
+        code, out, err = run_cli(
+            capsys, "demo", "--tasks", tasks, "--site", food_site.url, "--cache", renamed,
+            "--model", f"openai:fake@{server.base_url}", "-n", 1, "-k", 1, "--strategy", "serial", "--json",
+        )  # fmt: skip
+    assert code == 0, err
+    (task,) = json.loads(out)["tasks"]
+    assert task["ok"] and task["plan_origin"] == "model" and len(server.requests) == 1
+    assert ToolCache.load(renamed).plans  # compiled into the directory's own plan cache

@@ -1,6 +1,10 @@
-"""Local benchmark apps (in the style of the paper's REAL clones), their tasks and judges.
+"""Sites to run tasks on, their tasks and judges, and the harness.
 
-Each app lives in its own subpackage (``agentjit.bench.food``) with a server,
-seeded data, a hand-written tool cache, tasks and reference plans;
-:mod:`agentjit.bench.tasks` holds the app-independent task and judge types.
+A site is a base URL plus a tool cache directory; :mod:`agentjit.bench.apps`
+names *profiles* of that (a site the suite can start, its cache and its tasks):
+the bundled food-delivery site (``agentjit.bench.food``, in the style of the
+paper's REAL clones) and any profile another module registers.
+:mod:`agentjit.bench.tasks` holds the app-independent task and judge types,
+:mod:`agentjit.bench.taskfile` reads user task files (JSONL or TOML), and
+:mod:`agentjit.bench.harness` runs a task list on a site URL with a cache.
 """
