@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import json
+from collections.abc import Mapping
 from typing import Any
 
 import jsonschema
@@ -130,6 +131,8 @@ def to_plain(value: Any, *, stringify: bool = False) -> Any:
     """
     if isinstance(value, BaseModel):
         return to_plain(value.model_dump(mode="json"), stringify=stringify)
+    if isinstance(value, Mapping) and not isinstance(value, dict):  # a plan's Record
+        value = dict(value.items())
     if isinstance(value, list | tuple):
         return [to_plain(v, stringify=stringify) for v in value]
     if isinstance(value, dict):

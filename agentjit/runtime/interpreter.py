@@ -1,4 +1,4 @@
-"""The plan interpreter: plan source run in a restricted namespace, tools bound to a page.
+"""The plan interpreter: plan source checked, guarded and run, tools bound to a page.
 
 A plan is top-level Python with ``await tool(...)``, ``ai_eval(...)``,
 ``ask_human(...)`` and plain control flow; its final value is ``result``. The
@@ -6,13 +6,15 @@ interpreter
 
 * rejects what the sandbox forbids *before* running anything (imports, dunder
   attributes, exec, unknown node types) with :class:`SandboxViolation`;
-* runs the plan with only :data:`~agentjit.planner.sandbox.SAFE_BUILTINS`, the
-  tools, ``ai_eval`` and ``ask_human`` in scope;
+* runs the plan through the run-time guard of :mod:`agentjit.plan.guard`
+  (every attribute, item, call and operator checked; bounds on steps, time and
+  sizes), by default in a sandboxed child process (:mod:`agentjit.runtime.vm`);
+* hands the plan plain data only: a tool's output becomes a read-only
+  :class:`~agentjit.plan.data.Record` (``stores.items[0].name`` works), never
+  an object with methods of its own;
 * tracks the abstract state: a call whose ``pre`` does not hold raises
   :class:`PreconditionFailed` without touching the page, a successful call
   applies its ``post`` (bindings: the arguments, then the output fields);
-* turns each output into the tool's pydantic output model, so
-  ``stores.items[0].name`` works;
 * records every call as a trace :class:`StepEvent`.
 
 WRITE calls go through an optional ``write_gate`` (the effect log of the
@@ -22,9 +24,11 @@ parallel and hedged strategies), which decides whether the write is sent.
 from __future__ import annotations
 
 import ast
+import contextvars
 import json
 import logging
 import re
+import sys
 import time
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
@@ -37,19 +41,27 @@ from agentjit.exceptions import (
     ToolCallFailed,
     ToolInputError,
 )
-from agentjit.planner.sandbox import SAFE_BUILTINS, check_sandbox
+from agentjit.plan.data import plain, to_record
+from agentjit.plan.guard import PLAN_FILENAME
+from agentjit.plan.limits import DEFAULT_LIMITS, PlanLimits
+from agentjit.planner.sandbox import check_sandbox
 from agentjit.protocol import state as algebra
 from agentjit.protocol.manifest import ToolManifest
-from agentjit.protocol.schema import ToolResult, output_model, to_plain, validate_inputs
+from agentjit.protocol.schema import to_plain, validate_inputs
 from agentjit.protocol.trace import StepEvent, TraceWriter
 
 from .invoke import CallOutcome, call_tool
+from .vm import PlanVM, open_vm
 
-__all__ = ["PlanRun", "execute_plan", "run_tree", "parse_plan", "WriteGate", "AiEval", "AskHuman", "format_prompt"]
+__all__ = [
+    "PlanRun", "execute_plan", "parse_plan", "WriteGate", "AiEval", "AskHuman", "format_prompt",
+    "PLAN_FILENAME", "run_deadline",
+]  # fmt: skip
 
 log = logging.getLogger(__name__)
 
-PLAN_FILENAME = "<plan>"
+#: The wall-clock deadline (``time.monotonic()``) of the plan run under way, set by :meth:`Runtime.run`.
+run_deadline: contextvars.ContextVar[float | None] = contextvars.ContextVar("agentjit_run_deadline", default=None)
 
 WriteGate = Callable[[ToolManifest, dict[str, Any], Callable[[], Awaitable[CallOutcome]]], Awaitable[CallOutcome]]
 AiEval = Callable[..., Awaitable[Any]]
@@ -89,6 +101,8 @@ def parse_plan(source: str, tool_names: set[str] | frozenset[str]) -> ast.Module
         tree = ast.parse(source, filename=PLAN_FILENAME)
     except SyntaxError as exc:
         raise PlanError(f"syntax error: {exc.msg}", line=exc.lineno, col=exc.offset) from None
+    except (RecursionError, MemoryError, ValueError) as exc:  # too deep for the parser; NUL bytes
+        raise PlanError(f"the plan cannot be parsed: {type(exc).__name__}: {str(exc)[:200]}") from None
     findings = check_sandbox(tree, callables=set(tool_names) | {"ai_eval", "ask_human"})
     if findings:
         first = findings[0]
@@ -100,7 +114,12 @@ def parse_plan(source: str, tool_names: set[str] | frozenset[str]) -> ast.Module
 
 
 class PlanRun:
-    """The tools of one cache bound to one page, with the abstract state they track."""
+    """The tools of one cache bound to one page, with the abstract state they track.
+
+    ``limits`` bound the plan (time, steps, sizes) and say whether it runs in
+    a sandbox child; ``deadline`` is the run's wall-clock end
+    (``time.monotonic()``), shared by every worker of one run.
+    """
 
     def __init__(
         self,
@@ -116,6 +135,8 @@ class PlanRun:
         snapshots: bool = False,
         write_gate: WriteGate | None = None,
         check_state: bool = True,
+        limits: PlanLimits | None = None,
+        deadline: float | None = None,
     ) -> None:
         self.tools = dict(tools)
         self.page = page
@@ -128,24 +149,36 @@ class PlanRun:
         self.snapshots = snapshots
         self.write_gate = write_gate
         self.check_state = check_state
+        self.limits = limits or DEFAULT_LIMITS
+        self.deadline = deadline if deadline is not None else (run_deadline.get() or time.monotonic() + self.limits.time_s)
         self.calls: list[StepEvent] = []
+        self.output: list[str] = []
         self._local_index = 0
 
-    # -- the namespace a plan sees -----------------------------------------
+    # -- what a plan may call ------------------------------------------------------------
 
-    def namespace(self) -> dict[str, Any]:
-        ns: dict[str, Any] = {"__builtins__": dict(SAFE_BUILTINS)}
-        for name in self.tools:
-            ns[name] = self._bind(name)
-        ns["ai_eval"] = self._ai_eval
-        ns["ask_human"] = self._ask_human
-        return ns
+    def callables(self) -> dict[str, Callable[..., Awaitable[Any]]]:
+        """The plan's own functions: one per tool, ``ai_eval`` and ``ask_human``."""
+        out: dict[str, Callable[..., Awaitable[Any]]] = {name: self._bind(name) for name in self.tools}
+        out["ai_eval"] = self._ai_eval_plan
+        out["ask_human"] = self._ask_human_plan
+        return out
 
-    def _bind(self, name: str) -> Callable[..., Awaitable[ToolResult]]:
+    def vm(self) -> Any:
+        """An async context manager giving the :class:`~agentjit.runtime.vm.PlanVM` this run's plan code runs in."""
+        return open_vm(self, self.limits, self.deadline)
+
+    def print(self, text: str) -> None:
+        """Where the plan's ``print`` goes: kept on the run, and to stderr (stdout may carry JSON)."""
+        if sum(len(t) for t in self.output) < 1_000_000:
+            self.output.append(text)
+        sys.stderr.write(text)
+
+    def _bind(self, name: str) -> Callable[..., Awaitable[Any]]:
         tool = self.tools[name]
         params = list(tool.parameters)
 
-        async def bound(*args: Any, **kwargs: Any) -> ToolResult:
+        async def bound(*args: Any, **kwargs: Any) -> Any:
             if len(args) > len(params):
                 raise ToolInputError(f"{name}() takes at most {len(params)} positional arguments")
             for pname, value in zip(params, args, strict=False):
@@ -155,10 +188,23 @@ class PlanRun:
             return await self.call(name, kwargs)
 
         bound.__name__ = name
-        bound.__doc__ = tool.description
         return bound
 
-    async def _ai_eval(self, prompt: str, **values: Any) -> Any:
+    async def _ai_eval_plan(self, prompt: Any, **values: Any) -> Any:
+        from agentjit.plan.data import to_plan_value
+
+        return to_plan_value(await self.ai_eval_call(prompt, **values))
+
+    async def _ask_human_plan(self, question: Any) -> Any:
+        from agentjit.plan.data import to_plan_value
+
+        return to_plan_value(await self.ask_human_call(question))
+
+    async def ai_eval_call(self, prompt: Any, **values: Any) -> Any:
+        """``ai_eval`` as the plan called it: recorded as an ``evaluate`` step."""
+        if not isinstance(prompt, str):
+            raise ToolInputError("ai_eval(prompt, ...): the prompt must be a string")
+        values = {k: plain(v) for k, v in values.items()}
         start = time.time()
         value = await self.ai_eval(prompt, **values)
         self._record(
@@ -175,8 +221,8 @@ class PlanRun:
         )
         return value
 
-    async def _ask_human(self, question: str) -> Any:
-        return await self.ask_human(question)
+    async def ask_human_call(self, question: Any) -> Any:
+        return await self.ask_human(str(question))
 
     # -- one tool call ---------------------------------------------------------
 
@@ -192,10 +238,18 @@ class PlanRun:
         if self.trace is not None:
             self.trace.step(event)
 
-    async def call(self, name: str, args: dict[str, Any]) -> ToolResult:
-        """Run tool ``name``: precondition, call (through the write gate), record, post."""
+    async def call(self, name: str, args: dict[str, Any]) -> Any:
+        """Run tool ``name`` and hand its output to the plan as plain data (records, lists, scalars)."""
+        output = await self.call_raw(name, args)
+        return to_record(output, self.tools[name].output_schema, max_depth=self.limits.max_depth + 2)
+
+    async def call_raw(self, name: str, args: dict[str, Any]) -> dict[str, Any]:
+        """Run tool ``name``: precondition, call (through the write gate), record, post; the output as JSON."""
         tool = self.tools[name]
-        args = to_plain(args)
+        try:
+            args = plain(args, max_depth=self.limits.max_depth)
+        except (ValueError, RecursionError) as exc:
+            raise ToolInputError(f"{name}: arguments are not plain data: {exc}") from None
         validate_inputs(tool, args)
         if self.check_state:
             missing = algebra.unmet(self.state, tool.pre, args)
@@ -218,10 +272,9 @@ class PlanRun:
         if not outcome.ok:
             raise ToolCallFailed(f"{outcome.phase} failed: {outcome.reason}", tool=name, outcome=outcome)
         output = outcome.output if isinstance(outcome.output, dict) else {}
-        result = output_model(tool).model_validate(output)
         bindings = {**output, **args}
         self.state = algebra.apply(self.state, tool.post, bindings)
-        return result
+        return output
 
     async def _record_outcome(self, tool: ToolManifest, args: dict[str, Any], outcome: CallOutcome) -> None:
         snapshot = None
@@ -254,48 +307,22 @@ class PlanRun:
         )
 
 
-async def execute_plan(source: str, run: PlanRun) -> Any:
+async def execute_plan(source: str, run: PlanRun, *, vm: PlanVM | None = None) -> Any:
     """Run ``source`` with ``run``'s tools; returns the plan's ``result``.
 
-    Errors in the plan itself (an unknown name, a type error) become
-    :class:`PlanError` with the plan's line number; tool errors propagate as
-    they are (:class:`~agentjit.exceptions.ToolError` subclasses).
+    The plan is parsed and sandbox-checked here, then runs guarded in ``vm``
+    (by default a fresh one from :meth:`PlanRun.vm`: a sandbox child unless
+    ``run.limits.isolate`` is off). Errors in the plan itself (an unknown
+    name, a type error, a bound crossed) become :class:`PlanError` with the
+    plan's line number; tool errors propagate as they are
+    (:class:`~agentjit.exceptions.ToolError` subclasses).
     """
     tree = parse_plan(source, frozenset(run.tools))
-    namespace = run.namespace()
-    await run_tree(tree, namespace)
-    if "result" not in namespace:
+    if vm is None:
+        async with run.vm() as fresh:
+            values, _ = await fresh.run(tree)
+    else:
+        values, _ = await vm.run(tree)
+    if "result" not in values:
         raise PlanError("the plan finished without setting `result`")
-    return namespace["result"]
-
-
-async def run_tree(tree: ast.Module, namespace: dict[str, Any]) -> None:
-    """Run an already checked plan tree, or a piece of one, in ``namespace``.
-
-    ``tree`` must come from :func:`parse_plan` (or be cut from such a tree, as
-    the parallel strategy does for a plan's prefix, one loop iteration and
-    suffix, which share variables through ``namespace``). Errors map to
-    :class:`PlanError` with the plan's line, as in :func:`execute_plan`.
-    """
-    code = compile(tree, PLAN_FILENAME, "exec", flags=ast.PyCF_ALLOW_TOP_LEVEL_AWAIT)
-    try:
-        maybe = eval(code, namespace)  # noqa: S307 - sandboxed: checked tree, restricted builtins
-        if maybe is not None:
-            await maybe
-    except (PlanError, ConfigError):
-        raise
-    except (NameError, TypeError, AttributeError, KeyError, IndexError, ValueError, ZeroDivisionError) as exc:
-        line = _plan_line(exc)
-        if line is None:
-            raise
-        raise PlanError(f"{type(exc).__name__}: {exc}", line=line) from exc
-
-
-def _plan_line(exc: BaseException) -> int | None:
-    tb = exc.__traceback__
-    line = None
-    while tb is not None:
-        if tb.tb_frame.f_code.co_filename == PLAN_FILENAME:
-            line = tb.tb_lineno
-        tb = tb.tb_next
-    return line
+    return values["result"]

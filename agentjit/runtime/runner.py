@@ -10,6 +10,7 @@ app's start URL with the app's initial abstract state.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 import uuid
@@ -23,12 +24,22 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from agentjit._version import __version__
 from agentjit.cache import ToolCache
-from agentjit.exceptions import ConfigError, SiteUnreachable
+from agentjit.exceptions import ConfigError, PlanLimitExceeded, SiteUnreachable
 from agentjit.llm.base import Message, Model
+from agentjit.plan.limits import DEFAULT_LIMITS, PlanLimits
 from agentjit.protocol.trace import SessionEvent, StepEvent, TraceWriter
 
 from .browser import BrowserPool
-from .interpreter import AiEval, AskHuman, PlanRun, WriteGate, execute_plan, format_prompt
+from .interpreter import (
+    AiEval,
+    AskHuman,
+    PlanRun,
+    WriteGate,
+    execute_plan,
+    format_prompt,
+    run_deadline,
+)
+from .vm import GRACE_S
 
 __all__ = ["RunResult", "Runtime", "Strategy", "SerialStrategy", "run_plan", "model_ai_eval", "STRATEGIES"]
 
@@ -50,6 +61,8 @@ class RunResult(BaseModel):
     """Why the strategy that ran is the one it is (e.g. why a parallel run fell back to serial)."""
     workers: int = 1
     state: dict[str, Any] = Field(default_factory=dict)
+    output: list[str] = Field(default_factory=list)
+    """What the plan printed."""
 
     @property
     def tool_calls(self) -> list[StepEvent]:
@@ -119,8 +132,10 @@ class Runtime:
         ask_human: AskHuman | None = None,
         tool_timeout_ms: int | None = None,
         snapshots: bool = False,
+        limits: PlanLimits | None = None,
     ) -> None:
         self.cache = cache
+        self.limits = limits or DEFAULT_LIMITS
         self.base_url = base_url.rstrip("/")
         self.pool = pool
         self.trace_dir = Path(trace_dir) if trace_dir is not None else None
@@ -153,6 +168,7 @@ class Runtime:
                 timeout_ms=self.tool_timeout_ms,
                 snapshots=self.snapshots,
                 write_gate=write_gate or self.write_gate,
+                limits=self.limits,
             )
 
     def _open_trace(self, task: str | None, strategy: str) -> TraceWriter | None:
@@ -180,9 +196,17 @@ class Runtime:
                     self.pool = None
         trace = self._open_trace(task, strat.name)
         t0 = time.perf_counter()
+        token = run_deadline.set(time.monotonic() + self.limits.time_s)
         try:
-            value, calls, workers, state = await strat.execute(self, source, trace)
+            async with asyncio.timeout(self.limits.time_s + 2 * GRACE_S):
+                value, calls, workers, state = await strat.execute(self, source, trace)
+        except TimeoutError:
+            raise PlanLimitExceeded(
+                f"the plan ran longer than its time limit of {self.limits.time_s:g} s (raise it with --time-limit)",
+                limit="time",
+            ) from None
         finally:
+            run_deadline.reset(token)
             if trace is not None:
                 trace.close()
         total = time.perf_counter() - t0
@@ -227,6 +251,7 @@ async def run_plan(
     ask_human: AskHuman | None = None,
     timeout_ms: int | None = None,
     state: dict[str, Any] | None = None,
+    limits: PlanLimits | None = None,
 ) -> RunResult:
     """Run a plan serially on an existing ``page`` (no pool): the simplest entry point.
 
@@ -243,6 +268,7 @@ async def run_plan(
         ai_eval=ai_eval,
         ask_human=ask_human,
         timeout_ms=timeout_ms,
+        limits=limits,
     )
     t0 = time.perf_counter()
     value = await execute_plan(source, run)

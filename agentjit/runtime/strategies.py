@@ -40,18 +40,19 @@ import asyncio
 import contextlib
 import copy
 import logging
-import operator
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from agentjit.exceptions import ConfigError, InfrastructureError, PlanError
+from agentjit.plan.machine import ALL
+from agentjit.plan.recorder import Op
 from agentjit.planner.sandbox import check_sandbox
 from agentjit.protocol.trace import StepEvent, TraceWriter
 
 from .effects import EffectLog
-from .interpreter import execute_plan, parse_plan, run_tree
+from .interpreter import execute_plan, parse_plan
 from .runner import STRATEGIES, Runtime, Strategy
 
 if TYPE_CHECKING:
@@ -168,6 +169,10 @@ def _module(body: list[ast.stmt]) -> ast.Module:
     return ast.fix_missing_locations(ast.Module(body=body, type_ignores=[]))
 
 
+_EMPTY = ast.Module(body=[], type_ignores=[])
+"""A tree with no statements: running it only sets variables (a worker receiving the prefix's)."""
+
+
 def _name(id_: str, ctx: ast.expr_context, like: ast.AST) -> ast.Name:
     return ast.copy_location(ast.Name(id=id_, ctx=ctx), like)
 
@@ -250,81 +255,6 @@ def _replace(stmt: ast.stmt, old: ast.AST, new: ast.expr) -> ast.stmt:
 
 
 # -- parallel: accumulators --------------------------------------------------------------
-
-
-Op = tuple[str, tuple[Any, ...], str, tuple[Any, ...]]
-"""(accumulator name, key path, operation, arguments) as one iteration did it."""
-
-
-class _Recorder:
-    """Stands for an accumulator during one iteration and logs what the body does to it.
-
-    Usage analysis guarantees the body only appends/extends/adds/updates it,
-    stores into it or ``+=``s it (or one of its items), never reads it.
-    """
-
-    __slots__ = ("_name", "_path", "_ops")
-
-    def __init__(self, name: str, ops: list[Op], path: tuple[Any, ...] = ()) -> None:
-        self._name = name
-        self._ops = ops
-        self._path = path
-
-    def _log(self, op: str, *args: Any) -> None:
-        self._ops.append((self._name, self._path, op, args))
-
-    def append(self, value: Any) -> None:
-        self._log("append", value)
-
-    def extend(self, values: Any) -> None:
-        self._log("extend", list(values))
-
-    def add(self, value: Any) -> None:
-        self._log("add", value)
-
-    def update(self, *args: Any, **kwargs: Any) -> None:
-        # take iterators now: a generator would otherwise run at merge time, in a later namespace
-        kept = tuple(a if hasattr(a, "keys") or isinstance(a, list | tuple | set | frozenset | str) else list(a)
-                     for a in args)
-        self._log("update", kept, kwargs)
-
-    def __setitem__(self, key: Any, value: Any) -> None:
-        if isinstance(value, _Recorder):  # the store-back of `acc[k] += x`, already logged
-            return
-        self._log("setitem", key, value)
-
-    def __getitem__(self, key: Any) -> _Recorder:
-        return _Recorder(self._name, self._ops, (*self._path, key))
-
-    def __iadd__(self, value: Any) -> _Recorder:
-        self._log("iadd", value)
-        return self
-
-    def __repr__(self) -> str:
-        return f"<accumulator {self._name} (merged after the parallel loop)>"
-
-
-def _apply_ops(ns: dict[str, Any], ops: list[Op]) -> None:
-    """Do to the real accumulators in ``ns`` what one iteration did to its recorders."""
-    for name, path, op, args in ops:
-        if op == "iadd":
-            if not path:
-                ns[name] = operator.iadd(ns[name], args[0])
-                continue
-            holder = ns[name]
-            for key in path[:-1]:
-                holder = holder[key]
-            holder[path[-1]] = operator.iadd(holder[path[-1]], args[0])
-            continue
-        target = ns[name]
-        for key in path:
-            target = target[key]
-        if op == "setitem":
-            target[args[0]] = args[1]
-        elif op == "update":
-            target.update(*args[0], **args[1])
-        else:
-            getattr(target, op)(*args)
 
 
 @dataclass(frozen=True)
@@ -428,28 +358,31 @@ class ParallelStrategy(Strategy):
     async def _fan_out(
         self, runtime: Runtime, cut: _LoopCut, loop: LoopUse, trace: TraceWriter | None, effects: EffectLog
     ) -> Outcome:
-        """Prefix on worker 0 while the other contexts open; then iterations everywhere; merge; suffix."""
+        """Prefix on worker 0 while the other contexts open; then iterations everywhere; merge; suffix.
+
+        Each worker's plan code runs in its own VM (a sandbox child by
+        default); worker 0's ``main`` namespace carries the plan from prefix
+        to suffix, and iterations run in a copy of it (``iter``), so they see
+        the prefix's variables and hand back only their recorded ops or
+        comprehension output.
+        """
         gate0 = effects.gate(worker=0)
-        async with runtime.worker(trace=trace, worker=0, write_gate=gate0) as run0:
+        async with runtime.worker(trace=trace, worker=0, write_gate=gate0) as run0, run0.vm() as vm0:
             gate0.bind(run0)
-            ns0 = run0.namespace()
-            own = set(ns0)  # tools, ai_eval, ask_human, __builtins__: bound per worker
             entered: asyncio.Future[_Entry] = asyncio.get_running_loop().create_future()
             extra_calls: dict[int, list[StepEvent]] = {}
 
-            async def iterate(worker: int, ns: dict[str, Any], entry: _Entry) -> None:
+            async def iterate(worker: int, vm: Any, entry: _Entry, base: str | None) -> None:
                 while (i := entry.queue.take()) is not None:
-                    ns[_ONE] = [entry.items[i]]
                     t0 = self.clock.now()
+                    one = {_ONE: [entry.items[i]]}
                     if cut.kind == "for":
-                        ops: list[Op] = []
-                        for name in cut.accumulators:
-                            ns[name] = _Recorder(name, ops)
-                        await run_tree(cut.iteration, ns)
+                        _, ops = await vm.run(cut.iteration, ns="iter", copy_from=base, set_vars=one,
+                                              recorders=sorted(cut.accumulators), want=())
                         entry.outputs[i] = ops
                     else:
-                        await run_tree(cut.iteration, ns)
-                        entry.outputs[i] = ns.pop(_OUT)
+                        values, _ = await vm.run(cut.iteration, ns="iter", copy_from=base, set_vars=one, want=(_OUT,))
+                        entry.outputs[i] = values.get(_OUT)
                     self.spans.append(IterationSpan(worker, i, t0, self.clock.now()))
 
             async def extra(worker: int) -> None:
@@ -460,15 +393,15 @@ class ParallelStrategy(Strategy):
                         log.warning("parallel worker %d could not start: %s", worker, exc)
                         return
                     run.write_gate = effects.gate(run, scope=f"parallel-worker-{worker}")
+                    vm = await stack.enter_async_context(run.vm())  # the sandbox starts while the prefix runs
                     entry = await asyncio.shield(entered)
                     try:
                         if entry.queue.empty:
                             return
                         for step in entry.replay:  # reach the loop's entry state
                             await run.call(step.tool or "", dict(step.args))
-                        ns = run.namespace()
-                        ns.update(entry.user)
-                        await iterate(worker, ns, entry)
+                        await vm.run(_EMPTY, ns="main", set_vars=entry.user, want=())
+                        await iterate(worker, vm, entry, "main")
                     finally:
                         extra_calls[worker] = run.calls
 
@@ -476,41 +409,41 @@ class ParallelStrategy(Strategy):
                 async with asyncio.TaskGroup() as tg:
                     for w in range(1, self.workers):  # open the other contexts while the prefix runs
                         tg.create_task(extra(w), name=f"parallel-worker-{w}")
-                    await run_tree(cut.prefix, ns0)
-                    items: list[Any] = ns0.pop(_ITEMS)
+                    values, _ = await vm0.run(cut.prefix, want=ALL)
+                    items: list[Any] = list(values.pop(_ITEMS, []))
                     replay_tools = {c.tool for c in loop.entry_replay}
                     entry = _Entry(
                         items=items,
                         queue=_Queue(len(items)),
                         outputs=[None] * len(items),
-                        user={k: v for k, v in ns0.items() if k not in own},
+                        user=values,
                         replay=[
                             c for c in run0.calls
                             if c.action == "tool" and c.ok and c.effect == "READ" and c.tool in replay_tools
                         ],
                     )  # fmt: skip
                     entered.set_result(entry)
-                    await iterate(0, dict(ns0), entry)
+                    await iterate(0, vm0, entry, "main")
             except BaseExceptionGroup as group:
                 raise _single_error(group) from None
             finally:
                 if not entered.done():
                     entered.cancel()
-            self._merge(cut, ns0, entry.outputs)
-            await run_tree(cut.suffix, ns0)
-            if "result" not in ns0:
+            await self._merge(cut, vm0, entry.outputs)
+            values, _ = await vm0.run(cut.suffix)
+            if "result" not in values:
                 raise PlanError("the plan finished without setting `result`")
             calls = [*run0.calls, *(c for w in sorted(extra_calls) for c in extra_calls[w])]
             busy = len({span.worker for span in self.spans}) or 1
-            return ns0["result"], calls, busy, run0.state
+            return values["result"], calls, busy, run0.state
 
     @staticmethod
-    def _merge(cut: _LoopCut, ns0: dict[str, Any], outputs: list[Any]) -> None:
-        """Combine the iterations' results in iteration order (the serial order)."""
+    async def _merge(cut: _LoopCut, vm: Any, outputs: list[Any]) -> None:
+        """Combine the iterations' results in iteration order (the serial order), in worker 0's namespace."""
         try:
             if cut.kind == "for":
-                for ops in outputs:
-                    _apply_ops(ns0, ops)
+                ops: list[Op] = [op for out in outputs for op in (out or [])]
+                await vm.apply_ops(ops)
                 return
             merged: Any
             if cut.comp_type is ast.ListComp:
@@ -523,7 +456,11 @@ class ParallelStrategy(Strategy):
                 merged = {}
                 for out in outputs:
                     merged.update(out)
-            ns0[_COMP] = merged
+            await vm.apply_ops([], set_vars={_COMP: merged})
+        except PlanError as exc:
+            if exc.line is None:
+                exc.line = cut.line
+            raise
         except (TypeError, KeyError, AttributeError, ValueError, IndexError) as exc:
             raise PlanError(f"merging the parallel loop's results: {type(exc).__name__}: {exc}", line=cut.line) from exc
 

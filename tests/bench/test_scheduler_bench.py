@@ -61,7 +61,8 @@ async def test_auto_strategy_runs_the_choice(browser_pool, food_site, food_cache
     runtime = Runtime(food_cache, food_site.url, pool=browser_pool)
     result = await runtime.run(task.plan_source(), strategy=auto)
     assert auto.schedule is not None and auto.schedule.strategy == "parallel"
-    assert result.strategy == "parallel" and result.workers == auto.schedule.workers
+    # workers counts the contexts that ran an iteration: on a loaded machine a late context may find none left
+    assert result.strategy == "parallel" and 2 <= result.workers <= auto.schedule.workers
     verdict = task.judge(result.value, food_site.state(), food_site.state())
     assert verdict.ok, verdict.reason
 

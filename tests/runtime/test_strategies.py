@@ -8,7 +8,8 @@ import random
 import pytest
 
 from agentjit.exceptions import PlanError, ToolCallFailed
-from agentjit.planner.sandbox import SAFE_BUILTINS
+from agentjit.plan.limits import PlanLimits
+from agentjit.plan.machine import ALL, PlanMachine
 from agentjit.protocol.manifest import ToolManifest, ToolType
 from agentjit.runtime import (
     STRATEGIES,
@@ -19,8 +20,8 @@ from agentjit.runtime import (
     Runtime,
     StepClock,
 )
-from agentjit.runtime.interpreter import parse_plan, run_tree
-from agentjit.runtime.strategies import _ITEMS, _ONE, _OUT, _cut, _Recorder
+from agentjit.runtime.interpreter import parse_plan
+from agentjit.runtime.strategies import _ITEMS, _ONE, _OUT, _cut
 from agentjit.scheduler.usage import plan_usage
 
 from .conftest import ITEMS, ShopSite
@@ -349,35 +350,45 @@ async def _fake_tool(x: object) -> object:
 ECHO_TOOLS = {"get": ToolManifest(name="get", description="echo", type=ToolType.GET_FIELDS, execute="return 1;")}
 
 
+class _MachineVM:
+    """The in-process plan machine with the VM interface the strategies use."""
+
+    def __init__(self) -> None:
+        self.machine = PlanMachine({"get": _fake_tool}, PlanLimits(isolate=False))
+
+    async def run(self, tree, **kwargs):  # type: ignore[no-untyped-def]
+        return await self.machine.run(tree, **kwargs)
+
+    async def apply_ops(self, ops, *, ns="main", set_vars=None):  # type: ignore[no-untyped-def]
+        self.machine.apply_ops(ops, ns=ns)
+        if set_vars:
+            self.machine.set_vars(set_vars, ns=ns)
+
+
 async def _cut_and_run(source: str, order: list[int] | None = None) -> tuple[object, object]:
     """Serial value and the value of the cut plan run iteration by iteration in ``order``."""
     tools = ECHO_TOOLS
-
-    def fresh() -> dict:
-        return {"__builtins__": dict(SAFE_BUILTINS), "get": _fake_tool}
-
-    serial_ns = fresh()
-    await run_tree(parse_plan(source, frozenset(tools)), serial_ns)
+    serial, _ = await _MachineVM().run(parse_plan(source, frozenset(tools)))
     tree = parse_plan(source, frozenset(tools))
     cut, why = _cut(tree, plan_usage(source, tools))
     assert cut is not None, why
-    ns0 = fresh()
-    await run_tree(cut.prefix, ns0)
-    items = ns0.pop(_ITEMS)
+    vm0 = _MachineVM()
+    values, _ = await vm0.run(cut.prefix, want=ALL)
+    items = values[_ITEMS]
     outputs: list = [None] * len(items)
     idx = list(range(len(items)))
     random.Random(7).shuffle(idx)
-    ns = dict(ns0)  # one namespace for every iteration, as on a worker
     for i in order or idx:  # any execution order: the merge restores the serial one
-        ns[_ONE] = [items[i]]
-        ops: list = []
-        for name in cut.accumulators:
-            ns[name] = _Recorder(name, ops)
-        await run_tree(cut.iteration, ns)
-        outputs[i] = ops if cut.kind == "for" else ns.pop(_OUT)
-    ParallelStrategy._merge(cut, ns0, outputs)
-    await run_tree(cut.suffix, ns0)
-    return serial_ns["result"], ns0["result"]
+        one = {_ONE: [items[i]]}
+        if cut.kind == "for":
+            _, outputs[i] = await vm0.run(cut.iteration, ns="iter", copy_from="main", set_vars=one,
+                                          recorders=sorted(cut.accumulators), want=())
+        else:
+            out, _ = await vm0.run(cut.iteration, ns="iter", copy_from="main", set_vars=one, want=(_OUT,))
+            outputs[i] = out[_OUT]
+    await ParallelStrategy._merge(cut, vm0, outputs)
+    final, _ = await vm0.run(cut.suffix)
+    return serial["result"], final["result"]
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,718 @@
+"""The run-time guard: every attribute, item, call and operator of a plan goes through it.
+
+The static sandbox (:mod:`agentjit.planner.sandbox`) is the first line; this is
+the second, and safety must not depend on the first being complete. Before a
+checked plan tree is compiled, :func:`rewrite` turns
+
+* ``x.name`` into ``__aj_attr(x, "name")``: only (type, name) pairs of the
+  allow-list :data:`ALLOWED_ATTRIBUTES` (``str.lower``, ``list.append``,
+  ``dict.items``...) and the fields of a :class:`~agentjit.plan.data.Record`
+  pass; names starting with ``_`` never do; attribute assignment is refused;
+* ``x[k]`` (read or write) into ``__aj_item`` / ``__aj_setitem``: a string key
+  starting with ``__`` is refused, and records are read-only;
+* every call ``f(...)`` into ``__aj_call(f, ...)``: only the plan's own
+  callables (tools, ``ai_eval``, ``ask_human``, the safe builtins and
+  exceptions) and bound methods of the allow-list may be called, with size
+  checks before the call where a method could build a huge value
+  (``ljust``, ``replace``, ``join``, ``extend``...);
+* every binary operator into ``__aj_binop``: ``**``, ``<<``, ``*`` and ``+``
+  are checked against the integer, string and item bounds *before* they run;
+  ``%`` on a string is refused (use an f-string);
+* every f-string field into ``__aj_fmt``: the conversion and format spec are
+  applied here, with the spec's width bounded;
+* every loop iteration and comprehension item into a ``__aj_tick()`` that
+  counts steps and watches the wall clock;
+* a bare ``except:`` into ``except Exception:``, so no plan catches
+  cancellation, interrupts or the guard's own limit (a ``BaseException``).
+
+This module imports only the standard library, :mod:`agentjit.exceptions` and
+the plan layer, so the sandboxed child process can load it.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import itertools
+import operator
+import re
+import sys
+import time
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+from agentjit.exceptions import (
+    AgentJITError,
+    ConfigError,
+    PlanError,
+    PlanLimitExceeded,
+    PreconditionFailed,
+    SandboxViolation,
+    ToolCallFailed,
+    ToolError,
+    ToolInputError,
+    ToolOutputError,
+)
+
+from .data import Record
+from .limits import DEFAULT_LIMITS, PlanLimits
+
+__all__ = [
+    "ALLOWED_ATTRIBUTES",
+    "SAFE_EXCEPTIONS",
+    "SAFE_FUNCTION_NAMES",
+    "PLAN_FILENAME",
+    "Guard",
+    "LimitHit",
+    "rewrite",
+    "compile_plan",
+    "run_code",
+    "plan_error",
+    "allow_attributes",
+]
+
+PLAN_FILENAME = "<plan>"
+
+#: Exceptions a plan may raise or catch by name (all ``Exception`` subclasses).
+SAFE_EXCEPTIONS: dict[str, type[Exception]] = {
+    "Exception": Exception,
+    "ValueError": ValueError,
+    "KeyError": KeyError,
+    "IndexError": IndexError,
+    "LookupError": LookupError,
+    "TypeError": TypeError,
+    "RuntimeError": RuntimeError,
+    "ZeroDivisionError": ZeroDivisionError,
+    "AttributeError": AttributeError,
+    "StopIteration": StopIteration,
+    "ToolError": ToolError,
+    "PreconditionFailed": PreconditionFailed,
+    "ToolCallFailed": ToolCallFailed,
+    "ToolOutputError": ToolOutputError,
+}
+
+#: The builtin functions and types a plan may call (``print`` is the guard's own).
+SAFE_FUNCTION_NAMES: tuple[str, ...] = (
+    "len", "min", "max", "sum", "sorted", "reversed", "range", "enumerate", "zip",
+    "str", "int", "float", "bool", "round", "abs", "any", "all",
+    "list", "dict", "set", "tuple", "isinstance", "print",
+)  # fmt: skip
+
+_S = frozenset
+#: (type, attribute) pairs a plan may read; bound methods among them may be called.
+ALLOWED_ATTRIBUTES: dict[type, frozenset[str]] = {
+    str: _S("""capitalize casefold center count endswith find index isalnum isalpha isascii isdecimal
+               isdigit isidentifier islower isnumeric isspace istitle isupper join ljust lower lstrip
+               partition removeprefix removesuffix replace rfind rindex rjust rpartition rsplit rstrip
+               split splitlines startswith strip swapcase title upper zfill""".split()),
+    list: _S("append clear copy count extend index insert pop remove reverse sort".split()),
+    dict: _S("clear copy get items keys pop popitem setdefault update values".split()),
+    set: _S("""add clear copy difference difference_update discard intersection intersection_update
+               isdisjoint issubset issuperset pop remove symmetric_difference union update""".split()),
+    frozenset: _S("copy difference intersection isdisjoint issubset issuperset symmetric_difference union".split()),
+    tuple: _S(("count", "index")),
+    int: _S(("bit_length",)),
+    float: _S(("is_integer",)),
+    range: _S(("start", "stop", "step", "count", "index")),
+    BaseException: _S(("args",)),
+    AgentJITError: _S(("tool", "line", "col")),
+}
+_RECORD_METHODS = _S(("get", "keys", "values", "items"))
+_MUTATING_GROWTH = {"append", "insert", "add", "setdefault"}
+
+
+def allow_attributes(cls: type, names: Iterable[str]) -> None:
+    """Let plans read ``names`` of ``cls`` (for runtime-made objects such as the parallel recorder)."""
+    ALLOWED_ATTRIBUTES[cls] = ALLOWED_ATTRIBUTES.get(cls, frozenset()) | frozenset(names)
+
+
+class LimitHit(BaseException):  # noqa: N818 - a BaseException so plans cannot catch it
+    """A bound was crossed; a BaseException so that no ``except Exception`` in a plan swallows it."""
+
+    def __init__(self, limit: str, message: str) -> None:
+        super().__init__(message)
+        self.limit = limit
+        self.message = message
+
+
+class _Refused(BaseException):  # noqa: N818
+    """An operation the guard refuses; becomes a SandboxViolation with the plan line.
+
+    A BaseException too: a refusal is a plan bug that stops the run, not a condition to catch.
+    """
+
+
+_BINOPS: dict[str, Callable[[Any, Any], Any]] = {
+    "Add": operator.add, "Sub": operator.sub, "Mult": operator.mul, "Div": operator.truediv,
+    "FloorDiv": operator.floordiv, "Mod": operator.mod, "Pow": operator.pow,
+    "LShift": operator.lshift, "RShift": operator.rshift, "BitOr": operator.or_,
+    "BitXor": operator.xor, "BitAnd": operator.and_,
+}  # fmt: skip
+_INPLACE: dict[str, Callable[[Any, Any], Any]] = {
+    "Add": operator.iadd, "Sub": operator.isub, "Mult": operator.imul, "Div": operator.itruediv,
+    "FloorDiv": operator.ifloordiv, "Mod": operator.imod, "Pow": operator.ipow,
+    "LShift": operator.ilshift, "RShift": operator.irshift, "BitOr": operator.ior,
+    "BitXor": operator.ixor, "BitAnd": operator.iand,
+}  # fmt: skip
+_SPEC_NUMBER = re.compile(r"\d+")
+
+
+def _is_int(v: Any) -> bool:
+    return type(v) is int or type(v) is bool
+
+
+def _size(v: Any) -> int | None:
+    """``len(v)`` for sized values (O(1) for every builtin container), None for iterators."""
+    if hasattr(type(v), "__len__"):
+        return len(v)
+    return None
+
+
+class Guard:
+    """The checks of one plan run: its limits, its step count and its deadline.
+
+    ``callables`` are the plan's own functions by identity (tools,
+    ``ai_eval``, ``ask_human``); the safe builtins and exceptions are added.
+    :meth:`namespace` gives the dict a rewritten plan runs in.
+    """
+
+    def __init__(self, limits: PlanLimits = DEFAULT_LIMITS, *, deadline: float | None = None) -> None:
+        self.limits = limits
+        self.steps = 0
+        self.deadline = deadline if deadline is not None else time.monotonic() + limits.time_s
+        self.cancelled = False
+        self.output: list[str] = []
+        self._output_chars = 0
+        self.printer: Callable[[str], None] | None = None
+        self._callables: set[int] = set()
+        self._builtins: dict[str, Any] = {}
+        for name in SAFE_FUNCTION_NAMES:
+            self._builtins[name] = self.print if name == "print" else getattr(builtins, name)
+        self._builtins.update(SAFE_EXCEPTIONS)
+        # the lazy builtins tick for every item, so list(zip(range(10**9), ...)) meets the step budget
+        self._builtins["zip"] = self._ticking(builtins.zip)
+        self._builtins["enumerate"] = self._ticking(builtins.enumerate)
+        self._builtins["reversed"] = self._ticking(builtins.reversed)
+        for value in self._builtins.values():
+            self._callables.add(id(value))
+        self._prechecks: dict[int, Callable[[tuple[Any, ...], dict[str, Any]], None]] = {
+            id(x): self._check_sized_args for x in (list, tuple, set, dict, sorted, sum, min, max, any, all)
+        }
+        self._prechecks[id(str)] = self._check_str_call
+
+    def _ticking(self, make: Callable[..., Iterable[Any]]) -> Callable[..., Any]:
+        tick = self.tick
+
+        def lazy(*args: Any, **kwargs: Any) -> Any:
+            for item in make(*args, **kwargs):
+                tick()
+                yield item
+
+        lazy.__name__ = getattr(make, "__name__", "lazy")
+        return lazy
+
+    # -- namespace -------------------------------------------------------------------------
+
+    def namespace(self, callables: Mapping[str, Callable[..., Any]]) -> dict[str, Any]:
+        """The globals of a rewritten plan: safe builtins, ``callables``, and the guard's hooks."""
+        for fn in callables.values():
+            self._callables.add(id(fn))
+        ns: dict[str, Any] = {"__builtins__": {}}
+        ns.update(self._builtins)
+        ns.update(callables)
+        ns.update(self.hooks())
+        return ns
+
+    def hooks(self) -> dict[str, Any]:
+        return {
+            "__aj_attr": self.attr, "__aj_item": self.item, "__aj_setitem": self.setitem,
+            "__aj_augitem": self.augitem, "__aj_call": self.call, "__aj_binop": self.binop,
+            "__aj_inplace": self.inplace, "__aj_tick": self.tick, "__aj_fmt": self.fmt,
+            "__aj_slice": slice, "__aj_sized": self.sized,
+        }  # fmt: skip
+
+    def allow_callable(self, fn: Callable[..., Any]) -> None:
+        self._callables.add(id(fn))
+
+    # -- steps and time ----------------------------------------------------------------------
+
+    def tick(self) -> bool:
+        self.steps += 1
+        if self.steps > self.limits.max_steps:
+            raise LimitHit("steps", f"the plan took more than {self.limits.max_steps} steps "
+                                    "(loop iterations and calls; raise it with --max-steps)")
+        if self.cancelled:
+            raise LimitHit("cancelled", "the plan run was cancelled")
+        if not self.steps & 15 and time.monotonic() > self.deadline:
+            raise LimitHit("time", f"the plan ran longer than its time limit of {self.limits.time_s:g} s "
+                                   "(raise it with --time-limit)")
+        return True
+
+    def check_time(self) -> None:
+        if self.cancelled:
+            raise LimitHit("cancelled", "the plan run was cancelled")
+        if time.monotonic() > self.deadline:
+            raise LimitHit("time", f"the plan ran longer than its time limit of {self.limits.time_s:g} s "
+                                   "(raise it with --time-limit)")
+
+    # -- attributes and items ----------------------------------------------------------------
+
+    def attr(self, obj: Any, name: str) -> Any:
+        if name.startswith("_"):
+            raise _Refused(f"attribute {name!r} is not allowed (no names starting with '_')")
+        if type(obj) is Record:
+            fields = object.__getattribute__(obj, "_f")
+            if name in fields:
+                return fields[name]
+            if name in _RECORD_METHODS:
+                return getattr(obj, name)
+            raise AttributeError(f"record has no field {name!r} (fields: {', '.join(list(fields)[:20])})")
+        for cls in type(obj).__mro__:
+            allowed = ALLOWED_ATTRIBUTES.get(cls)
+            if allowed is not None and name in allowed:
+                return getattr(obj, name)
+        raise _Refused(f"attribute {name!r} of a {type(obj).__name__} is not allowed in a plan")
+
+    @staticmethod
+    def _key(key: Any) -> None:
+        if type(key) is str and key.startswith("__"):
+            raise _Refused(f"key {key!r} is not allowed (no keys starting with '__')")
+
+    def item(self, obj: Any, key: Any) -> Any:
+        self._key(key)
+        t = type(obj)
+        if t in (list, tuple, str, dict, Record, range) or isinstance(obj, list | tuple | str | dict | range):
+            return obj[key]
+        if t in ALLOWED_ATTRIBUTES or any(c in ALLOWED_ATTRIBUTES for c in t.__mro__[:-1]):
+            return obj[key]  # runtime-made objects (the parallel recorder) that chose to be indexable
+        raise _Refused(f"a {t.__name__} cannot be indexed in a plan")
+
+    def setitem(self, obj: Any, key: Any, value: Any) -> None:
+        self._key(key)
+        t = type(obj)
+        if t is list:
+            obj[key] = value
+            if len(obj) > self.limits.max_items:
+                del obj[key]
+                self._too_many(len(obj) + 1)
+            return
+        if t is dict:
+            if key not in obj and len(obj) >= self.limits.max_items:
+                self._too_many(len(obj) + 1)
+            obj[key] = value
+            return
+        if t is Record:
+            raise TypeError("records are read-only; build a dict if you need to change fields")
+        if t in ALLOWED_ATTRIBUTES and hasattr(obj, "__setitem__"):
+            obj[key] = value  # the parallel recorder
+            return
+        raise _Refused(f"cannot assign items of a {t.__name__} in a plan")
+
+    def augitem(self, obj: Any, key: Any, op: str, value: Any) -> None:
+        current = self.item(obj, key)
+        self.setitem(obj, key, self.inplace(op, current, value))
+
+    # -- calls -------------------------------------------------------------------------------
+
+    def call(self, fn: Any, /, *args: Any, **kwargs: Any) -> Any:
+        self.tick()
+        key = id(fn)
+        if key in self._callables:
+            pre = self._prechecks.get(key)
+            if pre is not None:
+                pre(args, kwargs)
+            return fn(*args, **kwargs)
+        owner = getattr(fn, "__self__", None)
+        name = getattr(fn, "__name__", None)
+        if owner is not None and name is not None and not isinstance(owner, type) and type(fn).__name__ in (
+            "builtin_function_or_method", "method",
+        ):
+            if type(owner) is Record:
+                if name not in _RECORD_METHODS:
+                    raise _Refused(f"calling {name!r} of a record is not allowed")
+                for a in args:
+                    self._key(a)
+                return fn(*args, **kwargs)
+            for cls in type(owner).__mro__:
+                allowed = ALLOWED_ATTRIBUTES.get(cls)
+                if allowed is not None and name in allowed:
+                    self._check_method(owner, name, args, kwargs)
+                    return fn(*args, **kwargs)
+        what = name or type(fn).__name__
+        raise _Refused(f"calling {what!r} is not allowed in a plan (only tools, ai_eval, ask_human, "
+                       "safe builtins and methods of plain values)")
+
+    def _too_many(self, n: int) -> None:
+        raise LimitHit("items", f"a list, dict, set or tuple would hold {n} items, more than the limit of "
+                                f"{self.limits.max_items}")
+
+    def _too_long(self, n: int) -> None:
+        raise LimitHit("str", f"a string would be {n} characters long, more than the limit of {self.limits.max_str}")
+
+    def sized(self, value: Any) -> Any:
+        """``*value`` / ``**value``: refuse unpacking more items than the limit."""
+        n = _size(value)
+        if n is not None and n > self.limits.max_items:
+            self._too_many(n)
+        return value
+
+    def _check_sized_args(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+        for a in args:
+            n = _size(a)
+            if n is not None and n > self.limits.max_items:
+                self._too_many(n)
+
+    def _check_str_call(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+        if args and _is_int(args[0]) and args[0].bit_length() > 14_000:
+            raise LimitHit("int", "converting an integer of more than 4,300 digits to a string")
+
+    def _check_method(self, owner: Any, name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+        lim = self.limits
+        if isinstance(owner, str):
+            if name in ("ljust", "rjust", "center", "zfill") and args and _is_int(args[0]) and args[0] > lim.max_str:
+                self._too_long(args[0])
+            elif name == "replace" and len(args) >= 2 and isinstance(args[0], str) and isinstance(args[1], str):
+                hits = owner.count(args[0]) if args[0] else len(owner) + 1
+                if len(args) > 2 and _is_int(args[2]) and args[2] >= 0:
+                    hits = min(hits, args[2])
+                n = len(owner) + hits * (len(args[1]) - len(args[0]))
+                if n > lim.max_str:
+                    self._too_long(n)
+            elif name == "join" and args:
+                parts = args[0]
+                count = _size(parts)
+                if count is not None and count > lim.max_items:
+                    self._too_many(count)
+                if isinstance(parts, list | tuple):
+                    total = sum(len(p) for p in parts if isinstance(p, str)) + len(owner) * max(len(parts) - 1, 0)
+                    if total > lim.max_str:
+                        self._too_long(total)
+            return
+        if name in ("extend", "update", "union", "intersection", "difference", "symmetric_difference",
+                    "difference_update", "intersection_update") or name in _MUTATING_GROWTH:
+            n = len(owner) if hasattr(owner, "__len__") else 0
+            for a in args:
+                m = _size(a)
+                n += m if m is not None else 1
+            if n > lim.max_items:
+                self._too_many(n)
+        if name in ("get", "pop", "setdefault"):
+            for a in args:
+                self._key(a)
+
+    # -- operators ---------------------------------------------------------------------------
+
+    def _check_binop(self, op: str, a: Any, b: Any) -> None:
+        lim = self.limits
+        if op == "Pow":
+            if _is_int(a) and _is_int(b) and b > 0 and abs(a) > 1 and (abs(a).bit_length() - 1) * b > lim.max_int_bits:
+                raise LimitHit("int", f"an integer power with more than {lim.max_int_bits} bits")
+        elif op == "LShift":
+            if _is_int(a) and _is_int(b) and a and a.bit_length() + b > lim.max_int_bits:
+                raise LimitHit("int", f"an integer shift with more than {lim.max_int_bits} bits")
+        elif op == "Mult":
+            if _is_int(a) and _is_int(b):
+                if a.bit_length() + b.bit_length() > lim.max_int_bits + 1:
+                    raise LimitHit("int", f"an integer product with more than {lim.max_int_bits} bits")
+                return
+            seq, n = (a, b) if _is_int(b) else (b, a) if _is_int(a) else (None, 0)
+            size = _size(seq) if seq is not None else None
+            if size is not None and n > 0:
+                total = size * n
+                if isinstance(seq, str):
+                    if total > lim.max_str:
+                        self._too_long(total)
+                elif total > lim.max_items:
+                    self._too_many(total)
+        elif op == "Add":
+            if isinstance(a, str) and isinstance(b, str):
+                if len(a) + len(b) > lim.max_str:
+                    self._too_long(len(a) + len(b))
+            elif isinstance(a, list | tuple) and isinstance(b, list | tuple):
+                if len(a) + len(b) > lim.max_items:
+                    self._too_many(len(a) + len(b))
+        elif op == "Mod" and isinstance(a, str):
+            raise _Refused("'%' formatting of strings is not allowed in a plan; use an f-string")
+
+    def binop(self, op: str, a: Any, b: Any) -> Any:
+        self._check_binop(op, a, b)
+        return _BINOPS[op](a, b)
+
+    def inplace(self, op: str, a: Any, b: Any) -> Any:
+        self._check_binop(op, a, b)
+        return _INPLACE[op](a, b)
+
+    # -- f-strings and print -----------------------------------------------------------------
+
+    def fmt(self, value: Any, conversion: int, spec: str) -> str:
+        for number in _SPEC_NUMBER.findall(spec):
+            if len(number) > 9 or int(number) > self.limits.max_str:
+                self._too_long(int(number[:12]))
+        if conversion == ord("r"):
+            value = repr(value)
+        elif conversion == ord("a"):
+            value = ascii(value)
+        elif conversion == ord("s"):
+            value = str(value)
+        if _is_int(value) and value.bit_length() > 14_000:
+            raise LimitHit("int", "formatting an integer of more than 4,300 digits")
+        text = format(value, spec)
+        if len(text) > self.limits.max_str:
+            self._too_long(len(text))
+        return text
+
+    def print(self, *args: Any, sep: Any = " ", end: Any = "\n", **_ignored: Any) -> None:
+        """The plan's ``print``: text goes to the run's log (``file=`` and ``flush=`` are ignored)."""
+        text = (sep if isinstance(sep, str) else " ").join(str(a) for a in args)
+        text += end if isinstance(end, str) else "\n"
+        room = 1_000_000 - self._output_chars
+        if room <= 0:
+            return
+        text = text[:room]
+        self._output_chars += len(text)
+        self.output.append(text)
+        if self.printer is not None:
+            self.printer(text)
+
+
+# -- the rewrite -----------------------------------------------------------------------------
+
+
+def _name(id_: str, like: ast.AST, ctx: ast.expr_context | None = None) -> ast.Name:
+    return ast.copy_location(ast.Name(id=id_, ctx=ctx or ast.Load()), like)
+
+
+def _hook(hook: str, args: list[ast.expr], like: ast.AST) -> ast.Call:
+    return ast.copy_location(ast.Call(func=_name(hook, like), args=args, keywords=[]), like)
+
+
+def _const(value: Any, like: ast.AST) -> ast.Constant:
+    return ast.copy_location(ast.Constant(value=value), like)
+
+
+class _Rewriter(ast.NodeTransformer):
+    """Route attribute, item, call, operator, format and loop nodes through the guard's hooks."""
+
+    def __init__(self) -> None:
+        self._temps = itertools.count()
+
+    def _temp(self) -> str:
+        return f"__aj_t{next(self._temps)}"
+
+    def _tick(self, like: ast.AST) -> ast.stmt:
+        return ast.copy_location(ast.Expr(value=_hook("__aj_tick", [], like)), like)
+
+    def _slice(self, node: ast.expr) -> ast.expr:
+        if isinstance(node, ast.Slice):
+            parts: list[ast.expr] = [
+                self.visit(p) if p is not None else _const(None, node) for p in (node.lower, node.upper, node.step)
+            ]
+            return _hook("__aj_slice", parts, node)
+        if isinstance(node, ast.Tuple):
+            return ast.copy_location(ast.Tuple(elts=[self._slice(e) for e in node.elts], ctx=ast.Load()), node)
+        result = self.visit(node)
+        assert isinstance(result, ast.expr)
+        return result
+
+    def _expr(self, node: ast.expr) -> ast.expr:
+        result = self.visit(node)
+        assert isinstance(result, ast.expr)
+        return result
+
+    # targets: subscripts become temporaries stored after the assignment, as Python orders it
+    def _target(self, target: ast.expr, after: list[ast.stmt]) -> ast.expr:
+        if isinstance(target, ast.Subscript):
+            tmp = self._temp()
+            store = _hook("__aj_setitem", [self._expr(target.value), self._slice(target.slice), _name(tmp, target)], target)
+            after.append(ast.copy_location(ast.Expr(value=store), target))
+            return _name(tmp, target, ast.Store())
+        if isinstance(target, ast.Attribute):
+            raise SandboxViolation(f"assigning attribute {target.attr!r} is not allowed in a plan",
+                                   line=target.lineno, col=target.col_offset + 1)
+        if isinstance(target, ast.Tuple | ast.List):
+            target.elts = [self._target(e, after) for e in target.elts]
+            return target
+        if isinstance(target, ast.Starred):
+            target.value = self._target(target.value, after)
+            return target
+        return target
+
+    def visit_Assign(self, node: ast.Assign) -> list[ast.stmt]:
+        node.value = self._expr(node.value)
+        after: list[ast.stmt] = []
+        node.targets = [self._target(t, after) for t in node.targets]
+        return [node, *after]
+
+    def visit_AugAssign(self, node: ast.AugAssign) -> ast.stmt:
+        op = _const(type(node.op).__name__, node)
+        value = self._expr(node.value)
+        target = node.target
+        if isinstance(target, ast.Name):
+            call = _hook("__aj_inplace", [op, _name(target.id, target), value], node)
+            return ast.copy_location(ast.Assign(targets=[_name(target.id, target, ast.Store())], value=call), node)
+        if isinstance(target, ast.Subscript):
+            call = _hook("__aj_augitem", [self._expr(target.value), self._slice(target.slice), op, value], node)
+            return ast.copy_location(ast.Expr(value=call), node)
+        raise SandboxViolation("augmented assignment to an attribute is not allowed in a plan",
+                               line=node.lineno, col=node.col_offset + 1)
+
+    def visit_For(self, node: ast.For) -> ast.stmt:
+        node.iter = self._expr(node.iter)
+        after: list[ast.stmt] = []
+        node.target = self._target(node.target, after)
+        body = [s for stmt in node.body for s in self._stmts(stmt)]
+        node.body = [self._tick(node), *after, *body]
+        node.orelse = [s for stmt in node.orelse for s in self._stmts(stmt)]
+        return node
+
+    def visit_While(self, node: ast.While) -> ast.stmt:
+        node.test = self._expr(node.test)
+        body = [s for stmt in node.body for s in self._stmts(stmt)]
+        node.body = [self._tick(node), *body]
+        node.orelse = [s for stmt in node.orelse for s in self._stmts(stmt)]
+        return node
+
+    def _stmts(self, stmt: ast.stmt) -> list[ast.stmt]:
+        out = self.visit(stmt)
+        return out if isinstance(out, list) else [out]
+
+    def visit_comprehension(self, node: ast.comprehension) -> ast.comprehension:
+        if any(isinstance(n, ast.Subscript | ast.Attribute) for n in ast.walk(node.target)):
+            raise SandboxViolation("a comprehension may only bind plain names",
+                                   line=getattr(node.target, "lineno", None))
+        node.iter = self._expr(node.iter)
+        node.ifs = [self._expr(i) for i in node.ifs]
+        node.ifs.append(_hook("__aj_tick", [], node.iter))
+        return node
+
+    def visit_Attribute(self, node: ast.Attribute) -> ast.expr:
+        if not isinstance(node.ctx, ast.Load):
+            raise SandboxViolation(f"assigning attribute {node.attr!r} is not allowed in a plan",
+                                   line=node.lineno, col=node.col_offset + 1)
+        return _hook("__aj_attr", [self._expr(node.value), _const(node.attr, node)], node)
+
+    def visit_Subscript(self, node: ast.Subscript) -> ast.expr:
+        if not isinstance(node.ctx, ast.Load):
+            raise SandboxViolation("this kind of item assignment is not allowed in a plan",
+                                   line=node.lineno, col=node.col_offset + 1)
+        return _hook("__aj_item", [self._expr(node.value), self._slice(node.slice)], node)
+
+    def visit_Call(self, node: ast.Call) -> ast.expr:
+        func = self._expr(node.func)
+        args = [self._expr(a) for a in node.args]
+        keywords = []
+        for kw in node.keywords:
+            value = self._expr(kw.value)
+            if kw.arg is None:
+                value = _hook("__aj_sized", [value], kw.value)
+            keywords.append(ast.copy_location(ast.keyword(arg=kw.arg, value=value), kw))
+        return ast.copy_location(ast.Call(func=_name("__aj_call", node), args=[func, *args], keywords=keywords), node)
+
+    def visit_Starred(self, node: ast.Starred) -> ast.expr:
+        if isinstance(node.ctx, ast.Load):
+            node.value = _hook("__aj_sized", [self._expr(node.value)], node)
+        else:
+            node.value = self._expr(node.value)
+        return node
+
+    def visit_Dict(self, node: ast.Dict) -> ast.expr:
+        node.values = [self._expr(v) for v in node.values]
+        node.keys = [self._expr(k) if k is not None else None for k in node.keys]
+        node.values = [_hook("__aj_sized", [v], v) if k is None else v for k, v in zip(node.keys, node.values, strict=True)]
+        return node
+
+    def visit_BinOp(self, node: ast.BinOp) -> ast.expr:
+        return _hook("__aj_binop", [_const(type(node.op).__name__, node), self._expr(node.left), self._expr(node.right)],
+                     node)
+
+    def visit_FormattedValue(self, node: ast.FormattedValue) -> ast.expr:
+        spec: ast.expr = self._expr(node.format_spec) if node.format_spec is not None else _const("", node)
+        node.value = _hook("__aj_fmt", [self._expr(node.value), _const(node.conversion, node), spec], node)
+        node.conversion = -1
+        node.format_spec = None
+        return node
+
+    def visit_ExceptHandler(self, node: ast.ExceptHandler) -> ast.ExceptHandler:
+        if node.type is None:
+            node.type = _name("Exception", node)
+        node.body = [s for stmt in node.body for s in self._stmts(stmt)]
+        return node
+
+
+def rewrite(tree: ast.Module) -> ast.Module:
+    """A guarded copy of a checked plan tree (the input is not changed)."""
+    import copy
+
+    try:
+        new = _Rewriter().visit(copy.deepcopy(tree))
+    except RecursionError:
+        raise PlanError("the plan is nested too deeply to run") from None
+    assert isinstance(new, ast.Module)
+    return ast.fix_missing_locations(new)
+
+
+def compile_plan(tree: ast.Module) -> Any:
+    """Compile a checked plan tree, guarded, with top-level await."""
+    return compile(rewrite(tree), PLAN_FILENAME, "exec", flags=ast.PyCF_ALLOW_TOP_LEVEL_AWAIT)
+
+
+def _plan_line(exc: BaseException) -> int | None:
+    tb = exc.__traceback__
+    line = None
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename == PLAN_FILENAME:
+            line = tb.tb_lineno
+        tb = tb.tb_next
+    return line
+
+
+def _short(text: str, limit: int = 500) -> str:
+    text = text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
+def plan_error(exc: BaseException) -> BaseException:
+    """What a plan's own failure becomes: a PlanError with the plan line (tool errors stay as they are)."""
+    line = _plan_line(exc)
+    if isinstance(exc, LimitHit):
+        return PlanLimitExceeded(exc.message, limit=exc.limit, line=line)
+    if isinstance(exc, _Refused):
+        return SandboxViolation(_short(str(exc)), line=line)
+    if isinstance(exc, ToolError | ConfigError | ToolInputError | PlanError):
+        if isinstance(exc, PlanError) and exc.line is None and line is not None:
+            exc.line = line
+        return exc
+    if isinstance(exc, AgentJITError):
+        return exc
+    if isinstance(exc, RecursionError):
+        return PlanLimitExceeded("the plan nested calls or values too deeply", limit="depth", line=line)
+    if isinstance(exc, MemoryError):
+        return PlanLimitExceeded("the plan ran out of memory", limit="memory", line=line)
+    if isinstance(exc, RuntimeError) and isinstance(exc.__cause__, StopIteration):
+        return PlanError("the plan raised StopIteration", line=line)
+    if isinstance(exc, Exception):
+        try:
+            text = str(exc)
+        except Exception:  # a str() that fails is still an error with a name
+            text = "(no message)"
+        return PlanError(f"{type(exc).__name__}: {_short(text)}", line=line)
+    return exc
+
+
+async def run_code(code: Any, namespace: dict[str, Any]) -> None:
+    """Run compiled plan ``code`` in ``namespace``; plan failures become :func:`plan_error`'s errors."""
+    try:
+        maybe = eval(code, namespace)  # noqa: S307 - a checked, guarded tree with empty __builtins__
+        if maybe is not None:
+            await maybe
+    except (Exception, LimitHit, _Refused) as exc:
+        mapped = plan_error(exc)
+        if mapped is exc:
+            raise
+        raise mapped from (None if isinstance(exc, LimitHit | _Refused) else exc)
+
+
+def recursion_headroom() -> None:
+    """Keep the recursion limit at Python's default, so deep values fail fast and alike everywhere."""
+    if sys.getrecursionlimit() < 1000:
+        sys.setrecursionlimit(1000)
