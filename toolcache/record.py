@@ -98,7 +98,7 @@ describe_js = r"""
   const me = sig(el);
   return {selector: selectorOf(el), role: me.role, name: labelOf(el), text: clean(el.innerText || el.textContent).slice(0, 200),
           tag: me.tag, testid: me.testid, attributes: attrs, ancestors,
-          in_dialog: !!el.closest('[role=dialog],[aria-modal=true]')};
+          in_dialog: !!el.closest('dialog[open],[role=dialog],[aria-modal=true]')};
 }
 """
 
