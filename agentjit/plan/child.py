@@ -36,7 +36,7 @@ from typing import Any
 from agentjit import exceptions as errors
 
 from . import astjson
-from .data import decode, encode, to_plan_value, to_record
+from .data import ValueTooLarge, decode, encode, to_plan_value, to_record
 from .guard import SAFE_EXCEPTIONS, plan_error
 from .limits import PlanLimits
 from .machine import ALL, PlanMachine
@@ -115,7 +115,7 @@ class _Child:
         self.failed_call: int | None = None
 
     def send(self, msg: dict[str, Any]) -> None:
-        data = json.dumps(msg, ensure_ascii=True, allow_nan=True) + "\n"
+        data = json.dumps(msg, ensure_ascii=True, allow_nan=True, separators=(",", ":")) + "\n"
         self.out.write(data.encode("ascii"))
         self.out.flush()
 
@@ -136,10 +136,9 @@ class _Child:
             self.failed_call = n
             raise _rebuild(err)
         self.failed_call = None
-        value = decode(reply.get("value"), max_depth=lim.max_depth + 2)
-        if fn == "tool":
-            return to_record(value, self.schemas.get(name), max_depth=lim.max_depth + 2)
-        return to_plan_value(value, max_depth=lim.max_depth + 2)
+        if "json" in reply:  # a tool's output: plain JSON from the page
+            return to_record(reply["json"], self.schemas.get(name), max_depth=lim.max_depth + 2)
+        return to_plan_value(decode(reply.get("value"), max_depth=lim.max_depth + 2), max_depth=lim.max_depth + 2)
 
     def callables(self, tools: dict[str, Any]) -> dict[str, Any]:
         out: dict[str, Any] = {}
@@ -199,6 +198,8 @@ class _Child:
             for k, v in values.items():
                 try:
                     enc_values[k] = encode(v, max_depth=lim.max_depth, max_items=lim.max_items)
+                except ValueTooLarge as exc:
+                    raise errors.PlanLimitExceeded(f"`{k}` cannot leave the plan: {exc}", limit=exc.limit) from None
                 except ValueError as exc:
                     if want != ALL:  # a prefix hands on what it can; an asked-for value must cross
                         raise errors.PlanError(f"`{k}` cannot leave the plan: {exc}") from None
@@ -290,12 +291,65 @@ async def _serve() -> None:
 ISOLATION: dict[str, Any] = {}
 
 
+def probe(targets: dict[str, Any]) -> dict[str, Any]:
+    """What code that got past the guard could still do here: try each door and report it.
+
+    ``targets``: ``read`` (a file path), ``write`` (a file path to create),
+    ``connect`` ([host, port] of a listener), ``env`` (a variable name). Each
+    result is ``"blocked: ..."`` or ``"OPEN"``. Used by the tests and by
+    ``agentjit bench isolation`` to show what the OS gives on this machine.
+    """
+    import socket
+
+    out: dict[str, Any] = {}
+    try:
+        with open(str(targets["read"]), "rb") as fh:
+            fh.read(16)
+        out["read"] = "OPEN"
+    except Exception as exc:  # noqa: BLE001 - any failure is a closed door
+        out["read"] = f"blocked: {exc.__class__.__name__}"
+    try:
+        with open(str(targets["write"]), "wb") as fh:
+            fh.write(b"escaped")
+        out["write"] = "OPEN"
+    except Exception as exc:  # noqa: BLE001 - any failure is a closed door
+        out["write"] = f"blocked: {exc.__class__.__name__}"
+    try:
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+            sock.settimeout(2)
+            sock.connect((str(targets["connect"][0]), int(targets["connect"][1])))
+        out["connect"] = "OPEN"
+    except Exception as exc:  # noqa: BLE001 - any failure is a closed door
+        out["connect"] = f"blocked: {exc.__class__.__name__}: {exc}"
+    out["env"] = "OPEN" if os.environ.get(str(targets["env"])) else "blocked: not in the environment"
+    try:
+        big = bytearray(2 * 1024 * 1024 * 1024)
+        out["memory"] = f"OPEN ({len(big)} bytes)"
+    except MemoryError:
+        out["memory"] = "blocked: MemoryError"
+    return out
+
+
 def main() -> None:
-    """Entry point: ``argv[1]`` the jail directory (or ``-``), ``argv[2]`` memory MiB, ``argv[3]`` CPU s."""
+    """Entry point: ``argv[1]`` the jail directory (or ``-``), ``argv[2]`` memory MiB, ``argv[3]`` CPU s.
+
+    With ``argv[4] == "--probe"`` and ``argv[5]`` a JSON object of targets,
+    the child locks itself in, runs :func:`probe` and prints its JSON report.
+    """
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     jail = sys.argv[1] if len(sys.argv) > 1 and sys.argv[1] != "-" else None
     memory_mb = int(sys.argv[2]) if len(sys.argv) > 2 else 1024
     cpu_s = int(sys.argv[3]) if len(sys.argv) > 3 else 600
+    if len(sys.argv) > 5 and sys.argv[4] == "--probe":
+        import socket  # noqa: F401 - loaded before the jail closes
+
+        targets = json.loads(sys.argv[5])
+        got = isolate(jail, memory_mb=memory_mb, cpu_s=cpu_s)
+        report = json.dumps({"isolation": got, "probe": "pending"})  # the pipe is open before the fd limit
+        _close_file_limit()
+        report = json.dumps({"isolation": got, "probe": probe(targets)})
+        print(report)
+        return
     ISOLATION.update(isolate(jail, memory_mb=memory_mb, cpu_s=cpu_s))
     sys.setrecursionlimit(1000)
     try:

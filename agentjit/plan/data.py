@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-__all__ = ["Record", "to_record", "to_plan_value", "encode", "decode", "plain", "PLAIN_SCALARS"]
+__all__ = ["Record", "ValueTooLarge", "to_record", "to_plan_value", "encode", "decode", "plain", "PLAIN_SCALARS"]
 
 PLAIN_SCALARS = (str, int, float, bool, type(None))
 
@@ -79,8 +79,16 @@ class Record(Mapping[str, Any]):
         return (Record, (self._f,))
 
 
+class ValueTooLarge(ValueError):
+    """A value past a bound (``limit``: ``depth`` or ``items``) where it leaves the plan."""
+
+    def __init__(self, message: str, limit: str) -> None:
+        super().__init__(message)
+        self.limit = limit
+
+
 def _depth_error(max_depth: int) -> ValueError:
-    return ValueError(f"value nested deeper than {max_depth} levels")
+    return ValueTooLarge(f"value nested deeper than {max_depth} levels", "depth")
 
 
 def to_record(value: Any, schema: Mapping[str, Any] | None = None, *, max_depth: int = 100) -> Any:
@@ -164,7 +172,7 @@ def encode(value: Any, *, max_depth: int = 100, max_items: int = 10_000_000) -> 
             return v
         budget[0] -= 1
         if budget[0] < 0:
-            raise ValueError(f"value has more than {max_items} items")
+            raise ValueTooLarge(f"value has more than {max_items} items", "items")
         if t is list:
             return [enc(x, depth + 1) for x in v]
         tag = _TAGS.get(t)

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 from agentjit.exceptions import AgentJITError, InfrastructureError, PlanError, PlanLimitExceeded
 from agentjit.plan import astjson
-from agentjit.plan.data import decode, encode, to_plan_value
+from agentjit.plan.data import ValueTooLarge, decode, encode, to_plan_value
 from agentjit.plan.limits import PlanLimits
 from agentjit.plan.machine import ALL, PlanMachine
 from agentjit.plan.recorder import Op
@@ -38,7 +38,7 @@ from agentjit.plan.recorder import Op
 if TYPE_CHECKING:
     from .interpreter import PlanRun
 
-__all__ = ["PlanVM", "InProcessVM", "ChildVM", "open_vm", "child_command", "GRACE_S"]
+__all__ = ["PlanVM", "InProcessVM", "ChildVM", "open_vm", "child_command", "probe_isolation", "GRACE_S"]
 
 log = logging.getLogger(__name__)
 
@@ -63,6 +63,30 @@ def child_command(jail: str | None, limits: PlanLimits) -> list[str]:
 
 
 _ENV = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}
+
+
+async def probe_isolation(targets: Mapping[str, Any], limits: PlanLimits | None = None) -> dict[str, Any]:
+    """Start a sandbox child exactly as a plan run does, and have it try every door in ``targets``.
+
+    Returns ``{"isolation": what the child obtained, "probe": {door: "blocked: ..." | "OPEN"}}``
+    (see :func:`agentjit.plan.child.probe`).
+    """
+    limits = limits or PlanLimits()
+    jail = tempfile.mkdtemp(prefix="agentjit-jail-")
+    os.chmod(jail, 0o555)
+    try:
+        proc = await asyncio.create_subprocess_exec(
+            *child_command(jail, limits), "--probe", json.dumps(dict(targets)),
+            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, env=dict(_ENV), start_new_session=True,
+        )
+        out, err = await asyncio.wait_for(proc.communicate(), 60)
+    finally:
+        shutil.rmtree(jail, ignore_errors=True)
+    try:
+        report: dict[str, Any] = json.loads(out.decode().strip().splitlines()[-1])
+    except (ValueError, IndexError):
+        raise InfrastructureError(f"the isolation probe failed: {err.decode(errors='replace')[-500:]}") from None
+    return report
 
 
 class PlanVM:
@@ -114,6 +138,8 @@ class InProcessVM(PlanVM):
         for k, v in values.items():
             try:
                 out[k] = decode(encode(v, max_depth=lim.max_depth, max_items=lim.max_items), max_depth=lim.max_depth + 2)
+            except ValueTooLarge as exc:
+                raise PlanLimitExceeded(f"`{k}` cannot leave the plan: {exc}", limit=exc.limit) from None
             except ValueError as exc:
                 if want != ALL:
                     raise PlanError(f"`{k}` cannot leave the plan: {exc}") from None
@@ -192,7 +218,7 @@ class ChildVM(PlanVM):
         proc = self._proc
         if proc is None or proc.stdin is None or proc.returncode is not None:
             raise PlanError("the plan sandbox process is gone")
-        proc.stdin.write((json.dumps(msg, ensure_ascii=True) + "\n").encode("ascii"))
+        proc.stdin.write((json.dumps(msg, ensure_ascii=True, separators=(",", ":")) + "\n").encode("ascii"))
 
     async def _read(self) -> None:
         proc = self._proc
@@ -248,8 +274,12 @@ class ChildVM(PlanVM):
                 name = str(msg.get("name"))
                 if name not in self.plan_run.tools:
                     raise PlanError(f"{name!r} is not a tool")
-                value: Any = await self.plan_run.call_raw(name, kwargs)
-            elif fn == "ai_eval":
+                output = await self.plan_run.call_raw(name, kwargs)
+                # a tool's output is JSON from the page: it crosses as it is, the child makes it records
+                self._send({"op": "reply", "call": n, "json": output})
+                return
+            value: Any
+            if fn == "ai_eval":
                 value = to_plan_value(await self.plan_run.ai_eval_call(*args, **kwargs))
             elif fn == "ask_human":
                 value = to_plan_value(await self.plan_run.ask_human_call(*args))
@@ -421,6 +451,10 @@ async def open_vm(run: PlanRun, limits: PlanLimits, deadline: float) -> Any:
         vm = InProcessVM(run, limits, deadline)
     try:
         yield vm
+    except BaseException:
+        if isinstance(vm, ChildVM):  # cancelled, interrupted or failed: no goodbye, the child goes now
+            await asyncio.shield(vm.kill())
+        raise
     finally:
         if isinstance(vm, ChildVM):
             try:
