@@ -184,6 +184,7 @@ async def build_cache(
     model: Model | None = None,
     reset: Callable[[], Awaitable[None]] | None = None,
     progress: Progress | None = None,
+    secrets: dict[str, str] | None = None,
 ) -> tuple[ToolCache, BuildReport]:
     """Build a tool cache from trace files (or directories of them)."""
     report = BuildReport()
@@ -264,9 +265,9 @@ async def build_cache(
 
         if pool is None:
             async with BrowserPool() as own:
-                vreport = await verify_tools(synths, labeled, own, base_url, reset=reset, on_trace=on_trace)
+                vreport = await verify_tools(synths, labeled, own, base_url, reset=reset, on_trace=on_trace, secrets=secrets)
         else:
-            vreport = await verify_tools(synths, labeled, pool, base_url, reset=reset, on_trace=on_trace)
+            vreport = await verify_tools(synths, labeled, pool, base_url, reset=reset, on_trace=on_trace, secrets=secrets)
         report.verify_calls = vreport.calls
         kept: list[Synth] = []
         for s in synths:

@@ -53,7 +53,7 @@ def _cmd_record(args: argparse.Namespace) -> int:
     with _site(args, latency_scale=args.latency_scale) as (url, app):
         if url is None:
             raise ConfigError("record needs --site URL or --app food")
-        paths = asyncio.run(record_scripts(scripts, url, args.output, repeat=args.repeat, site=app))
+        paths = asyncio.run(record_scripts(scripts, url, args.output, repeat=args.repeat, site=app or args.site_name))
     for p in paths:
         print(p)
     return 0
@@ -99,8 +99,9 @@ def _cmd_build(args: argparse.Namespace) -> int:
                 if stage in tasks:
                     prog.update(tasks[stage], completed=done, total=total)
 
+            secrets = dict(kv.split("=", 1) for kv in args.secret)
             cache, report = asyncio.run(build_cache(args.traces, args.output, base_url=url, app=app or args.app_name,
-                                                    model=model, reset=reset, progress=progress))
+                                                    model=model, reset=reset, progress=progress, secrets=secrets))
     elapsed = time.perf_counter() - t0
     data = report.to_json()
     data["wall_s"] = round(elapsed, 2)
@@ -141,6 +142,7 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("-o", "--output", required=True, help="directory for the traces")
     r.add_argument("--site", help="base URL of a running site")
     r.add_argument("--app", choices=["food"], help="start a bundled app in-process")
+    r.add_argument("--site-name", default=None, help="app name written into the traces (with --site)")
     r.add_argument("--repeat", type=int, default=1)
     r.add_argument("--latency-scale", type=float, default=1.0, help="bundled app latency (0 turns it off)")
     r.set_defaults(func=_cmd_record)
@@ -158,6 +160,8 @@ def _parser() -> argparse.ArgumentParser:
     b.add_argument("--app", choices=["food"], help="start a bundled app in-process and verify against it")
     b.add_argument("--app-name", default=None, help="app name for cache.json")
     b.add_argument("--model", help="a model for steps without targets (e.g. openai:gpt-4.1)")
+    b.add_argument("--secret", action="append", default=[], metavar="NAME=VALUE",
+                   help="a redacted input's value for verification (e.g. login_password=...); never stored")
     b.add_argument("--json", action="store_true")
     b.set_defaults(func=_cmd_build)
     return p

@@ -42,18 +42,44 @@ from agentjit.protocol.manifest import Effect, ToolManifest, ToolType
 from .dom import snake
 from .extract import Element, Prop, SiteSchema
 from .label import LabeledStep
+from .pages import PAGE_JS
+from .redact import REDACTED
 
 __all__ = ["Synth", "synthesize", "PRELUDE", "plural", "singular"]
 
 log = logging.getLogger(__name__)
 
-PRELUDE = r"""
+PRELUDE = PAGE_JS + r"""
 const __clean = (s) => String(s ?? '').replace(/\s+/g, ' ').trim();
 const __norm = (s) => __clean(s).toLowerCase().replace(/&/g, 'and').replace(/[^a-z0-9]/g, '');
 const __num = (v) => { if (v == null) return null; const m = String(v).replace(/,/g, '').match(/-?\d+(\.\d+)?/); return m ? parseFloat(m[0]) : null; };
 const __bool = (v) => v == null ? null : String(v) === 'true';
-const __page = () => (document.body && document.body.dataset.page) || location.pathname;
 const __visible = (el) => !!el && !el.closest('[hidden]');
+const __pair = (label) => {
+  const want = __norm(label);
+  for (const h of document.querySelectorAll('th, dt')) {
+    if (__norm(h.textContent) !== want || !h.nextElementSibling) continue;
+    const cell = h.nextElementSibling;
+    const sel = cell.querySelector('select');
+    if (sel) { const o = sel.options[sel.selectedIndex]; return o && o.value !== '' && o.value !== '-1' ? __clean(o.textContent) : null; }
+    const inp = cell.querySelector('input:not([type=hidden]):not([type=submit]):not([type=file]):not([type=checkbox]), textarea');
+    if (inp) return inp.value === '' ? null : inp.value;
+    const t = __clean(cell.innerText || cell.textContent);
+    return t === '' ? null : t;
+  }
+  return null;
+};
+const __q = (sel) => document.querySelector(sel);
+const __cell = (row, label) => {
+  const table = row.closest('table');
+  const head = table && [...table.rows].find((r) => r.cells.length > 1 && [...r.cells].every((c) => c.tagName === 'TH'));
+  const i = head ? [...head.cells].findIndex((c) => __norm(c.textContent) === __norm(label)) : -1;
+  if (i < 0 || !row.cells[i]) return null;
+  const t = __clean(row.cells[i].innerText || row.cells[i].textContent);
+  return t === '' ? null : t;
+};
+const __errors = () => [...document.querySelectorAll('.error-message, .errormessage, .alert-danger, .error, [role=alert]')]
+  .filter((e) => __visible(e) && e.offsetParent !== null && __clean(e.textContent)).map((e) => __clean(e.textContent));
 const __find = (els, nameOf, want) => {
   const w = __norm(want);
   if (!w) return null;
@@ -313,7 +339,10 @@ def synthesize(schema: SiteSchema, traces: dict[str, list[LabeledStep]]) -> list
                 pre={"page": _page_pattern(pages)},
                 post={"page": target},
                 pre_check=_body(_page_check(pages)),
-                execute=_body(find, f"const value = ({_name_of_js(el)})(card);", "setTimeout(() => card.click(), 0);", f"return {{{json.dumps(pname)}: value}};"),
+                execute=_body(
+                    find, f"const value = ({_name_of_js(el)})(card);",
+                    f"const target = card.querySelector({json.dumps(el.link_selector)}) || card;" if el.link_selector else "const target = card;",
+                    "setTimeout(() => target.click(), 0);", f"return {{{json.dumps(pname)}: value}};"),
                 post_check=_body(post_check),
                 effect=Effect.READ,
                 elements=[f"{p}.{el.name}" for p in sorted(pages)],
@@ -387,8 +416,9 @@ def synthesize(schema: SiteSchema, traces: dict[str, list[LabeledStep]]) -> list
                 parts.append(f"{json.dumps(snake(fname))}: (document.querySelector({json.dumps(sel)}) ? {expr} : null)")
             else:
                 parts.append(f"{json.dumps(snake(fname))}: {p.js('document')}")
+        noun = page.replace("{id}", "").strip("_")
         out.append(Synth(ToolManifest(
-            name=name(f"get_{snake(page)}_details"),
+            name=name(f"get_{snake(noun)}" if "{id}" in page and noun else f"get_{snake(page)}_details"),
             description=f"Read the facts shown on the {page} page: {', '.join(snake(f) for f in fields)}.",
             type=ToolType.GET_FIELDS,
             output_schema={"type": "object", "properties": {snake(f): _out_type(p) for f, p in fields.items()}},
@@ -402,15 +432,31 @@ def synthesize(schema: SiteSchema, traces: dict[str, list[LabeledStep]]) -> list
 
     # -- singular links/buttons that navigate ------------------------------------------------
     nav: dict[str, list[LabeledStep]] = defaultdict(list)
+    submits: set[int] = set()  # buttons that submitted what the step before filled: query forms, not links
+    for ss in traces.values():
+        for a, b in zip(ss, ss[1:], strict=False):
+            if (a.step.action in ("fill", "select") or (a.element is not None and a.element.kind in ("radio", "checkbox"))) and b.element is not None and b.element.kind == "button" and b.element.form:
+                submits.add(id(b))
     for s in steps:
         nel = s.element
-        if nel is None or nel.repeated or s.step.action != "click" or not s.step.ok or s.writes:
+        if nel is None or nel.repeated or s.step.action != "click" or not s.step.ok or s.writes or id(s) in submits:
             continue
         if s.page_after and s.page_after != s.page_before and nel.kind in ("link", "button"):
             if s.page_after == "search":
                 continue  # a search submit: handled as a filter
             nav[s.page_after].append(s)
+    groups_nav: list[tuple[str, str, list[LabeledStep]]] = []
     for target, clicks in sorted(nav.items()):
+        texts = {(c.step.target.text or c.step.target.name or "") if c.step.target else "" for c in clicks}
+        if f"goto_{snake(target)}" in name.used and all(texts):
+            # several links to a page a card already opens: one tool per link, named by its text
+            by_text: dict[str, list[LabeledStep]] = defaultdict(list)
+            for c in clicks:
+                by_text[snake((c.step.target.text or c.step.target.name or "") if c.step.target else "")].append(c)
+            groups_nav.extend((target, t, cs) for t, cs in sorted(by_text.items()))
+        else:
+            groups_nav.append((target, f"goto_{snake(target)}", clicks))
+    for target, tool_name, clicks in groups_nav:
         sels: list[str] = []
         for c in clicks:
             assert c.element is not None
@@ -421,7 +467,7 @@ def synthesize(schema: SiteSchema, traces: dict[str, list[LabeledStep]]) -> list
         for s_ in sels:
             lpages |= single_pages.get(s_, set())
         m = ToolManifest(
-            name=name(f"goto_{snake(target)}"),
+            name=name(tool_name),
             description=f"Go to the {target} page with the site's own link ({', '.join(sels)}).",
             type=ToolType.GOTO_FIELD,
             output_schema={"type": "object", "properties": {"page": {"type": "string"}}},
@@ -444,7 +490,7 @@ def synthesize(schema: SiteSchema, traces: dict[str, list[LabeledStep]]) -> list
         out.append(Synth(m, "goto_link", evidence=clicks))
 
     # -- filters and forms from step sequences ---------------------------------------------------
-    forms: dict[str, list[list[LabeledStep]]] = defaultdict(list)
+    forms: dict[tuple[str, str], list[list[LabeledStep]]] = defaultdict(list)
     filters: dict[str, list[tuple[LabeledStep, LabeledStep]]] = defaultdict(list)
     card_actions: dict[tuple[str, str], list[LabeledStep]] = defaultdict(list)
     for ss in traces.values():
@@ -477,7 +523,11 @@ def synthesize(schema: SiteSchema, traces: dict[str, list[LabeledStep]]) -> list
                     filters[filled[-1].element.selector].append((filled[-1], s))  # type: ignore[union-attr]
                 elif s.writes:
                     seq = ([opener] if opener and el.modal else []) + pending + [s]
-                    forms[el.selector].append(seq)
+                    # a form that posts a document is one tool per page (the same button edits and creates)
+                    fkey = (s.page_before or "", el.selector) if _posts_document(s) else ("", el.selector)
+                    forms[fkey].append(seq)
+                elif pending and s.page_after and s.page_after != s.page_before:
+                    forms[(s.page_before or "", el.selector)].append(pending + [s])  # a query form (GET)
                 pending = []
                 if s.modal_before - s.modal_after:
                     opener = None
@@ -564,6 +614,32 @@ def synthesize(schema: SiteSchema, traces: dict[str, list[LabeledStep]]) -> list
     return out
 
 
+def _posts_document(s: LabeledStep) -> bool:
+    """The step's write was a form post that loaded a new document (not a fetch from the page)."""
+    return any(w.get("resource") == "document" for w in s.writes)
+
+
+def _noun(page: str | None) -> str:
+    """``issue{id}`` / ``issue_item`` / ``issue`` -> ``issue``."""
+    return snake((page or "").replace("{id}", "").split("_")[0]) or "item"
+
+
+def _form_name(seqs: list[list[LabeledStep]], base: str, has_secret: bool, writes: bool, typed: int) -> str:
+    """A name that says what the form does: ``login``, ``create_issue``, ``edit_issue``, ``search_issues``."""
+    last = seqs[0][-1]
+    before, after = last.page_before or "", last.page_after or ""
+    if has_secret and writes:
+        return "login"
+    if writes and _posts_document(last):
+        if "{id}" in before:
+            return f"edit_{_noun(before)}"
+        if "{id}" in after:
+            return f"create_{_noun(after)}"
+    if not writes and after and after != before:
+        return f"{'search' if typed == 1 and len(seqs[0]) == 2 else 'filter'}_{plural(_noun(after))}"
+    return base
+
+
 def _form_tool(
     name: _Namer,
     schema: SiteSchema,
@@ -578,7 +654,9 @@ def _form_tool(
     pages = {s[-1].page_before for s in seqs if s[-1].page_before}
     opener = next((s[0] for s in seqs if s[0].element is not None and s[0].element.repeated and not s[0].element.modal), None)
     after = {s[-1].page_after for s in seqs if s[-1].page_after}
-    navigates = any(s[-1].page_after != s[-1].page_before for s in seqs)
+    navigates = any(s[-1].page_after != s[-1].page_before or _posts_document(s[-1]) or not s[-1].writes for s in seqs)
+    has_secret = False
+    typed = 0
     target = sorted(after)[0] if after else sorted(pages)[0]
     props: dict[str, Any] = {}
     required: list[str] = []
@@ -612,6 +690,24 @@ def _form_tool(
             if pname in seen:
                 continue
             seen.add(pname)
+            if s.step.value == REDACTED:
+                has_secret = True
+                props[pname] = {"type": "string", "minLength": 1, "writeOnly": True,
+                                "description": "A secret (never stored in traces or the cache): give it at call time."}
+                required.append(pname)
+                setters.append(f"__setValue(__q({json.dumps(el.selector)}), inputs.{pname});")
+                continue
+            if el.kind == "select":
+                labels = [o for o in el.option_labels if o.strip() and not re.fullmatch(r"-.*-|[-\s]*", o.strip())]
+                props[pname] = {"type": "string", **({"enum": labels} if labels else {})}
+                setters.append(
+                    f"if (inputs.{pname} != null) {{ const sel = __q({json.dumps(el.selector)});"
+                    f" const o = [...sel.options].find((x) => __norm(x.textContent) === __norm(inputs.{pname})) || [...sel.options].find((x) => x.value === String(inputs.{pname}));"
+                    f" if (!o) throw new Error('no choice ' + JSON.stringify(inputs.{pname}) + ' for {pname}'); __setValue(sel, o.value); }}"
+                )
+                continue
+            if el.kind in ("input", "textarea"):
+                typed += 1
             if el.kind == "radio":
                 props[pname] = {"type": "string", "enum": list(el.options)} if el.options else {"type": "string"}
                 setters.append(
@@ -621,7 +717,7 @@ def _form_tool(
             else:
                 numeric = el.input_type == "number"
                 props[pname] = {"type": "integer", "minimum": 1} if numeric else {"type": "string"}
-                setters.append(f"if (inputs.{pname} != null) __setValue(document.querySelector({json.dumps(el.selector)}), inputs.{pname});")
+                setters.append(f"if (inputs.{pname} != null) __setValue(__q({json.dumps(el.selector)}), inputs.{pname});")
         witness.append(w)
     if choice_el is not None:
         props["options"] = {"type": "object", "description": "Choices by group name: {group: choice} (a list for multi-choice groups).",
@@ -654,13 +750,19 @@ def _form_tool(
             "if (!__visible(modal)) throw new Error('the dialog did not open');"
         )
     base = re.sub(r"_(button|btn|submit)$", "", snake(sel.name.split(".")[-1])) or "submit"
-    click = f"const btn = document.querySelector({json.dumps(sel.selector)});\nif (!btn) throw new Error('no {base} button here');"
+    base = _form_name(seqs, base, has_secret, writes, typed)
+    click = f"const btn = __q({json.dumps(sel.selector)});\nif (!btn) throw new Error('no {base} button here');"
     if in_page_write:
         tail = "const wait = __watchWrites();\nbtn.click();\nconst res = await wait(20000);\nreturn {success: !!res.ok, status: res.status || 0};"
         post_check = "return output && output.success === true ? true : [false, 'the site refused: status ' + (output && output.status)];"
     else:
         tail = "setTimeout(() => btn.click(), 0);\nreturn {success: true, status: 0};"
-        post_check = _body(_page_check({target}))
+        post_check = _body(
+            f"const ok = {_page_check({target})[7:-1]};",
+            "if (ok !== true) return ok;",
+            "const errs = __errors();",
+            "return errs.length ? [false, 'the site said: ' + errs.join('; ')] : true;",
+        )
     m = ToolManifest(
         name=name(base),
         description=(f"Open a {singular(card.name).replace('_', ' ')}, set " if card else "Set ")
@@ -676,7 +778,7 @@ def _form_tool(
         pre_check=_body(
             f"const ok = {_page_check(pages)[7:-1]};",
             "if (ok !== true) return ok;",
-            f"return document.querySelector({json.dumps(sel.selector)}) ? true : [false, 'no {base} button on this page'];",
+            f"return __q({json.dumps(sel.selector)}) ? true : [false, 'no {base} button on this page'];",
         ),
         execute=_body(open_js, *setters, click, tail),
         post_check=post_check,

@@ -154,7 +154,7 @@ def camel(name: str) -> str:
     """``store-card`` / ``data-item-id`` / ``item_name`` -> ``storeCard`` / ``itemId`` / ``itemName``."""
     if name.startswith("data-"):
         name = name[5:]
-    parts = [p for p in re.split(r"[^A-Za-z0-9]+", name) if p]
+    parts = [p.lower() if p.isupper() else p for p in re.split(r"[^A-Za-z0-9]+", name) if p]
     if not parts:
         return "element"
     head = parts[0][0].lower() + parts[0][1:]

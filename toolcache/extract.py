@@ -30,6 +30,7 @@ from typing import Any
 from urllib.parse import urlparse
 
 from .dom import Node, camel, css_attr, parse_html
+from .pages import page_name
 
 __all__ = ["Prop", "Element", "PageSchema", "SiteSchema", "page_key", "extract_snapshot", "merge_page"]
 
@@ -43,13 +44,17 @@ class Prop:
     """A value visible on an element: a ``data-*`` attribute, a descendant's text, or ``data-value``."""
 
     name: str
-    source: str  # "attr" | "text" | "value" | "self"
+    source: str  # "attr" | "text" | "value" | "self" | "pair" (beside a label) | "cell" (a row's cell under a header)
     key: str  # attribute name, or a CSS selector relative to the element ("" for the element itself)
     type: str = "string"  # JSON type: string | number | boolean
 
     def js(self, var: str) -> str:
         """A JS expression reading this property from element ``var``."""
-        if self.source == "attr":
+        if self.source == "pair":
+            raw = f"__pair({_js_str(self.key)})"
+        elif self.source == "cell":
+            raw = f"__cell({var}, {_js_str(self.key)})"
+        elif self.source == "attr":
             raw = f"{var}.getAttribute({_js_str(self.key)})"
         elif self.source == "self":
             raw = f"(({var}.innerText || {var}.textContent || '').replace(/\\s+/g, ' ').trim())"
@@ -98,11 +103,19 @@ class Element:
     input_name: str | None = None
     input_type: str | None = None
     options: list[str] = field(default_factory=list)
+    option_labels: list[str] = field(default_factory=list)
+    """For a select: the options' visible labels (what a person picks; ``options`` holds their values)."""
     form: str | None = None
     """Selector of the enclosing form, when there is one."""
     opens_page: set[str] = field(default_factory=set)
     opens_modal: str | None = None
     samples: list[str] = field(default_factory=list)
+    member_sig: str | None = None
+    """For table rows: what one member looks like in a recorded target's chain (``tr``), when not ``selector``."""
+    container_sig: str | None = None
+    """For table rows: the signature of the table they belong to."""
+    link_selector: str | None = None
+    """For table rows: the link inside a row that opens the row's item (rows themselves do not navigate)."""
 
     @property
     def key(self) -> str:
@@ -210,11 +223,10 @@ def _type_of(values: list[str]) -> str:
 
 
 def page_key(body: Node | None, url: str | None) -> str:
-    """The page type: ``<body data-page>``, else the URL's first path segment (``home`` for ``/``)."""
+    """The page type: ``<body data-page>``, else the URL's route template (:func:`toolcache.pages.page_name`)."""
     if body is not None and body.attrs.get("data-page"):
         return body.attrs["data-page"]
-    path = urlparse(url or "").path.strip("/")
-    return re.sub(r"[^A-Za-z0-9_]+", "_", path.split("/")[0]) if path else "home"
+    return page_name(url)
 
 
 def url_pattern(url: str | None) -> str:
@@ -243,6 +255,17 @@ def _selector(n: Node) -> str:
         return "#" + n.attrs["id"]
     if n.tag in ("input", "select", "textarea") and n.attrs.get("name"):
         return n.tag + css_attr("name", n.attrs["name"])
+    if n.tag == "a" and n.attrs.get("href") and not n.attrs["href"].startswith("javascript:"):
+        return "a" + css_attr("href", n.attrs["href"])
+    if n.tag in ("input", "button") and n.attrs.get("type") in ("submit", "button") and n.attrs.get("value"):
+        own = n.tag + css_attr("type", n.attrs["type"]) + css_attr("value", n.attrs["value"])
+        form = next((a for a in n.ancestors() if a.tag == "form"), None)
+        if form is not None and (form.attrs.get("name") or form.attrs.get("id")):
+            key = "id" if form.attrs.get("id") else "name"
+            return "form" + css_attr(key, form.attrs[key]) + " " + own  # the same button in another form
+        return own
+    if n.attrs.get("aria-label"):
+        return n.tag + css_attr("aria-label", n.attrs["aria-label"])
     return n.signature
 
 
@@ -251,6 +274,8 @@ def _name_for(n: Node) -> str:
         if cand:
             return camel(cand)
     text = n.text[:30]
+    if not text and n.tag == "input" and n.attrs.get("type") in ("submit", "button"):
+        return camel(n.attrs.get("value", "")[:30] or "submit") + "Button"
     base = camel(text) if text else n.tag
     return base + {"a": "Link", "button": "Button"}.get(n.tag, "")
 
@@ -325,6 +350,96 @@ def _name_prop(props: dict[str, Prop]) -> str | None:
     return texts[0] if texts else None
 
 
+
+_CHROME_TAGS = {"nav", "header", "footer", "aside"}
+_CHROME_ROLES = {"navigation", "banner", "contentinfo", "complementary"}
+
+
+def _is_chrome(n: Node) -> bool:
+    """Inside site chrome (a ``nav``/``header``/``footer``/``aside`` landmark): the same on every page."""
+    return any(a.tag in _CHROME_TAGS or a.attrs.get("role") in _CHROME_ROLES for a in (n, *n.ancestors()))
+
+
+def _is_skip_link(n: Node) -> bool:
+    return n.tag == "a" and n.attrs.get("href", "").startswith("#") and "skip" in n.text.lower()
+
+
+def _cells(tr: Node) -> list[Node]:
+    return [c for c in tr.children if c.tag in ("td", "th")]
+
+
+def _rows(table: Node) -> list[Node]:
+    """The table's own rows (not a nested table's)."""
+    out: list[Node] = []
+    for c in table.children:
+        if c.tag == "tr":
+            out.append(c)
+        elif c.tag in ("thead", "tbody", "tfoot"):
+            out.extend(r for r in c.children if r.tag == "tr")
+    return out
+
+
+def _label(text: str) -> str:
+    return text.strip().rstrip(":").strip()
+
+
+def _table_list(table: Node, page: str) -> Element | None:
+    """A data table (a header row of ``th``, two or more rows of ``td``) as a list whose fields are the header cells."""
+    rows = _rows(table)
+    head = next((r for r in rows if len(_cells(r)) >= 2 and all(c.tag == "th" for c in _cells(r))), None)
+    data = [r for r in rows if _cells(r) and all(c.tag == "td" for c in _cells(r))]
+    if head is None:
+        return None
+    data = [r for r in data if len(_cells(r)) == len(_cells(head))]
+    if len(data) < 2 or head.find(lambda x: x.tag in ("a", "form", "input")):
+        return None
+    headers = [_label(c.text) for c in _cells(head)]
+    props: dict[str, Prop] = {}
+    link_col = None
+    for i, h in enumerate(headers):
+        if not h:
+            continue
+        name = camel(h)
+        vals = [_cells(r)[i].text for r in data if len(_cells(r)) > i]
+        props[name] = Prop(name, "cell", h, _type_of(vals))  # by header text: columns move between views
+        if link_col is None and any(len(_cells(r)) > i and _cells(r)[i].find(lambda x: x.tag == "a" and "href" in x.attrs) for r in data):
+            link_col = name
+    if not props:
+        return None
+    href = next((a.attrs["href"] for r in data for a in r.iter() if a.tag == "a" and a.attrs.get("href")), None)
+    noun = page_name(href).replace("{id}", "").strip("_") if href else ""
+    if not noun or noun == "home":
+        noun = camel(table.attrs.get("id") or (table.classes[-1] if table.classes else "") or "row")
+    tsig = ("#" + table.attrs["id"]) if table.attrs.get("id") else table.signature
+    el = Element(
+        name=camel(noun), page=page, kind="card", selector=f"{tsig} tr:has(> td)", repeated=True, props=props,
+        name_prop=link_col or _name_prop(props), visible_count=len(data), clickable=False,
+        member_sig="tr", container_sig=tsig, link_selector="a[href]" if link_col else None,
+    )
+    if el.name_prop:
+        col = list(props).index(el.name_prop)
+        el.samples = [_cells(r)[col].text for r in data[:50] if len(_cells(r)) > col]
+    return el
+
+
+def _pairs(scope: Node, skip: set[int]) -> dict[str, Prop]:
+    """Label/value pairs: ``th`` + ``td`` cells of form-like tables, ``dt`` + ``dd``."""
+    out: dict[str, Prop] = {}
+    for n in scope.iter():
+        if id(n) in skip or _is_chrome(n):
+            continue
+        if n.tag == "tr":
+            cells = _cells(n)
+            for a, b in zip(cells, cells[1:], strict=False):
+                if a.tag == "th" and b.tag == "td" and _label(a.text) and not b.find(lambda x: x.tag == "table"):
+                    label = _label(a.text)
+                    out.setdefault(camel(label), Prop(camel(label), "pair", label))
+        elif n.tag == "dt" and _label(n.text):
+            label = _label(n.text)
+            out.setdefault(camel(label), Prop(camel(label), "pair", label))
+    return out
+
+
 def extract_snapshot(html: str, url: str | None, known: set[str] | None = None) -> PageSchema:
     """The page schema of one snapshot; ``known`` signatures count as repeated even when alone."""
     root = parse_html(html)
@@ -347,12 +462,28 @@ def extract_snapshot(html: str, url: str | None, known: set[str] | None = None) 
             if "hidden" not in n.attrs and n.attrs.get("data-open") != "false":
                 ps.open_modals.add(_modal_name(n))
 
+    # -- data tables: lists whose fields are the header cells -----------------------------
+    in_table: set[int] = set()
+    table_lists: list[tuple[Element, Node]] = []
+    for t in scope.find_all(lambda x: x.tag == "table"):
+        if any(id(a) in in_table for a in t.ancestors()) or _is_chrome(t):
+            continue
+        tl = _table_list(t, page)
+        if tl is not None:
+            while tl.name in ps.elements:
+                tl.name += "Row"
+            ps.elements[tl.name] = tl
+            table_lists.append((tl, t))
+            in_table |= {id(d) for d in t.iter()}
+
     # -- repeated groups -------------------------------------------------------------
     by_parent: dict[str, set[int]] = defaultdict(set)
     members_of: dict[str, list[Node]] = defaultdict(list)
     for n in scope.iter():
-        if not (n.testid or n.classes) or n.tag in ("script", "style", "br"):
+        if not (n.testid or n.classes) or n.tag in ("script", "style", "br") or id(n) in in_table:
             continue
+        if not n.testid and _is_chrome(n):
+            continue  # site chrome (sidebar blocks, header boxes) is not a list
         members_of[n.signature].append(n)
     for sig, nodes in members_of.items():
         counts = Counter(id(n.parent) for n in nodes)
@@ -418,14 +549,14 @@ def extract_snapshot(html: str, url: str | None, known: set[str] | None = None) 
                     el.samples.append(val)
         ps.elements[name] = el
 
-    in_group = {nid for sig in groups for nid in candidates.get(sig, set())}
+    in_group = {nid for sig in groups for nid in candidates.get(sig, set())} | in_table
 
     def inside_card(n: Node) -> bool:
         return id(n) in in_group or any(id(a) in in_group for a in n.ancestors())
 
     # -- singular actionable elements --------------------------------------------------
     for n in scope.iter():
-        if not _is_actionable(n) or inside_card(n):
+        if not _is_actionable(n) or inside_card(n) or _is_skip_link(n):
             continue
         modal = _modal_of(n, modals)
         kind = _kind(n)
@@ -436,11 +567,11 @@ def extract_snapshot(html: str, url: str | None, known: set[str] | None = None) 
             name = f"{modal}.{name}" if modal else name
             found = ps.elements.get(name)
             if found is None:
-                found = Element(name=name, page=page, kind="radio", selector="input" + css_attr("name", group), modal=modal,
+                found = Element(name=name, page=page, kind="radio", selector="input" + css_attr("type", "radio") + css_attr("name", group), modal=modal,
                                 input_name=group, input_type="radio")
                 ps.elements[name] = found
             val = n.attrs.get("value", "")
-            if val and val not in found.options:
+            if (val or "value" in n.attrs) and val not in found.options:
                 found.options.append(val)
             found.form = _selector(form) if form is not None else None
             continue
@@ -451,6 +582,12 @@ def extract_snapshot(html: str, url: str | None, known: set[str] | None = None) 
                      form=_selector(form) if form is not None else None)
         if n.tag == "select":
             el.options = [o.attrs.get("value", o.text) for o in n.iter() if o.tag == "option"]
+            el.option_labels = [o.text for o in n.iter() if o.tag == "option" and "disabled" not in o.attrs]
+        if name in ps.elements and ps.elements[name].selector != el.selector and not (body is not None and body.attrs.get("data-page")):
+            i = 2
+            while f"{name}{i}" in ps.elements:
+                i += 1
+            name = el.name = f"{name}{i}"
         ps.elements.setdefault(name, el)
 
     # -- fields -------------------------------------------------------------------------
@@ -477,6 +614,9 @@ def extract_snapshot(html: str, url: str | None, known: set[str] | None = None) 
             ps.fields.setdefault(fname, Prop(fname, "value", css_attr("data-testid", n.testid), _type_of([n.attrs["data-value"]])))
         elif n.text or modal:
             ps.fields.setdefault(fname, Prop(fname, "text", css_attr("data-testid", n.testid), "string"))
+    if body is None or not body.attrs.get("data-page"):
+        for fname, prop in _pairs(scope, in_table).items():
+            ps.fields.setdefault(fname, prop)
     return ps
 
 
@@ -510,6 +650,9 @@ def merge_page(into: PageSchema, other: PageSchema) -> None:
         for o in el.options:
             if o not in have.options:
                 have.options.append(o)
+        for o in el.option_labels:
+            if o not in have.option_labels:
+                have.option_labels.append(o)
         for s in el.samples:
             if s not in have.samples and len(have.samples) < 100:
                 have.samples.append(s)

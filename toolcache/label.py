@@ -76,9 +76,15 @@ def label_step(step: StepEvent, schema: PageSchema | None) -> tuple[Element | No
     if schema is None or step.target is None:
         return None, None, None, "none"
     chain = _chain(step.target)
-    cards = {el.selector: el for el in schema.elements.values() if el.repeated}
+    cards = {el.selector: el for el in schema.elements.values() if el.repeated and not el.member_sig}
+    rows = [el for el in schema.elements.values() if el.repeated and el.member_sig]
     for depth, node in enumerate(chain):
         el = cards.get(_sig_of(node))
+        if el is None:
+            # a table row: the member signature here and its table further up
+            el = next((r for r in rows if _sig_of(node) == r.member_sig
+                       and any(_sig_of(a) == r.container_sig or ("#" + str(a.get("id"))) == r.container_sig
+                               for a in chain[depth + 1:])), None)
         if el is None:
             continue
         action = None
@@ -91,7 +97,7 @@ def label_step(step: StepEvent, schema: PageSchema | None) -> tuple[Element | No
             prop = el.props[el.name_prop]
             if prop.source == "attr":
                 name = (node.get("data") or {}).get(prop.key)
-        if name is None and depth == 0:
+        if name is None and (depth == 0 or (el.link_selector and chain[0].get("tag") == "a")):
             name = step.target.text
         if el.kind == "card" and el.modal and depth > 0 and chain[0].get("tag") == "input":
             # an input inside a repeated label (an option choice): still the card
@@ -109,6 +115,16 @@ def label_step(step: StepEvent, schema: PageSchema | None) -> tuple[Element | No
             return el, None, None, "target"
         if me.get("name_attr") and el.input_name == me["name_attr"] and el.kind != "radio":
             return el, None, None, "target"
+    attrs = (step.target.model_extra or {}).get("attributes") or {}
+    if me.get("tag") in ("input", "button") and attrs.get("value") and attrs.get("type") in ("submit", "button"):
+        own = f"{me['tag']}{css_attr('type', attrs['type'])}{css_attr('value', attrs['value'])}"
+        for el in singles:
+            if el.selector == own or el.selector.endswith(" " + own):
+                return el, None, None, "target"
+    if me.get("tag") == "a" and attrs.get("href"):
+        for el in singles:
+            if el.selector == "a" + css_attr("href", attrs["href"]):
+                return el, None, None, "target"
     text = (step.target.text or step.target.name or "").strip()
     if text:
         for el in singles:

@@ -27,6 +27,7 @@ import agentjit
 from agentjit.protocol.trace import SessionEvent, StepEvent, Target, TraceWriter
 from agentjit.runtime import BrowserPool
 
+from .redact import REDACTED, is_secret
 from .script import Script, ScriptStep, ScriptTarget
 
 __all__ = ["record_script", "record_scripts", "describe_js", "reset_site"]
@@ -101,6 +102,16 @@ describe_js = r"""
           in_dialog: !!el.closest('dialog[open],[role=dialog],[aria-modal=true]')};
 }
 """
+
+
+def _stored_value(step: ScriptStep, target: Target | None, base_url: str) -> Any:
+    """The step's value as the trace keeps it: goto URLs made absolute, secrets redacted."""
+    if step.action == "goto":
+        return urljoin(base_url, step.url or "/")
+    attrs = (target.model_extra or {}).get("attributes") if target is not None else None
+    if step.action == "fill" and is_secret(attrs, step.value):
+        return REDACTED
+    return step.value
 
 
 def reset_site(base_url: str) -> bool:
@@ -250,7 +261,7 @@ async def record_script(
                         url=url_before if url_before != "about:blank" else None,
                         title=await page.title(),
                         target=target,
-                        value=step.value if step.action != "goto" else urljoin(base_url, step.url or "/"),
+                        value=_stored_value(step, target, base_url),
                         start=start,
                         end=end,
                         ok=ok,

@@ -32,6 +32,8 @@ from agentjit.runtime import BrowserPool, CallOutcome, call_tool
 
 from .codegen import Synth
 from .label import LabeledStep
+from .pages import PAGE_JS
+from .redact import REDACTED
 
 __all__ = ["ToolVerdict", "VerifyReport", "verify_tools", "UNRELATED"]
 
@@ -85,7 +87,7 @@ def _path(url: str | None) -> str:
 
 async def _page_type(page: Any) -> str:
     try:
-        return str(await page.evaluate("() => (document.body && document.body.dataset.page) || location.pathname"))
+        return str(await page.evaluate("() => {" + PAGE_JS + "return __page(); }"))
     except Exception:
         return ""
 
@@ -113,6 +115,7 @@ async def verify_tools(
     *,
     reset: Callable[[], Awaitable[None]] | None = None,
     on_trace: Callable[[str], None] | None = None,
+    secrets: dict[str, str] | None = None,
 ) -> VerifyReport:
     """Replay ``traces`` as tool calls on ``base_url``, probe READ tools, test relations."""
     t0 = time.perf_counter()
@@ -246,7 +249,7 @@ async def verify_tools(
                 if mapped is None:
                     continue
                 synth, i = mapped
-                args = _args_for(synth, ls, i)
+                args = _args_for(synth, ls, i, secrets or {})
                 if args is None:
                     continue
                 key = (synth.manifest.name, "scenario")
@@ -296,7 +299,7 @@ def _relation(
             rel[pname].append(consumer.source_list)
 
 
-def _args_for(synth: Synth, ls: LabeledStep, i: int) -> dict[str, Any] | None:
+def _args_for(synth: Synth, ls: LabeledStep, i: int, secrets: dict[str, str]) -> dict[str, Any] | None:
     if synth.kind in ("goto_card", "card_action"):
         if not ls.card_name or not synth.name_param:
             return None
@@ -306,6 +309,12 @@ def _args_for(synth: Synth, ls: LabeledStep, i: int) -> dict[str, Any] | None:
     if synth.kind in ("filter", "form"):
         if i < len(synth.witness_args):
             args = {k: v for k, v in synth.witness_args[i].items() if v is not None}
+            for k, v in list(args.items()):
+                if v == REDACTED:
+                    if k not in secrets:
+                        log.info("%s: no secret for %s (toolcache build --secret %s=...): not replayed", synth.manifest.name, k, k)
+                        return None
+                    args[k] = secrets[k]
             props = synth.manifest.input_schema.get("properties", {})
             for k, v in list(args.items()):
                 if props.get(k, {}).get("type") == "integer":

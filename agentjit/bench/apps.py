@@ -194,5 +194,8 @@ register_app(
 )  # fmt: skip
 register_app(App("fava", "agentjit.bench.fava", "FavaSite", task_source="tasks.toml", extra="dev",
                  description="Fava, the Beancount web UI, over a generated example ledger"))
+register_app(App("roundup", "agentjit.bench.roundup", "RoundupSite", task_source="tasks.toml", extra="dev",
+                 description="the Roundup issue tracker (classic template) with generated issues",
+                 state_path="/__state", reset_path="/__reset"))
 APP_NAMES = app_names()
 """The profiles registered when this module was imported (:func:`app_names` for the current list)."""

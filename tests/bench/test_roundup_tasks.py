@@ -1,0 +1,83 @@
+"""Roundup tasks: reference plans over the built cache (no hand-written tool) pass their judges.
+
+The cache in ``agentjit/bench/roundup/cache`` is what ``toolcache build traces/roundup``
+wrote; the plans call only its tools. Judges read the tracker's own database and
+reject a read that changed anything and a write that made more (or other) than
+the one change asked for.
+"""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+
+from agentjit.bench.apps import get_app
+from agentjit.bench.harness import run_tasks
+from agentjit.bench.roundup import CACHE_DIR
+from agentjit.bench.roundup import judges as J
+from agentjit.cache import ToolCache
+from agentjit.planner.checker import check
+from agentjit.runtime import BrowserPool
+
+pytest.importorskip("roundup")
+
+APP = get_app("roundup")
+TASKS = APP.tasks()
+
+
+def test_task_file() -> None:
+    ids = [t.id for t in TASKS]
+    assert len(ids) >= 10 and len(set(ids)) == len(ids)
+    assert sum(t.kind == "write" for t in TASKS) >= 5 and sum(t.kind == "read" for t in TASKS) >= 5
+    assert all(t.site_judge is not None and t.reference_plan is not None for t in TASKS)
+
+
+def test_the_cache_was_built_not_written() -> None:
+    cache = ToolCache.load(CACHE_DIR)
+    assert cache.info.builder["verified"] is True
+    assert all(trace.startswith("traces/roundup/") for trace in cache.info.builder["traces"])
+    names = set(cache.tools)
+    assert {"list_issues", "goto_issue", "get_issue", "login", "edit_issue", "create_issue", "search_issues", "filter_issues"} <= names
+
+
+@pytest.mark.parametrize("t", TASKS, ids=[t.id for t in TASKS])
+def test_reference_plans_pass_the_static_checker(t: Any) -> None:
+    result = check(t.plan_source(), ToolCache.load(CACHE_DIR))
+    assert result.valid, [str(d) for d in result.diagnostics]
+
+
+@pytest.mark.browser
+async def test_reference_plans_pass_their_judges(roundup_site: Any, browser_pool: BrowserPool) -> None:
+    report = await run_tasks(TASKS, cache=ToolCache.load(CACHE_DIR), site=roundup_site, pool=browser_pool)
+    failed = {r.id: r.reason for r in report.tasks if not r.ok}
+    assert report.summary["passed"] >= 0.8 * len(TASKS), failed
+    writes = {r.id: r.writes for r in report.tasks if r.ok and r.kind == "write"}
+    assert all(n == 2 for n in writes.values()), writes  # log in + the one change: nothing sent twice
+
+
+def _result(value: Any) -> Any:
+    return SimpleNamespace(value=value)
+
+
+def test_judges_reject_wrong_answers_and_duplicates(roundup_site: Any) -> None:
+    url = roundup_site.url
+    assert J.issue_status_priority(None, _result("in-progress, urgent"), url).ok
+    assert not J.issue_status_priority(None, _result("resolved, urgent"), url).ok
+    assert not J.unassigned_count(None, _result(99), url).ok
+    assert not J.set_status(None, _result("done"), url).ok  # nothing changed
+    import roundup.instance
+
+    db = roundup.instance.open(str(roundup_site.home)).open("admin")
+    try:
+        ids = [i for i in db.issue.list() if db.issue.get(i, "title") == "Spell checker flags URLs"]
+        for _ in range(2):  # the same message twice
+            msgs = db.issue.get(ids[0], "messages")
+            db.issue.set(ids[0], messages=[*msgs, db.msg.create(content=J.MESSAGE, author="3")])
+        db.commit()
+    finally:
+        db.close()
+    verdict = J.add_message(None, _result("done"), url)
+    assert not verdict.ok and "twice" in verdict.reason
+    assert not J.issue_status_priority(None, _result("in-progress, urgent"), url).ok  # a read must change nothing

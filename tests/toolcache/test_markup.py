@@ -1,0 +1,80 @@
+"""The builder on ordinary markup: page names from route templates, tables, label/value pairs, secrets."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from toolcache.extract import extract_snapshot
+from toolcache.pages import PAGE_JS, page_name
+from toolcache.redact import REDACTED, is_secret, looks_like_card
+
+URLS = [
+    ("http://x.test/", "home"),
+    ("http://x.test/?%40ok_message=Welcome", "home"),
+    ("http://x.test/issue", "issue"),
+    ("http://x.test/issue123", "issue{id}"),
+    ("http://x.test/issue15?@ok_message=saved&@template=item", "issue{id}"),
+    ("http://x.test/issue?@template=item", "issue_item"),
+    ("http://x.test/issue?@template=search&x=1", "issue_search"),
+    ("http://x.test/orders/8f3a9c1d", "orders_{id}"),
+    ("http://x.test/account/settings", "account_settings"),
+    ("http://x.test/users/42/edit", "users_{id}_edit"),
+]
+
+
+@pytest.mark.parametrize(("url", "name"), URLS)
+def test_page_name_from_route_template(url: str, name: str) -> None:
+    assert page_name(url) == name
+
+
+async def test_browser_names_pages_the_same_way(page: Any) -> None:
+    await page.set_content("<body></body>")
+    got = await page.evaluate("(urls) => {" + PAGE_JS + "return urls.map(__pageOf); }", [u for u, _ in URLS])
+    assert got == [n for _, n in URLS]
+
+
+TABLE = """<body><nav><p class="block"><a href="issue?@template=search">Search</a></p>
+<p class="block"><a href="user1">Me</a></p></nav>
+<main><table class="list"><tr><th>ID</th><th>Title</th><th>Status</th></tr>
+<tr><th colspan="3">critical</th></tr>
+<tr><td>3</td><td><a href="issue3">Crash on save</a></td><td>open</td></tr>
+<tr><td>7</td><td><a href="issue7">Slow start</a></td><td>closed</td></tr></table>
+<form name="edit"><table class="form"><tr><th>Priority</th><td><select name="priority">
+<option value="-1">- no selection -</option><option value="1" selected>bug</option></select></td>
+<th>Owner:</th><td>alice</td></tr></table>
+<input type="submit" value="Save"></form></main></body>"""
+
+
+def test_tables_become_lists_with_header_fields() -> None:
+    ps = extract_snapshot(TABLE, "http://x.test/issue")
+    issue = ps.elements["issue"]
+    assert issue.repeated and issue.selector == "table.list tr:has(> td)"
+    assert {n: (p.source, p.key) for n, p in issue.props.items()} == {
+        "id": ("cell", "ID"), "title": ("cell", "Title"), "status": ("cell", "Status")}
+    assert issue.name_prop == "title" and issue.link_selector == "a[href]"
+    assert issue.samples == ["Crash on save", "Slow start"]
+
+
+def test_chrome_is_not_a_list_and_nothing_is_a_bare_tag() -> None:
+    ps = extract_snapshot(TABLE, "http://x.test/issue")
+    assert not [e for e in ps.elements.values() if e.repeated and e.name != "issue"]
+    assert all(e.selector not in ("a", "input", "button", "select") for e in ps.elements.values())
+    assert ps.elements["saveButton"].selector == 'form[name="edit"] input[type="submit"][value="Save"]'
+    assert ps.elements["priority"].option_labels == ["- no selection -", "bug"]
+
+
+def test_label_value_pairs_are_fields() -> None:
+    ps = extract_snapshot(TABLE, "http://x.test/issue")
+    assert {n: (p.source, p.key) for n, p in ps.fields.items()} == {
+        "priority": ("pair", "Priority"), "owner": ("pair", "Owner")}
+
+
+def test_secrets() -> None:
+    assert is_secret({"type": "password"}, "hunter2")
+    assert is_secret({"autocomplete": "cc-number"}, "1")
+    assert is_secret({}, "4111 1111 1111 1111") and looks_like_card("4111-1111-1111-1111")
+    assert not is_secret({"type": "text"}, "4111 1111 1111 1112")  # fails the Luhn check
+    assert not is_secret({"name": "title"}, "Crash on save")
+    assert REDACTED == "<redacted>"
