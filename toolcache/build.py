@@ -10,6 +10,8 @@ unverified in the report.
 from __future__ import annotations
 
 import logging
+import shutil
+import tempfile
 import time
 from collections import defaultdict
 from collections.abc import Awaitable, Callable, Sequence
@@ -30,7 +32,7 @@ from .extract import PageSchema, SiteSchema, extract_snapshot, merge_page, page_
 from .label import LabeledStep, label_step, label_with_model
 from .verify import VerifyReport, verify_tools
 
-__all__ = ["BuildReport", "build_cache", "load_traces", "trace_files", "STAGES"]
+__all__ = ["BuildReport", "build_cache", "load_traces", "replace_cache_dir", "trace_files", "STAGES"]
 
 log = logging.getLogger(__name__)
 
@@ -58,6 +60,10 @@ class BuildReport:
     distributions: dict[str, dict[str, Any]] = field(default_factory=dict)
     timings: dict[str, float] = field(default_factory=dict)
     output: str | None = None
+    previous: str | None = None
+    """Where the cache that ``output`` replaced was kept (``OUT.prev``), if there was one."""
+    not_written: str | None = None
+    """Why nothing was written (no readable trace, no tool): an existing cache stays as it was."""
     verify_calls: int = 0
 
     def to_json(self) -> dict[str, Any]:
@@ -82,6 +88,8 @@ class BuildReport:
             "verify_calls": self.verify_calls,
             "timings_s": {k: round(v, 3) for k, v in self.timings.items()},
             "output": self.output,
+            "previous": self.previous,
+            "not_written": self.not_written,
         }
 
 
@@ -334,8 +342,13 @@ async def build_cache(
         },
     ))
     cache = ToolCache(info, [s.manifest for s in synths_final], latency=fits_to_json(fits), schemas=site.to_json())
-    if out is not None:
-        cache.save(out)
+    if out is not None and (report.traces == 0 or not synths_final):
+        # a typo in the trace path must not empty a working cache
+        report.not_written = "no readable trace" if report.traces == 0 else "no tool survived the build"
+        log.warning("nothing written to %s: %s", out, report.not_written)
+    elif out is not None:
+        replaced = replace_cache_dir(cache, out)
+        report.previous = str(replaced) if replaced is not None else None
         report.output = str(out)
     if progress:
         progress("save", 1, 1)
@@ -344,3 +357,39 @@ async def build_cache(
     cache.synths = synths_final  # type: ignore[attr-defined]
     cache.verify_report = vreport  # type: ignore[attr-defined]
     return cache, report
+
+
+def replace_cache_dir(cache: ToolCache, out: str | Path) -> Path | None:
+    """Save ``cache`` as the directory ``out``, keeping the cache it replaces as ``out.prev``.
+
+    The new cache is written whole to a sibling temporary directory first, so a
+    failed save leaves ``out`` untouched; then ``out`` (if any) becomes
+    ``out.prev`` (an older ``out.prev`` is dropped) and the new one takes its
+    place, two renames on one file system. Returns the ``.prev`` path, or None
+    when there was nothing to keep.
+    """
+    root = Path(out)
+    root.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{root.name}.new-", dir=root.parent))
+    try:
+        cache.save(tmp)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    prev: Path | None = None
+    if root.exists():
+        prev = root.with_name(root.name + ".prev")
+        if prev.is_dir() and not prev.is_symlink():
+            shutil.rmtree(prev)
+        elif prev.exists() or prev.is_symlink():
+            prev.unlink()
+        root.rename(prev)
+    try:
+        tmp.rename(root)
+    except BaseException:
+        if prev is not None:
+            prev.rename(root)  # put the old cache back
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    cache.path = root
+    return prev

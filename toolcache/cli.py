@@ -126,9 +126,13 @@ def _cmd_build(args: argparse.Namespace) -> int:
             out.print(f"[red]rejected[/red] {name}: {reason}")
         for bad in report.bad_traces:
             out.print(f"[yellow]bad trace[/yellow] {bad['error']}")
-    if report.traces == 0:
-        err.print("toolcache: no readable trace: nothing to build from")
+    if report.not_written or report.traces == 0:
+        kept = " (the cache there is unchanged)" if Path(args.output).exists() else ""
+        err.print(f"toolcache: {report.not_written or 'no readable trace'}: nothing written to {args.output}{kept}",
+                  markup=False)
         return 1
+    if report.previous:
+        err.print(f"toolcache: the cache it replaced is in {report.previous}", markup=False)
     return 0
 
 

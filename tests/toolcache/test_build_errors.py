@@ -60,3 +60,43 @@ def test_cli_build_with_only_bad_traces_still_reports(tmp_path: Path, capsys: py
     data = json.loads(capsys.readouterr().out)
     assert code == 1 and data["traces"] == 0  # nothing to build from: a failing exit, the JSON still out
     assert data["bad_traces"][0]["line"] == 1 and "a.jsonl:1" in data["bad_traces"][0]["error"]
+
+
+def _cache_files(root: Path) -> dict[str, str]:
+    return {str(f.relative_to(root)): f.read_text() for f in sorted(root.rglob("*")) if f.is_file()}
+
+
+@pytest.mark.parametrize("source", ["missing", "bad"])
+def test_build_that_read_nothing_leaves_the_existing_cache(tmp_path: Path, source: str, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "cache"
+    assert main(["build", str(FOOD_TRACES / "browse_category.jsonl"), "-o", str(out), "--json"]) == 0
+    (out / "plans.json").write_text('{"k": {"plan": "result = 1"}}\n')
+    before = _cache_files(out)
+    assert any(name.startswith("tools/") for name in before)
+    capsys.readouterr()
+    d = tmp_path / "t"
+    if source == "bad":
+        d.mkdir()
+        (d / "a.jsonl").write_text("{not json\n")
+    else:
+        d = tmp_path / "no-such-dir"  # a typo in the trace path
+    code = main(["build", str(d), "-o", str(out)])
+    assert code != 0
+    assert "nothing written" in capsys.readouterr().err
+    assert _cache_files(out) == before
+    assert not (tmp_path / "cache.prev").exists()
+
+
+def test_build_replaces_a_cache_and_keeps_the_previous_one(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "cache"
+    assert main(["build", str(FOOD_TRACES / "browse_category.jsonl"), "-o", str(out), "--json"]) == 0
+    (out / "plans.json").write_text('{"k": {"plan": "result = 1"}}\n')
+    (out / "tools" / "hand_written.json").write_text((next((out / "tools").glob("*.json"))).read_text())
+    before = _cache_files(out)
+    capsys.readouterr()
+    assert main(["build", str(FOOD_TRACES / "search_store.jsonl"), "-o", str(out), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["previous"] == str(tmp_path / "cache.prev") and data["output"] == str(out)
+    assert _cache_files(tmp_path / "cache.prev") == before  # recoverable, byte for byte
+    assert not (out / "tools" / "hand_written.json").exists() and json.loads((out / "plans.json").read_text()) == {}
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".cache.new-")] == []  # no temporary left
