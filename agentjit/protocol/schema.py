@@ -1,6 +1,7 @@
 """JSON-Schema checks of tool inputs and outputs, and pydantic models built from schemas.
 
-Validation uses the ``jsonschema`` package. :func:`output_model` turns a tool's
+Validation is compiled once per schema: ``jsonschema-rs`` answers valid/invalid
+in microseconds, and the ``jsonschema`` package explains an invalid value. :func:`output_model` turns a tool's
 ``output_schema`` into a pydantic model class so plans can write
 ``stores.items[0].name``; nested objects and arrays of objects become nested
 models, optional properties default to ``None``.
@@ -14,6 +15,7 @@ from collections.abc import Mapping
 from typing import Any
 
 import jsonschema
+import jsonschema_rs
 from pydantic import BaseModel, ConfigDict, create_model
 
 from agentjit.exceptions import ToolInputError, ToolOutputError
@@ -42,8 +44,41 @@ def _validator(schema_json: str) -> jsonschema.protocols.Validator:
     return cls(schema)  # type: ignore[no-any-return]
 
 
+@functools.lru_cache(maxsize=512)
+def _fast_validator(schema_json: str) -> Any:
+    """A compiled jsonschema-rs validator for the fast yes/no, or None for a schema it does not take."""
+    try:
+        return jsonschema_rs.validator_for(json.loads(schema_json))
+    except Exception:  # an exotic schema: the pure-Python validator alone decides
+        return None
+
+
+_KEYS: dict[int, tuple[dict[str, Any], str]] = {}
+
+
+def _schema_key(schema: dict[str, Any]) -> str:
+    """The canonical JSON of ``schema``, computed once per schema object (manifests keep theirs)."""
+    hit = _KEYS.get(id(schema))
+    if hit is not None and hit[0] is schema:
+        return hit[1]
+    key = json.dumps(schema, sort_keys=True)
+    if len(_KEYS) > 4096:
+        _KEYS.clear()
+    _KEYS[id(schema)] = (schema, key)
+    return key
+
+
 def _errors(schema: dict[str, Any], value: Any) -> list[str]:
-    validator = _validator(json.dumps(schema, sort_keys=True))
+    """Schema errors of ``value``: a compiled validator says yes fast; ``jsonschema`` explains a no."""
+    key = _schema_key(schema)
+    fast = _fast_validator(key)
+    if fast is not None:
+        try:
+            if fast.is_valid(value):
+                return []
+        except Exception:  # a value it cannot take (a non-JSON type): let jsonschema judge
+            pass
+    validator = _validator(key)
     out = []
     for err in sorted(validator.iter_errors(value), key=lambda e: list(e.absolute_path)):
         where = ".".join(str(p) for p in err.absolute_path) or "<root>"
