@@ -19,6 +19,7 @@ from typing import Any
 
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from agentjit.exceptions import AgentJITError
 
@@ -39,12 +40,20 @@ def command(name: str) -> Callable[[Handler], Handler]:
 
 
 def _out() -> Console:
+    """The console for results. Markup is off: plans, tasks, tool names and site text print
+    literally (``[s.name for s in xs]`` is code, not a style); styles come from :func:`styled`."""
     # piped or captured output gets a wide table instead of an 80-column guess
-    return Console(highlight=False, soft_wrap=True, width=None if sys.stdout.isatty() else 160)
+    return Console(highlight=False, markup=False, soft_wrap=True, width=None if sys.stdout.isatty() else 160)
 
 
 def _err() -> Console:
-    return Console(stderr=True, highlight=False)
+    """The console for progress and warnings (stderr); markup off as in :func:`_out`."""
+    return Console(stderr=True, highlight=False, markup=False)
+
+
+def styled(label: str, style: str, rest: str = "") -> Text:
+    """``label`` in ``style`` followed by ``rest``, both literal (no console markup is parsed)."""
+    return Text.assemble((label, style), rest)
 
 
 def emit_json(data: Any) -> None:
@@ -88,7 +97,7 @@ def _load_cache(args: argparse.Namespace) -> Any:
         try:
             cache.plans = json.loads(plans_file.read_text(encoding="utf-8"))
         except (OSError, json.JSONDecodeError) as exc:
-            _err().print(f"[yellow]warning:[/] ignoring unreadable plan cache {plans_file}: {exc}")
+            _err().print(styled("warning:", "yellow", f" ignoring unreadable plan cache {plans_file}: {exc}"))
     return cache
 
 
@@ -373,8 +382,8 @@ async def cmd_demo(args: argparse.Namespace) -> int:
     def on_result(res: TaskResult) -> None:
         done.append(res)
         if not args.json:
-            mark = "[green]ok[/]" if res.ok else "[red]FAIL[/]"
-            progress_console.print(f"  {mark} {res.id} ({res.latency_s:.2f} s) {'' if res.ok else res.reason}")
+            mark = styled("  ok", "green") if res.ok else styled("  FAIL", "red")
+            progress_console.print(mark, f"{res.id} ({res.latency_s:.2f} s) {'' if res.ok else res.reason}")
 
     t0 = time.perf_counter()
     report = await run_demo(
@@ -467,7 +476,7 @@ async def cmd_schedule(args: argparse.Namespace) -> int:
     out.print(f"choice: {schedule.strategy} x{schedule.workers}: {schedule.reason}")
     out.print(f"decision time {schedule.decision_time_s * 1e3:.2f} ms")
     if schedule.missing_latency:
-        out.print(f"[yellow]no latency fit for:[/] {', '.join(schedule.missing_latency)} (priced at a constant)")
+        out.print(styled("no latency fit for:", "yellow", f" {', '.join(schedule.missing_latency)} (priced at a constant)"))
     return 0
 
 
@@ -475,7 +484,7 @@ def _progress() -> Any:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     return Progress(
-        TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+        TextColumn("{task.description}", markup=False), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
         console=_err(), transient=True,
     )  # fmt: skip
 
@@ -523,7 +532,7 @@ async def cmd_profile(args: argparse.Namespace) -> int:
         out.print(table)
         out.print(f"written to {written}" if written else "not written (pass --write to store the fits)")
         for failure in profile.failures:
-            out.print(f"[red]failed:[/] {failure}")
+            out.print(styled("failed:", "red", f" {failure}"))
     return 0 if not profile.failures else 1
 
 
@@ -556,10 +565,10 @@ async def bench_scheduler(args: argparse.Namespace) -> int:
 
         for row in report.tasks:
             chosen = row.chosen if row.chosen_workers == 1 else f"{row.chosen} x{row.chosen_workers}"
-            mark = "[green]" if row.agree else "[red]"
+            mark = "green" if row.agree else "red"
             predicted = "/".join(fmt(row.predicted_mean_s.get(s)) for s in ("serial", "parallel", "hedge"))
             table.add_row(
-                row.id, f"{mark}{chosen}[/]", row.oracle or "-",
+                row.id, Text(chosen, style=mark), row.oracle or "-",
                 *(fmt(row.measured_mean_s.get(s)) for s in ("serial", "parallel", "hedge")),
                 predicted, "-" if row.regret is None else f"{row.regret:+.1%}",
             )  # fmt: skip
@@ -572,7 +581,7 @@ async def bench_scheduler(args: argparse.Namespace) -> int:
             f"{summary['runs']} runs in {summary['wall_s']:.0f} s ({summary['browser']})"
         )
         for failure in summary["failures"]:
-            out.print(f"[red]judge failed:[/] {failure}")
+            out.print(styled("judge failed:", "red", f" {failure}"))
     return 0 if not summary["failures"] else 1
 
 

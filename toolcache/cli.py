@@ -75,10 +75,12 @@ def _cmd_build(args: argparse.Namespace) -> int:
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
     from rich.table import Table
 
+    from agentjit.cli import styled
+
     from .build import STAGES, build_cache
     from .record import reset_site
 
-    err = Console(stderr=True)
+    err = Console(stderr=True, markup=False)  # trace paths and site text print literally
     model = None
     if args.model:
         from agentjit.llm import infer_model
@@ -108,7 +110,7 @@ def _cmd_build(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(data, indent=2))
     else:
-        out = Console()
+        out = Console(markup=False)
         t = Table(title=f"toolcache build -> {args.output} ({elapsed:.1f} s)")
         t.add_column("what")
         t.add_column("figure", justify="right")
@@ -123,9 +125,9 @@ def _cmd_build(args: argparse.Namespace) -> int:
         t.add_row("distributions", str(len(report.distributions)))
         out.print(t)
         for name, reason in report.rejected.items():
-            out.print(f"[red]rejected[/red] {name}: {reason}")
+            out.print(styled("rejected", "red", f" {name}: {reason}"))
         for bad in report.bad_traces:
-            out.print(f"[yellow]bad trace[/yellow] {bad['error']}")
+            out.print(styled("bad trace", "yellow", f" {bad['error']}"))
     if report.not_written or report.traces == 0:
         kept = " (the cache there is unchanged)" if Path(args.output).exists() else ""
         err.print(f"toolcache: {report.not_written or 'no readable trace'}: nothing written to {args.output}{kept}",
