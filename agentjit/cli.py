@@ -282,7 +282,8 @@ async def _compile(task: str, args: argparse.Namespace, cache: Any = None) -> An
     if not args.model:
         raise SystemExit("compiling a task needs --model (e.g. --model openai:gpt-4.1)")
     cache = cache if cache is not None else _load_cache(args)
-    planner = Planner(_model(args.model), cache, n=getattr(args, "n", 4), k=getattr(args, "k", 2), max_repairs=getattr(args, "repairs", 2))
+    planner = Planner(_model(args.model), cache, n=getattr(args, "n", 4), k=getattr(args, "k", 2), max_repairs=getattr(args, "repairs", 2),
+                      any_model=getattr(args, "any_model", False))
     plan = await planner.compile(task, use_cache=not getattr(args, "no_plan_cache", False))
     _save_plans(cache, args)
     return plan
@@ -317,6 +318,8 @@ async def cmd_compile(args: argparse.Namespace) -> int:
         "tokens": {"input": plan.usage.input_tokens, "output": plan.usage.output_tokens},
         "stats": plan.stats.model_dump(),
         "candidates": [c.model_dump() for c in plan.candidates],
+        "model_calls": plan.stats.sampled + plan.stats.repaired,
+        "plan_cache": plan.plan_cache,
     }
     if args.json:
         emit_json(data)
@@ -324,6 +327,12 @@ async def cmd_compile(args: argparse.Namespace) -> int:
     out = _out()
     out.print(plan.source)
     st = plan.stats
+    if plan.origin == "cache":
+        out.print(
+            f"cost {plan.cost}, from the plan cache {plan.plan_cache} (compiled by {plan.model}); "
+            f"no model was called: 0 requests, 0 tokens, {plan.time_s:.2f} s"
+        )
+        return 0
     out.print(
         f"cost {plan.cost}, origin {plan.origin}, {st.sampled} sampled, {st.repaired} repairs, {st.valid} valid, "
         f"rejected {st.rejected_by_code}, {plan.time_s:.2f} s, tokens {plan.usage.input_tokens}+{plan.usage.output_tokens}"
@@ -630,6 +639,8 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--plan-cache", help="plan cache file for the bundled cache (default: ~/.cache/agentjit/APP-plans.json)")
 
     def planner_args(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--any-model", action="store_true",
+                       help="accept a plan cache entry compiled by another model (default: only --model's own plans)")
         p.add_argument("-n", type=int, default=4, help="planner workers sampling in parallel")
         p.add_argument("-k", type=int, default=2, help="valid candidates before early accept")
         p.add_argument("--repairs", type=int, default=2, help="repair rounds per failed candidate (M)")

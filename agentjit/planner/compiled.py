@@ -55,3 +55,7 @@ class CompiledPlan(BaseModel):
     usage: Usage = Field(default_factory=Usage)
     candidates: list[CandidateReport] = Field(default_factory=list)
     cache_fingerprint: str = ""
+    plan_cache: str | None = None
+    """For ``origin == "cache"``: the plan cache file the plan came from. ``stats``, ``usage`` and
+    ``candidates`` then describe this compile (no model call: all zero); ``model`` names the model
+    that compiled the plan originally."""

@@ -24,6 +24,7 @@ import re
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from agentjit.cache import ToolCache
 from agentjit.exceptions import ModelError
@@ -35,7 +36,7 @@ from .cost import CostModel
 from .messages import Diagnostic, NoValidPlan
 from .prompts import extract_code, plan_messages, repair_messages
 
-__all__ = ["Planner", "normalize_task", "plan_key", "pass_at_k", "pass_at_t"]
+__all__ = ["Planner", "model_name", "normalize_task", "plan_key", "pass_at_k", "pass_at_t"]
 
 log = logging.getLogger(__name__)
 
@@ -48,9 +49,20 @@ def normalize_task(task: str) -> str:
     return _SPACE.sub(" ", task.lower()).strip(_EDGE_PUNCT)
 
 
-def plan_key(task: str, cache: ToolCache) -> str:
-    """The plan cache key: the normalized task and the cache's fingerprint."""
-    return f"{cache.fingerprint()}:{normalize_task(task)}"
+def plan_key(task: str, cache: ToolCache, model: str | None = None) -> str:
+    """The plan cache key: the cache's fingerprint, the model's name and the normalized task.
+
+    ``model`` None gives the key of entries stored before plans were keyed by
+    model (found only with ``any_model``).
+    """
+    if model is None:
+        return f"{cache.fingerprint()}:{normalize_task(task)}"
+    return f"{cache.fingerprint()}:{model}:{normalize_task(task)}"
+
+
+def model_name(model: Model) -> str:
+    """The name a model's plans are stored under (``openai:gpt-4.1``)."""
+    return str(getattr(model, "name", "") or type(model).__name__)
 
 
 def pass_at_k(n: int, c: int, k: int) -> float:
@@ -121,6 +133,7 @@ class Planner:
         max_tokens: int | None = None,
         clock: Callable[[], float] = time.perf_counter,
         now: str | None = None,
+        any_model: bool = False,
     ) -> None:
         if n < 1 or k < 1 or max_repairs < 0:
             raise ValueError(f"need n >= 1, k >= 1, max_repairs >= 0 (got n={n}, k={k}, max_repairs={max_repairs})")
@@ -134,12 +147,14 @@ class Planner:
         self.max_tokens = max_tokens
         self.clock = clock
         self.now = now
+        self.any_model = any_model
+        """Accept a plan cache entry another model compiled (same task and tools)."""
 
     # -- plan cache -----------------------------------------------------------------
 
     def cached(self, task: str) -> CompiledPlan | None:
         """The stored plan for ``task`` under the current tools, if any."""
-        raw = self.cache.plans.get(plan_key(task, self.cache))
+        _key, raw = self._entry(task)
         if raw is None:
             return None
         try:
@@ -148,8 +163,31 @@ class Planner:
             log.warning("ignoring a malformed plan cache entry for %r: %s", task, exc)
             return None
 
+    def _entry(self, task: str) -> tuple[str, Any]:
+        """``(key, raw entry)`` of the plan cache entry for ``task`` under the current tools and
+        this planner's model, or ``("", None)``.
+
+        An entry stored before plans were keyed by model counts as this model's
+        when it names no model or this one. With ``any_model`` an entry of any
+        model will do (this model's own first).
+        """
+        name = model_name(self.model)
+        key = plan_key(task, self.cache, name)
+        if key in self.cache.plans:
+            return key, self.cache.plans[key]
+        legacy = plan_key(task, self.cache)
+        raw = self.cache.plans.get(legacy)
+        if raw is not None and (self.any_model or not isinstance(raw, dict) or raw.get("model", "") in ("", name)):
+            return legacy, raw
+        if self.any_model:
+            prefix, suffix = f"{self.cache.fingerprint()}:", f":{normalize_task(task)}"
+            for key, raw in self.cache.plans.items():
+                if key.startswith(prefix) and key.endswith(suffix):
+                    return key, raw
+        return "", None
+
     def store(self, plan: CompiledPlan) -> None:
-        self.cache.plans[plan_key(plan.task, self.cache)] = plan.model_dump(mode="json")
+        self.cache.plans[plan_key(plan.task, self.cache, plan.model or model_name(self.model))] = plan.model_dump(mode="json")
         if self.cache.path is not None:
             self.cache.save_part("plans")
 
@@ -161,8 +199,12 @@ class Planner:
         if use_cache:
             hit = self.cached(task)
             if hit is not None:
-                log.info("plan cache hit for %r", task)
-                return hit.model_copy(update={"origin": "cache", "time_s": self.clock() - start})
+                log.info("plan cache hit for %r (compiled by %s)", task, hit.model)
+                # this compile called no model: fresh (zero) stats and usage; hit.model names who compiled it
+                return hit.model_copy(update={
+                    "origin": "cache", "time_s": self.clock() - start, "stats": PlanStats(), "usage": Usage(),
+                    "candidates": [], "plan_cache": str(self.cache.plans_file or "the plan cache"),
+                })
         run = _Run(start=start)
         base = plan_messages(task, self.cache, now=self.now)
         async with asyncio.TaskGroup() as tg:
@@ -193,7 +235,7 @@ class Planner:
             cost=best.result.cost,
             calls=best.result.calls,
             origin="model",
-            model=getattr(self.model, "name", type(self.model).__name__),
+            model=model_name(self.model),
             stats=run.stats,
             time_s=elapsed,
             usage=run.usage,

@@ -98,7 +98,7 @@ async def test_plan_cache_hit_makes_no_model_call(tmp_path: Path) -> None:
     assert first.origin == "model"
     calls = len(model.calls)
     stored = json.loads((tmp_path / "plans.json").read_text())
-    assert list(stored) == [plan_key(TASK, cache)]
+    assert list(stored) == [plan_key(TASK, cache, model.name)]
     t0 = time.perf_counter()
     again = await planner.compile("  visit the FIRST five restaurants in 'Best near you' and report how many of them have under 20 reviews ")
     hit_s = time.perf_counter() - t0
@@ -149,3 +149,33 @@ def test_pass_at_t() -> None:
     assert pass_at_t(2.0, lat, 0.5) == pytest.approx(0.25)  # F=0.5, p=0.5
     assert pass_at_t(2.0, lat, 0.5, n_parallel=2) == pytest.approx(1 - 0.75**2)
     assert pass_at_t(10.0, lat, 1.0, n_parallel=8) == 1.0
+
+
+async def test_plan_cache_is_keyed_by_model_and_a_hit_reports_no_model_call(tmp_path: Path) -> None:
+    cache = make_cache(tmp_path)
+    a = FunctionModel(lambda messages: fenced(PLAN_C), name="openai:a")
+    b = FunctionModel(lambda messages: fenced(PLAN_C), name="gemini:b")
+    first = await Planner(a, cache, n=1, k=1).compile(TASK)
+    assert first.origin == "model" and first.model == "openai:a" and first.stats.sampled == 1
+    # another model does not get model a's plan ...
+    by_b = await Planner(b, cache, n=1, k=1).compile(TASK)
+    assert by_b.origin == "model" and by_b.model == "gemini:b" and len(b.calls) == 1
+    assert set(json.loads((tmp_path / "plans.json").read_text())) == {plan_key(TASK, cache, "openai:a"), plan_key(TASK, cache, "gemini:b")}
+    # ... and its own hit says that nothing was spent now
+    hit = await Planner(b, cache, n=1, k=1).compile(TASK)
+    assert hit.origin == "cache" and len(b.calls) == 1 and hit.model == "gemini:b"
+    assert hit.stats.sampled == hit.stats.repaired == 0 and hit.usage.input_tokens == hit.usage.output_tokens == 0
+    assert hit.candidates == [] and hit.plan_cache == str(tmp_path / "plans.json")
+    # only an explicit any_model takes another model's plan
+    c = FunctionModel(lambda messages: fenced(PLAN_C), name="openai:c")
+    other = await Planner(c, cache, n=1, k=1, any_model=True).compile(TASK)
+    assert other.origin == "cache" and other.model in ("openai:a", "gemini:b") and c.calls == []
+
+
+async def test_an_entry_stored_before_model_keys_is_used_only_by_its_model(tmp_path: Path) -> None:
+    cache = make_cache(tmp_path)
+    cache.plans[plan_key(TASK, cache)] = {"task": TASK, "source": PLAN_C, "cost": 0.2, "origin": "model", "model": "openai:a"}
+    b = FunctionModel(lambda messages: fenced(PLAN_C), name="gemini:b")
+    assert (await Planner(b, cache, n=1, k=1).compile(TASK)).origin == "model" and len(b.calls) == 1
+    a = FunctionModel(lambda messages: fenced(PLAN_C), name="openai:a")
+    assert (await Planner(a, cache, n=1, k=1).compile(TASK)).origin == "cache" and a.calls == []

@@ -1,0 +1,39 @@
+"""The plan cache on the command line: keyed by model, and a hit says that no model was called."""
+
+from __future__ import annotations
+
+import json
+
+from agentjit.cli import main
+from agentjit.testing import FakeOpenAIServer, FakeReply
+
+PLAN = 'await goto_home()\nstores = await list_stores(section="Best near you", limit=3)\nresult = [s.name for s in stores.items]'
+TASK = "first three stores in Best near you"
+
+
+def test_compile_cache_hits_only_for_the_same_model(capsys, tmp_path, monkeypatch) -> None:
+    plans = str(tmp_path / "plans.json")
+    monkeypatch.setenv("OPENAI_API_KEY", "test-key")
+    with FakeOpenAIServer([FakeReply(text=f"```python\n{PLAN}\n```", usage=(100, 10))] * 4) as server:
+
+        def compile_json(model: str, *extra: str) -> dict:
+            code = main(["compile", TASK, "--model", f"openai:{model}@{server.base_url}", "-n", "1", "-k", "1",
+                         "--plan-cache", plans, "--json", *extra])
+            assert code == 0
+            return json.loads(capsys.readouterr().out)
+
+        first = compile_json("model-a")
+        assert first["origin"] == "model" and first["model"] == "openai:model-a" and len(server.requests) == 1
+        other = compile_json("model-b")  # another model compiles afresh
+        assert other["origin"] == "model" and other["model"] == "openai:model-b" and len(server.requests) == 2
+        hit = compile_json("model-b")
+        assert hit["origin"] == "cache" and len(server.requests) == 2
+        assert hit["tokens"] == {"input": 0, "output": 0} and hit["model_calls"] == 0 and hit["plan_cache"] == plans
+        assert hit["stats"]["sampled"] == 0 and hit["candidates"] == []
+        borrowed = compile_json("model-c", "--any-model")
+        assert borrowed["origin"] == "cache" and borrowed["model"] in ("openai:model-a", "openai:model-b")
+        assert len(server.requests) == 2
+        # in words
+        assert main(["compile", TASK, "--model", f"openai:model-a@{server.base_url}", "--plan-cache", plans]) == 0
+        out = capsys.readouterr().out.replace("\n", " ")
+        assert f"from the plan cache {plans}" in out and "no model was called" in out and len(server.requests) == 2
