@@ -182,6 +182,19 @@ def _page_of(html: str, url: str | None) -> str:
     return m.group(1) if m else page_key(None, url)
 
 
+def _initial_state(labeled: dict[str, list[LabeledStep]], site: SiteSchema) -> dict[str, Any]:
+    """Where a run starts: the page the demonstrations landed on when they opened the site's
+    root (``/`` may redirect, e.g. Fava's to its income statement), else ``home`` if there is one."""
+    landed: defaultdict[str, int] = defaultdict(int)
+    for steps in labeled.values():
+        for ls in steps:
+            if ls.step.action == "goto" and ls.page_after and urlparse(str(ls.step.value or "")).path in ("", "/"):
+                landed[ls.page_after] += 1
+    if landed:
+        return {"page": max(landed, key=lambda page: landed[page])}
+    return {"page": "home"} if "home" in site.pages else {}
+
+
 async def build_cache(
     paths: Sequence[str | Path],
     out: str | Path | None,
@@ -334,7 +347,7 @@ async def build_cache(
         url_pattern=(urlparse(base_url or start or "").netloc and "*") or "*",
         description=f"Built by toolcache from {report.traces} traces",
         start_path="/",
-        initial_state={"page": "home"} if "home" in site.pages else {},
+        initial_state=_initial_state(labeled, site),
         builder={
             "verified": vreport is not None,
             "traces": [str(tr.path) for tr in traces],
