@@ -21,6 +21,7 @@ from .guard import (
     override_allow_model_requests,
 )
 from .infer import MODEL_SPEC_FORMS, infer_model
+from .latency import DEFAULT_PROFILE, PROFILES, LatencyProfile, SimulatedLatency, get_profile
 from .openai import OpenAIModel
 from .provider import ProviderModel
 from .retry import RetryPolicy, Verdict
@@ -47,6 +48,11 @@ __all__ = [
     "RetryPolicy",
     "Verdict",
     "infer_model",
+    "SimulatedLatency",
+    "LatencyProfile",
+    "PROFILES",
+    "DEFAULT_PROFILE",
+    "get_profile",
     "MODEL_SPEC_FORMS",
     "check_model_request_allowed",
     "is_loopback_url",

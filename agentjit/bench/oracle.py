@@ -1,0 +1,129 @@
+"""The oracle policy: an offline "model" that replays a recorded demonstration of a task.
+
+Each request gets the page the stepwise agent sees; the oracle takes the next
+recorded step (``traces/<app>/tasks/<task id>.jsonl``, recorded with
+``toolcache record`` from the scripts beside them), finds the element on the
+page whose descriptor matches the recorded target (CSS selector first, then
+test id + role + accessible name, then test id + role + name prefix) and
+answers that action as JSON; after the last step it answers ``done`` with the
+task's expected answer. So the baseline agent never takes a wrong step, and a
+speedup measured against it is a lower bound on what compiling gains.
+
+Recorded ``scroll`` steps are left out (the agent already sees the whole
+page's text), a ``fill`` followed by ``press Enter`` on the same field becomes
+one ``type`` with ``submit``, and a leading ``goto`` to the page the agent
+already shows is skipped: each leaves the baseline with fewer calls, never more.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from agentjit.agent.observe import parse_elements
+from agentjit.exceptions import ConfigError
+from agentjit.llm.base import Message
+from agentjit.llm.function import FunctionModel
+from agentjit.protocol.trace import StepEvent, read_trace
+
+from .tasks import Task
+
+__all__ = ["OraclePolicy", "oracle_model", "demo_path", "DEMOS_ROOT", "answer_for"]
+
+DEMOS_ROOT = Path(__file__).resolve().parents[2] / "traces"
+"""``traces/`` of the source checkout: demonstrations live in ``traces/<app>/tasks/``."""
+
+
+def demo_path(task: Task, root: Path | None = None) -> Path:
+    path = (root or DEMOS_ROOT) / task.app / "tasks" / f"{task.id}.jsonl"
+    if not path.exists():
+        raise ConfigError(f"no recorded demonstration for task {task.id!r} (looked for {path})")
+    return path
+
+
+def answer_for(task: Task) -> str:
+    """The task's expected answer as the text ``done`` carries."""
+    if isinstance(task.expected, str):
+        return task.expected
+    return json.dumps(task.expected, ensure_ascii=False)
+
+
+class OraclePolicy:
+    """Answers the agent's requests from ``steps`` (a recorded demonstration), then ``done``."""
+
+    def __init__(self, steps: list[StepEvent], answer: Any) -> None:
+        self.steps = [s for s in steps if s.ok and s.action != "scroll"]
+        self.answer = answer
+        self.position = 0
+        self.started = False
+
+    def __call__(self, messages: list[Message]) -> str:
+        page = next((m.content for m in reversed(messages) if m.role == "user" and "Current page:" in m.content), "")
+        url = next((ln[5:] for ln in page.splitlines() if ln.startswith("URL: ")), "")
+        elements = parse_elements(page)
+        while self.position < len(self.steps):
+            step = self.steps[self.position]
+            first = not self.started
+            self.started = True
+            if step.action == "goto":
+                self.position += 1
+                target = urlsplit(str(step.value or step.url_after or "/"))
+                if first and urlsplit(url).path == target.path:
+                    continue
+                return self._say({"action": "goto", "url": target.path or "/"}, step)
+            index = self._find(step, elements, url)
+            nxt = self.steps[self.position + 1] if self.position + 1 < len(self.steps) else None
+            self.position += 1
+            if step.action == "fill":
+                submit = (
+                    nxt is not None and nxt.action == "press" and str(nxt.value) == "Enter"
+                    and nxt.target is not None and step.target is not None
+                    and nxt.target.selector == step.target.selector
+                )  # fmt: skip
+                if submit:
+                    self.position += 1
+                return self._say({"action": "type", "index": index, "text": str(step.value), "submit": submit}, step)
+            if step.action == "select":
+                return self._say({"action": "select", "index": index, "option": str(step.value)}, step)
+            if step.action in ("click", "check"):
+                return self._say({"action": "click", "index": index}, step)
+            if step.action == "press":  # Enter alone: submit the field as it is
+                value = next((e["value"] for e in elements if e["index"] == index), "") or ""
+                return self._say({"action": "type", "index": index, "text": value, "submit": True}, step)
+            raise ConfigError(f"the oracle cannot replay a recorded {step.action!r} step")
+        return json.dumps({"action": "done", "answer": self.answer}, ensure_ascii=False)
+
+    @staticmethod
+    def _say(action: dict[str, Any], step: StepEvent) -> str:
+        if step.goal:
+            action["note"] = step.goal
+        return json.dumps(action, ensure_ascii=False)
+
+    @staticmethod
+    def _find(step: StepEvent, elements: list[dict[str, Any]], url: str) -> int:
+        t = step.target
+        if t is None:
+            raise ConfigError(f"recorded step {step.index} ({step.action}) has no target to replay")
+        testid = getattr(t, "testid", None)
+        tests = [
+            lambda e: e["selector"] == t.selector,
+            lambda e: e["testid"] == testid and e["role"] == t.role and e["name"] == t.name,
+            lambda e: e["testid"] == testid and e["role"] == t.role and bool(t.name)
+            and (e["name"] or "").split(" ")[0] == (t.name or "").split(" ")[0],
+        ]  # fmt: skip
+        for test in tests:
+            found = [e["index"] for e in elements if test(e)]
+            if found:
+                return found[0]
+        raise ConfigError(
+            f"oracle: no element on {url} matches the recorded target of step {step.index} "
+            f"({t.role} {t.name!r}, selector {t.selector!r})"
+        )
+
+
+def oracle_model(task: Task, *, demos: Path | None = None, name: str = "oracle") -> FunctionModel:
+    """A :class:`FunctionModel` that replays ``task``'s demonstration (one per agent run)."""
+    trace = read_trace(demo_path(task, demos), check_snapshots=False)
+    return FunctionModel(OraclePolicy(trace.steps, answer_for(task)), name=name)

@@ -1,0 +1,147 @@
+"""The stepwise agent on the food site: oracle runs judged, bad answers, the trace, exactly-once writes."""
+
+from __future__ import annotations
+
+import json
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+
+from agentjit.agent import Observation, StepwiseAgent, parse_action, parse_elements
+from agentjit.agent.observe import Element
+from agentjit.bench.food.tasks import TASKS
+from agentjit.bench.oracle import oracle_model
+from agentjit.exceptions import ModelResponseError
+from agentjit.llm import FunctionModel, TestModel
+from agentjit.protocol.trace import SessionEvent, TraceWriter, read_trace
+from agentjit.runtime import EffectLog
+
+TASK = {t.id: t for t in TASKS}
+
+
+def _view() -> Observation:
+    els = [
+        Element(0, "a#home", "link", 'Home "page"', "Home", "a", testid="nav-home"),
+        Element(1, "input#q", "searchbox", "Search", "", "input", value="x"),
+        Element(2, "select#mode", "combobox", "Mode", "", "select", value="Pickup", options=["Pickup", "Delivery"]),
+    ]
+    return Observation(url="http://127.0.0.1:1/", title="T", elements=els, text="hello")
+
+
+def test_parse_action_accepts_and_explains():
+    view = _view()
+    assert parse_action('```json\n{"action": "click", "index": 0}\n```', view).index == 0
+    assert parse_action('{"action": "done", "answer": "42"}', view).answer == "42"
+    for bad, why in [
+        ("click it", "not one JSON object"),
+        ('{"action": "fly"}', "field 'action'"),
+        ('{"action": "click", "index": 9}', r"no element \[9\]"),
+        ('{"action": "type", "index": 1}', "type needs a text"),
+        ('{"action": "select", "index": 1, "option": "Pickup"}', "not a select"),
+        ('{"action": "select", "index": 2, "option": "Teleport"}', "needs an option"),
+        ('{"action": "goto", "url": "https://example.com/x"}', "may not leave the site"),
+    ]:
+        with pytest.raises(ValueError, match=why):
+            parse_action(bad, view, base_url="http://127.0.0.1:1/")
+
+
+def test_rendered_elements_parse_back():
+    view = _view()
+    text = view.render()
+    got = parse_elements(text)
+    assert [e["index"] for e in got] == [0, 1, 2]
+    assert got[0]["name"] == 'Home "page"' and got[0]["testid"] == "nav-home" and got[0]["selector"] == "a#home"
+    assert got[1]["value"] == "x"
+    small = view.render(budget_tokens=20)
+    assert "more elements not shown" in small
+
+
+async def _run(browser_pool: Any, site: Any, model: Any, task: str, **kw: Any) -> Any:
+    async with browser_pool.page() as page:
+        await page.goto(site.url + "/")
+        return await StepwiseAgent(model, **kw).run(page, task)
+
+
+@pytest.mark.parametrize("task_id", ["food-custom-7", "food-custom-12"])
+async def test_oracle_agent_passes_the_judge(browser_pool, food_site, task_id, tmp_path):
+    task = TASK[task_id]
+    before = food_site.state()
+    trace = TraceWriter(tmp_path / "t.jsonl", SessionEvent(site="food", task=task.task, source="agent"))
+    with trace:
+        result = await _run(browser_pool, food_site, oracle_model(task), task.task, trace=trace)
+    after = food_site.state()
+    verdict = task.evaluate(SimpleNamespace(value=result.answer), before, after, food_site.url)
+    assert verdict.ok, verdict.reason
+    assert result.done and result.model_calls == len(result.steps)
+    assert result.usage.input_tokens > 0 and result.usage.output_tokens > 0
+    steps = read_trace(tmp_path / "t.jsonl").steps
+    clicks = [s for s in steps if s.action == "click"]
+    assert clicks and all(s.target is not None and s.target.selector and s.target.role for s in clicks)
+    assert all(s.snapshot for s in clicks)
+    if task.kind == "write":
+        writes = [s for s in steps if s.effect == "WRITE"]
+        assert any(r["method"] == "POST" for s in writes for r in s.requests)
+
+
+async def test_a_malformed_answer_is_retried_once(browser_pool, food_site):
+    model = TestModel(["not json", '{"action": "done", "answer": "ok"}'])
+    result = await _run(browser_pool, food_site, model, "say ok")
+    assert result.answer == "ok" and result.model_calls == 2 and result.steps[0].retried
+    assert "That action is invalid" in model.calls[1][-1].content
+
+
+async def test_two_malformed_answers_fail_clearly(browser_pool, food_site):
+    model = TestModel(['{"action": "click", "index": 100000}', "still not json"])
+    with pytest.raises(ModelResponseError, match="invalid twice"):
+        await _run(browser_pool, food_site, model, "click something")
+
+
+async def test_no_done_within_max_steps_fails(browser_pool, food_site):
+    model = TestModel('{"action": "scroll"}', cycle=True)
+    with pytest.raises(ModelResponseError, match="within 2 steps"):
+        await _run(browser_pool, food_site, model, "scroll forever", max_steps=2)
+
+
+def _add_mochi_policy() -> FunctionModel:
+    """Open the Mochi Set, add it to the cart, done (answers by test id and name from the page)."""
+    plan = [("menu-item", "Mochi Set"), ("add-to-cart-button", "Add to cart")]
+
+    def fn(messages):
+        if not plan:
+            return json.dumps({"action": "done", "answer": "added"})
+        testid, name = plan.pop(0)
+        els = parse_elements(messages[-1].content)
+        index = next(e["index"] for e in els if e["testid"] == testid and e["name"].startswith(name))
+        return json.dumps({"action": "click", "index": index})
+
+    return FunctionModel(fn)
+
+
+async def test_a_rerun_never_submits_twice(browser_pool, food_site):
+    """The same steps run again with the same effect log (a retry): the write is replayed, not sent."""
+    log = EffectLog()
+    async with browser_pool.page() as page:
+        await page.goto(food_site.url + "/store/stonemill-matcha")
+        first = await StepwiseAgent(_add_mochi_policy(), effects=log).run(page, "add a mochi set")
+        assert [s.effect for s in first.steps[:2]] == ["READ", "WRITE"] and log.sent == 1
+        log.begin_execution()
+        await page.goto(food_site.url + "/store/stonemill-matcha")
+        second = await StepwiseAgent(_add_mochi_policy(), effects=log).run(page, "add a mochi set")
+    assert log.sent == 1, "the write was sent again"
+    assert second.steps[1].replayed and second.writes == 0
+    assert [line["quantity"] for line in food_site.state()["cart"]] == [1]
+
+
+async def test_the_model_sees_the_page(browser_pool, food_site):
+    seen: list[str] = []
+
+    def fn(messages):
+        seen.append(messages[-1].content)
+        return json.dumps({"action": "done", "answer": "x"})
+
+    await _run(browser_pool, food_site, FunctionModel(fn), "look")
+    page = seen[0]
+    assert "Task: look" in page and "URL: " + food_site.url in page
+    assert any(e["testid"] == "store-card" and e["role"] == "link" for e in parse_elements(page))
+    assert "Visible text:" in page
