@@ -60,6 +60,12 @@ def plan_key(task: str, cache: ToolCache, model: str | None = None) -> str:
     return f"{cache.fingerprint()}:{model}:{normalize_task(task)}"
 
 
+def _plans_file(cache: ToolCache) -> str:
+    """The plan cache file of ``cache``, for messages."""
+    where = getattr(cache, "plans_file", None) or (cache.path / "plans.json" if cache.path is not None else None)
+    return str(where or "the plan cache")
+
+
 def model_name(model: Model) -> str:
     """The name a model's plans are stored under (``openai:gpt-4.1``)."""
     return str(getattr(model, "name", "") or type(model).__name__)
@@ -203,7 +209,7 @@ class Planner:
                 # this compile called no model: fresh (zero) stats and usage; hit.model names who compiled it
                 return hit.model_copy(update={
                     "origin": "cache", "time_s": self.clock() - start, "stats": PlanStats(), "usage": Usage(),
-                    "candidates": [], "plan_cache": str(self.cache.plans_file or "the plan cache"),
+                    "candidates": [], "plan_cache": _plans_file(self.cache),
                 })
         run = _Run(start=start)
         base = plan_messages(task, self.cache, now=self.now)
