@@ -32,7 +32,7 @@ test: chromium venv
 
 # Re-record the food demonstrations in traces/food (real Chromium, latency injection on).
 traces: chromium venv
-	$(VENV)/bin/toolcache record --app food traces/food/scripts/*.json -o traces/food/
+	$(VENV)/bin/toolcache record --app food traces/food/scripts/*.json -o traces/food/ --force
 
 lint: venv
 	$(VENV)/bin/ruff check agentjit toolcache tests

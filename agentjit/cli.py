@@ -62,8 +62,29 @@ def emit_json(data: Any) -> None:
 
 
 def _plan_cache_file(app: str) -> Path:
+    return _user_file(app, "plans")
+
+
+def _user_file(app: str, kind: str) -> Path:
+    """A per-user file that stands in for a part of a bundled (read-only) cache:
+    ``$XDG_CACHE_HOME/agentjit/APP-KIND.json`` (``~/.cache`` by default)."""
     base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    return base / "agentjit" / f"{app}-plans.json"
+    return base / "agentjit" / f"{app}-{kind}.json"
+
+
+def _user_latency(cache: Any, app: str) -> None:
+    """Use the latency fits ``profile --write`` stored for this user over the bundled ones."""
+    path = _user_file(app, "latency")
+    if not path.exists():
+        return
+    try:
+        fits = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError, RecursionError) as exc:
+        _err().print(styled("warning:", "yellow", f" ignoring unreadable latency fits {path}: {exc}"))
+        return
+    if isinstance(fits, dict):
+        log.info("latency fits from %s", path)
+        cache.latency = fits
 
 
 def _app_name(args: argparse.Namespace) -> str | None:
@@ -92,6 +113,7 @@ def _load_cache(args: argparse.Namespace) -> Any:
     cache = get_app(app).load_cache()
     cache.path = None  # never write into the installed package
     args._tool_cache = cache
+    _user_latency(cache, app)
     plans_file = Path(getattr(args, "plan_cache", None) or _plan_cache_file(app))
     if plans_file.exists():
         try:
@@ -516,7 +538,16 @@ async def cmd_profile(args: argparse.Namespace) -> int:
             app, site_url=args.site, tasks=tasks, repeats=args.repeats, latency_scale=args.latency_scale,
             seed=args.seed, cache=cache, on_run=lambda _ev: progress.advance(bar),
         )  # fmt: skip
-    written = str(write_latency(cache_dir, profile.fits)) if args.write else None
+    written = None
+    if args.write and args.cache:
+        written = str(write_latency(cache_dir, profile.fits))
+    elif args.write:  # the bundled cache is read-only: the fits go to a per-user file it reads from then on
+        from agentjit.cache import atomic_write_json
+        from agentjit.scheduler.distributions import fits_to_json
+
+        path = _user_file(app or "food", "latency")
+        atomic_write_json(path, fits_to_json(profile.fits))
+        written = str(path)
     data = {
         "runs": profile.runs,
         "failures": profile.failures,
@@ -733,8 +764,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--latency-scale", type=float, default=1.0)
     p.add_argument("--seed", type=int, default=0)
     tasks_arg(p)
-    p.add_argument("--cache", help="cache directory whose latency.json --write replaces (default: the bundled one)")
-    p.add_argument("--write", action="store_true", help="write the fits to the cache's latency.json")
+    p.add_argument("--cache", help="cache directory whose latency.json --write replaces (default: the bundled cache, "
+                                   "whose fits --write stores in ~/.cache/agentjit/APP-latency.json instead)")
+    p.add_argument("--write", action="store_true",
+                   help="store the fits: DIR/latency.json with --cache DIR, else the per-user file the bundled cache "
+                        "then uses (default: print only)")
     app_arg(p)
     site_arg(p)
     json_arg(p)

@@ -2,7 +2,7 @@
 
 ::
 
-    toolcache record --app food traces/food/scripts/*.json -o traces/food/ [--repeat N]
+    toolcache record --app food traces/food/scripts/*.json -o /tmp/food-traces/ [--repeat N] [--force]
     toolcache import-browser-use history.json -o traces/imported/ [--site food]
     toolcache build traces/food -o CACHE [--site URL | --app food] [--model M] [--json]
 """
@@ -46,10 +46,14 @@ def _site(args: argparse.Namespace, *, latency_scale: float) -> Iterator[tuple[s
 
 
 def _cmd_record(args: argparse.Namespace) -> int:
-    from .record import record_scripts
+    from .record import output_paths, record_scripts
     from .script import load_script
 
     scripts = [load_script(p) for p in args.scripts]
+    existing = [str(p) for p in output_paths(scripts, args.output, args.repeat) if p.exists()]
+    if existing and not args.force:  # `-o traces/food/` would silently replace the recorded traces
+        more = f" and {len(existing) - 1} more" if len(existing) > 1 else ""
+        raise ConfigError(f"record would overwrite {existing[0]}{more}; pass --force to replace them, or -o a new directory")
     with _site(args, latency_scale=args.latency_scale) as (url, app):
         if url is None:
             raise ConfigError("record needs --site URL or --app food")
@@ -145,7 +149,8 @@ def _parser() -> argparse.ArgumentParser:
 
     r = sub.add_parser("record", help="replay demonstration scripts in Chromium and write traces")
     r.add_argument("scripts", nargs="+")
-    r.add_argument("-o", "--output", required=True, help="directory for the traces")
+    r.add_argument("-o", "--output", required=True, help="directory for the traces (existing trace files are kept unless --force)")
+    r.add_argument("--force", action="store_true", help="replace trace files that already exist in --output (default: refuse)")
     r.add_argument("--site", help="base URL of a running site")
     r.add_argument("--app", choices=["food"], help="start a bundled app in-process")
     r.add_argument("--site-name", default=None, help="app name written into the traces (with --site)")

@@ -278,6 +278,15 @@ async def record_script(
     return out
 
 
+def output_paths(scripts: Sequence[Script], out_dir: str | Path, repeat: int = 1) -> list[Path]:
+    """The trace files :func:`record_scripts` writes, in order: ``<name>.jsonl`` or ``<name>-<i>.jsonl``."""
+    return [
+        Path(out_dir) / (f"{s.name}.jsonl" if repeat == 1 else f"{s.name}-{i + 1}.jsonl")
+        for s in scripts
+        for i in range(repeat)
+    ]
+
+
 async def record_scripts(
     scripts: Sequence[Script],
     base_url: str,
@@ -292,10 +301,8 @@ async def record_scripts(
     paths: list[Path] = []
 
     async def run(p: BrowserPool) -> None:
-        for script in scripts:
-            for i in range(repeat):
-                name = f"{script.name}.jsonl" if repeat == 1 else f"{script.name}-{i + 1}.jsonl"
-                paths.append(await record_script(p, script, base_url, out_dir / name, site=site))
+        for script, out in zip((s for s in scripts for _ in range(repeat)), output_paths(scripts, out_dir, repeat), strict=True):
+            paths.append(await record_script(p, script, base_url, out, site=site))
 
     if pool is not None:
         await run(pool)
