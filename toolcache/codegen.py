@@ -324,6 +324,15 @@ def synthesize(schema: SiteSchema, traces: dict[str, list[LabeledStep]]) -> list
             tps = schema.pages.get(target)
             title = tps.title_selector if tps else None
             post_check = _page_check({target})
+            if not title:
+                # no main heading known: the page's title or a heading must name the item opened
+                post_check = _page_check({target})[:-1].replace("return ", "const ok = ", 1) + ";\n" + (
+                    "if (ok !== true) return ok;\n"
+                    f"const want = __norm((output && output.{pname}) || inputs.{pname});\n"
+                    "const seen = __norm(document.title + ' ' + [...document.querySelectorAll('h1, h2')].map((h) => h.textContent).join(' '));\n"
+                    "return !want || seen.includes(want) ? true : [false, 'the page opened does not name ' + JSON.stringify(inputs."
+                    + pname + ")];"
+                )
             if title:
                 post_check = _page_check({target})[:-1].replace("return ", "const ok = ", 1) + ";\n" + (
                     "if (ok !== true) return ok;\n"
@@ -657,6 +666,8 @@ def _form_tool(
     navigates = any(s[-1].page_after != s[-1].page_before or _posts_document(s[-1]) or not s[-1].writes for s in seqs)
     has_secret = False
     typed = 0
+    shows: list[str] = []
+    """After a form post: the fields the new page shows must hold what was set (the same DOM change)."""
     target = sorted(after)[0] if after else sorted(pages)[0]
     props: dict[str, Any] = {}
     required: list[str] = []
@@ -700,6 +711,11 @@ def _form_tool(
             if el.kind == "select":
                 labels = [o for o in el.option_labels if o.strip() and not re.fullmatch(r"-.*-|[-\s]*", o.strip())]
                 props[pname] = {"type": "string", **({"enum": labels} if labels else {})}
+                shows.append(
+                    f"{{ const el = __q({json.dumps(el.selector)}); const o = el && el.options[el.selectedIndex];"
+                    f" if (el && inputs.{pname} != null && (!o || __norm(o.textContent) !== __norm(inputs.{pname})))"
+                    f" return [false, '{pname} shows ' + (o && __clean(o.textContent)) + ', not ' + inputs.{pname}]; }}"
+                )
                 setters.append(
                     f"if (inputs.{pname} != null) {{ const sel = __q({json.dumps(el.selector)});"
                     f" const o = [...sel.options].find((x) => __norm(x.textContent) === __norm(inputs.{pname})) || [...sel.options].find((x) => x.value === String(inputs.{pname}));"
@@ -717,6 +733,12 @@ def _form_tool(
             else:
                 numeric = el.input_type == "number"
                 props[pname] = {"type": "integer", "minimum": 1} if numeric else {"type": "string"}
+                if el.kind == "input" and not numeric:
+                    shows.append(
+                        f"{{ const el = __q({json.dumps(el.selector)});"
+                        f" if (el && inputs.{pname} != null && el.value !== String(inputs.{pname}))"
+                        f" return [false, '{pname} shows ' + JSON.stringify(el.value)]; }}"
+                    )
                 setters.append(f"if (inputs.{pname} != null) __setValue(__q({json.dumps(el.selector)}), inputs.{pname});")
         witness.append(w)
     if choice_el is not None:
@@ -761,7 +783,9 @@ def _form_tool(
             f"const ok = {_page_check({target})[7:-1]};",
             "if (ok !== true) return ok;",
             "const errs = __errors();",
-            "return errs.length ? [false, 'the site said: ' + errs.join('; ')] : true;",
+            "if (errs.length) return [false, 'the site said: ' + errs.join('; ')];",
+            *(shows if writes else []),
+            "return true;",
         )
     m = ToolManifest(
         name=name(base),

@@ -352,6 +352,7 @@ def _name_prop(props: dict[str, Prop]) -> str | None:
 
 
 _CHROME_TAGS = {"nav", "header", "footer", "aside"}
+_GENERIC_CLASSES = {"list", "table", "data", "grid", "form", "striped", "condensed", "bordered", "hover", "responsive"}
 _CHROME_ROLES = {"navigation", "banner", "contentinfo", "complementary"}
 
 
@@ -407,9 +408,10 @@ def _table_list(table: Node, page: str) -> Element | None:
     if not props:
         return None
     href = next((a.attrs["href"] for r in data for a in r.iter() if a.tag == "a" and a.attrs.get("href")), None)
-    noun = page_name(href).replace("{id}", "").strip("_") if href else ""
+    own = table.attrs.get("id") or next((c for c in table.classes if c.lower() not in _GENERIC_CLASSES and not c.startswith("table-")), "")
+    noun = own or (page_name(href).replace("{id}", "").strip("_") if href else "")
     if not noun or noun == "home":
-        noun = camel(table.attrs.get("id") or (table.classes[-1] if table.classes else "") or "row")
+        noun = "row"
     tsig = ("#" + table.attrs["id"]) if table.attrs.get("id") else table.signature
     el = Element(
         name=camel(noun), page=page, kind="card", selector=f"{tsig} tr:has(> td)", repeated=True, props=props,
@@ -482,8 +484,8 @@ def extract_snapshot(html: str, url: str | None, known: set[str] | None = None) 
     for n in scope.iter():
         if not (n.testid or n.classes) or n.tag in ("script", "style", "br") or id(n) in in_table:
             continue
-        if not n.testid and _is_chrome(n):
-            continue  # site chrome (sidebar blocks, header boxes) is not a list
+        if not n.testid and (_is_chrome(n) or n.tag in ("tr", "td", "th")):
+            continue  # site chrome (sidebar blocks, header boxes) is not a list, nor are a form's table cells
         members_of[n.signature].append(n)
     for sig, nodes in members_of.items():
         counts = Counter(id(n.parent) for n in nodes)

@@ -166,7 +166,7 @@ async def verify_tools(
                         v.passed += 1
                         v.latencies.append(out.timings.get("total", 0.0))
                         if v.witness is None:
-                            v.witness, v.witness_setup, v.witness_url = dict(args), list(setup), start[0]
+                            v.witness, v.witness_setup, v.witness_url = _masked(synth, args), list(setup), start[0]
                     else:
                         v.failed += 1
                         v.reasons.append(f"{out.phase}: {out.reason}")
@@ -263,13 +263,19 @@ async def verify_tools(
                     log.info("%s: %s failed on replay (%s: %s)", tname, synth.manifest.name, out.phase, out.reason)
                     if st.url_after:
                         await page.goto(urljoin(base_url, _path(st.url_after)), wait_until="load")
-                setup.append((synth.manifest.name, args))
+                setup.append((synth.manifest.name, _masked(synth, args)))
                 if _path(page.url) != _path(st.url) or synth.manifest.navigates:
                     lists_here.clear()
                     probed_here.clear()
                 await probe()
     report.seconds = time.perf_counter() - t0
     return report
+
+
+def _masked(synth: Synth, args: dict[str, Any]) -> dict[str, Any]:
+    """``args`` with secret inputs (``writeOnly``: passwords, card numbers) redacted, for what is kept."""
+    props = synth.manifest.input_schema.get("properties", {})
+    return {k: REDACTED if props.get(k, {}).get("writeOnly") else v for k, v in args.items()}
 
 
 def _name_key(s: Synth, _element: str | None) -> str | None:

@@ -81,3 +81,44 @@ def test_judges_reject_wrong_answers_and_duplicates(roundup_site: Any) -> None:
     verdict = J.add_message(None, _result("done"), url)
     assert not verdict.ok and "twice" in verdict.reason
     assert not J.issue_status_priority(None, _result("in-progress, urgent"), url).ok  # a read must change nothing
+
+
+def test_no_secret_is_stored() -> None:
+    from pathlib import Path
+
+    from agentjit.bench.roundup import PASSWORD
+
+    stored = [*CACHE_DIR.rglob("*.json"), *(Path(__file__).parents[2] / "traces" / "roundup").glob("*.jsonl")]
+    assert stored and not [p for p in stored if PASSWORD in p.read_text(encoding="utf-8")]
+    login = ToolCache.load(CACHE_DIR).tools["login"]
+    assert "login_password" in login.input_schema["required"]
+    assert login.input_schema["properties"]["login_password"]["writeOnly"] is True
+
+
+@pytest.mark.browser
+async def test_checks_reject_the_wrong_item_and_a_change_not_shown(roundup_site: Any, page: Any) -> None:
+    from agentjit.bench.roundup import PASSWORD
+    from agentjit.runtime.invoke import run_post_check
+
+    cache = ToolCache.load(CACHE_DIR)
+    await page.goto(roundup_site.url)
+    await page.fill("input[name=__login_name]", "alice")
+    await page.fill("input[name=__login_password]", PASSWORD)
+    async with page.expect_navigation():
+        await page.click("input[type=submit][value=Login]")
+    await page.goto(roundup_site.url + "issue2")
+    title = "Calendar shows the wrong week"  # issue 11, not 2
+    wrong = await run_post_check(page, cache.tools["goto_issue"], {"title": title}, {"title": title})
+    assert not wrong.ok and "does not name" in (wrong.reason or "")
+    right = await run_post_check(page, cache.tools["goto_issue"], {"title": "Export to CSV"}, {"title": "Export to CSV drops the last row"})
+    assert right.ok, right.reason
+    unchanged = await run_post_check(page, cache.tools["edit_issue"], {"status": "testing"})
+    assert not unchanged.ok and "status shows chatting" in (unchanged.reason or "")
+    assert (await run_post_check(page, cache.tools["edit_issue"], {"status": "chatting"})).ok
+
+
+def test_readme_lists_every_built_tool() -> None:
+    from pathlib import Path
+
+    readme = (Path(__file__).parents[2] / "traces" / "roundup" / "README.md").read_text(encoding="utf-8")
+    assert [n for n in ToolCache.load(CACHE_DIR).tools if f"| `{n}` |" not in readme] == []
