@@ -108,9 +108,17 @@ def _field_path(loc: tuple[int | str, ...]) -> str:
 
 
 def parse_manifest(data: Any, *, source: str | None = None) -> ToolManifest:
-    """Validate one manifest from already-parsed JSON; errors name ``source`` and the field."""
+    """Validate one manifest from already-parsed JSON; errors name ``source`` and the field.
+
+    A manifest file must spell out ``input_schema``, even an empty one: only
+    manifests built in Python may leave it to the default.
+    """
     if not isinstance(data, dict):
         raise ManifestError("a manifest must be a JSON object", path=source)
+    if "input_schema" not in data:  # a default would hide a typo ("inputs", "input_scheme")
+        raise ManifestError(
+            'required (a tool without inputs has {"type": "object", "properties": {}})', path=source, field="input_schema"
+        )
     try:
         return ToolManifest.model_validate(data)
     except ValidationError as exc:

@@ -79,6 +79,17 @@ def test_missing_execute(tmp_path):
         load_manifest(write(tmp_path, data))
 
 
+def test_missing_input_schema_is_an_error_naming_the_file(tmp_path):
+    data = {k: v for k, v in GOOD.items() if k != "input_schema"}
+    path = write(tmp_path, data)
+    with pytest.raises(ManifestError) as err:
+        load_manifest(path)
+    assert err.value.path == str(path) and err.value.field == "input_schema"
+    assert str(err.value).startswith(f"{path}: field 'input_schema': required")
+    # built in Python, the empty default still applies
+    assert ToolManifest(name="t", description="d", type="observe", execute="return 1;").parameters == {}
+
+
 def test_invalid_json_names_line(tmp_path):
     with pytest.raises(ManifestError, match=r"tool.json.*line 1"):
         load_manifest(write(tmp_path, '{"name": '))
