@@ -14,10 +14,11 @@ from .stepwise import (
     AgentResult,
     AgentStep,
     StepwiseAgent,
+    agent_ai_exec,
     parse_action,
 )
 
 __all__ = [
     "Element", "Observation", "observe", "parse_elements",
-    "SYSTEM_PROMPT", "AgentAction", "AgentResult", "AgentStep", "StepwiseAgent", "parse_action",
+    "SYSTEM_PROMPT", "AgentAction", "AgentResult", "AgentStep", "StepwiseAgent", "parse_action", "agent_ai_exec",
 ]  # fmt: skip

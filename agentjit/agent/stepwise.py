@@ -47,7 +47,7 @@ from agentjit.runtime.invoke import CallOutcome
 
 from .observe import INDEX_ATTR, Element, Observation, observe
 
-__all__ = ["AgentAction", "AgentStep", "AgentResult", "StepwiseAgent", "SYSTEM_PROMPT", "parse_action"]
+__all__ = ["AgentAction", "AgentStep", "AgentResult", "StepwiseAgent", "SYSTEM_PROMPT", "parse_action", "agent_ai_exec"]
 
 log = logging.getLogger(__name__)
 
@@ -449,3 +449,30 @@ def _summary(n: int, action: AgentAction, view: Observation, step: AgentStep) ->
     on = f" on {el.role or el.tag} {el.name[:60]!r}" if el is not None else ""
     status = "ok" if step.ok else f"failed: {step.reason}"
     return f"{n + 1}. {json.dumps(what, ensure_ascii=False)}{on} -> {status}"
+
+
+def agent_ai_exec(
+    model: Model,
+    *,
+    effects: EffectLog | None = None,
+    trace: TraceWriter | None = None,
+    max_steps: int = 20,
+    budget_tokens: int = 6000,
+) -> Callable[[Any, str], Any]:
+    """An ``ai_exec`` for :class:`~agentjit.runtime.Runtime`: the stepwise agent on the plan's own page.
+
+    Each call runs :class:`StepwiseAgent` with ``instruction`` as its task and
+    returns the answer of its ``done``. Its writes go through ``effects`` (one
+    log for every ``ai_exec`` of a run; the calls are scoped apart).
+    """
+    log_ = effects if effects is not None else EffectLog()
+    count = 0
+
+    async def ai_exec(page: Any, instruction: str) -> Any:
+        nonlocal count
+        count += 1
+        agent = StepwiseAgent(model, max_steps=max_steps, budget_tokens=budget_tokens, effects=log_, trace=trace)
+        result = await agent.run(page, instruction, scope=f"ai_exec-{count}")
+        return result.answer
+
+    return ai_exec

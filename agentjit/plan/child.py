@@ -151,8 +151,12 @@ class _Child:
         async def ask_human(question: Any) -> Any:
             return await self._ask("ask_human", "ask_human", (question,), {})
 
+        async def ai_exec(instruction: Any) -> Any:
+            return await self._ask("ai_exec", "ai_exec", (instruction,), {})
+
         out["ai_eval"] = ai_eval
         out["ask_human"] = ask_human
+        out["ai_exec"] = ai_exec
         return out
 
     def _tool(self, name: str, params: list[str]) -> Any:

@@ -312,6 +312,8 @@ class Checker:
             self.check_ai_eval(node)
         elif name == "ask_human":
             self.check_ask_human(node)
+        elif name == "ai_exec":
+            self.check_ai_exec(node)
         else:
             tool = self.tools[name]
             if tool.is_write and ev.comp_depth > 0:
@@ -380,6 +382,23 @@ class Checker:
             base = name.split(".")[0].split("[")[0]
             if base and not base.isdigit() and base not in given:
                 self.report(MissingArgument.at(node, f"ai_eval() question uses {{{base}}} but no {base}= argument is passed"))
+
+    def check_ai_exec(self, node: ast.Call) -> None:
+        n = len(node.args) + len(node.keywords)
+        if n != 1:
+            self.report(MissingArgument.at(node, "ai_exec() takes exactly one argument, the instruction"))
+            return
+        value = _literal(node.args[0] if node.args else node.keywords[0].value)
+        if value is not _MISSING and not isinstance(value, str):
+            self.report(ArgumentType.at(node, f"ai_exec() instruction must be a string, not {type(value).__name__}"))
+
+    def unknown_state(self, state: State) -> State:
+        """The state after ``ai_exec``: the agent may have gone anywhere, so every key is UNKNOWN."""
+        keys = set(state)
+        for tool in self.tools.values():
+            keys.update(tool.pre or {})
+            keys.update(tool.post or {})
+        return {key: UNKNOWN for key in keys}
 
     def check_ask_human(self, node: ast.Call) -> None:
         n = len(node.args) + len(node.keywords)
@@ -453,6 +472,9 @@ class Checker:
             elif isinstance(ev, CallEvent):
                 tool = self.tools.get(ev.name)
                 if tool is None:
+                    if ev.name == "ai_exec":
+                        state = self.unknown_state(state)
+                        seen.append(state)
                     continue
                 b = self.bindings(tool, ev.node)
                 if report and tool.pre:
@@ -473,13 +495,13 @@ class Checker:
             msg = f"{ev.name!r} is not defined (not assigned, and not a tool or builtin)"
         self.report(UnknownName.at(ev.node, msg))
 
-    def _summary(self, block: Block) -> tuple[frozenset[str], list[tuple[ToolManifest, dict[str, Any]]]]:
+    def _summary(self, block: Block) -> tuple[frozenset[str], list[tuple[ToolManifest | None, dict[str, Any]]]]:
         """What the fixpoint needs of a block: the names it assigns and its tool calls in order."""
         defs = frozenset(ev.name for ev in block.events if isinstance(ev, Def))
-        calls = [
-            (self.tools[ev.name], self.bindings(self.tools[ev.name], ev.node))
+        calls: list[tuple[ToolManifest | None, dict[str, Any]]] = [
+            (self.tools[ev.name], self.bindings(self.tools[ev.name], ev.node)) if ev.name in self.tools else (None, {})
             for ev in block.events
-            if isinstance(ev, CallEvent) and ev.name in self.tools
+            if isinstance(ev, CallEvent) and (ev.name in self.tools or ev.name == "ai_exec")
         ]
         return defs, calls
 
@@ -519,7 +541,10 @@ class Checker:
             defs, calls = summaries[i]
             seen = [state]
             for tool, bindings in calls:
-                if tool.post:
+                if tool is None:  # ai_exec
+                    state = self.unknown_state(state)
+                    seen.append(state)
+                elif tool.post:
                     state = apply(state, tool.post, bindings)
                     seen.append(state)
             exc = join(seen) if b.exc_succs and len(seen) > 1 else state

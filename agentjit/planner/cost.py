@@ -136,7 +136,7 @@ def call_sites(cfg: CFG, tools: Mapping[str, ToolManifest]) -> list[CallSite]:
                 continue
             seen.add(id(ev.node))
             tool = tools.get(ev.name)
-            kind: CallKind = "tool" if tool is not None else ("ai_eval" if ev.name == "ai_eval" else "ask_human")
+            kind: CallKind = "tool" if tool is not None else ("ask_human" if ev.name == "ask_human" else "ai_eval")  # ai_exec: priced as ai_eval
             out.append(
                 CallSite(
                     ev.name,

@@ -81,7 +81,7 @@ SAFE_BUILTINS: dict[str, object] = {
 }
 
 #: Awaitable builtins provided to every plan by the runtime.
-PLAN_BUILTINS: frozenset[str] = frozenset({"ai_eval", "ask_human"})
+PLAN_BUILTINS: frozenset[str] = frozenset({"ai_eval", "ask_human", "ai_exec"})
 
 #: Names a plan may not mention at all.
 FORBIDDEN_NAMES: frozenset[str] = frozenset({

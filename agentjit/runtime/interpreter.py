@@ -54,7 +54,7 @@ from .invoke import CallOutcome, call_tool
 from .vm import PlanVM, open_vm
 
 __all__ = [
-    "PlanRun", "execute_plan", "parse_plan", "WriteGate", "AiEval", "AskHuman", "format_prompt",
+    "PlanRun", "execute_plan", "parse_plan", "WriteGate", "AiEval", "AskHuman", "AiExec", "format_prompt",
     "PLAN_FILENAME", "run_deadline",
 ]  # fmt: skip
 
@@ -66,6 +66,8 @@ run_deadline: contextvars.ContextVar[float | None] = contextvars.ContextVar("age
 WriteGate = Callable[[ToolManifest, dict[str, Any], Callable[[], Awaitable[CallOutcome]]], Awaitable[CallOutcome]]
 AiEval = Callable[..., Awaitable[Any]]
 AskHuman = Callable[[str], Awaitable[Any]]
+AiExec = Callable[[Any, str], Awaitable[Any]]
+"""``ai_exec(page, instruction)``: carry out a step no tool covers on the plan's page; returns the answer."""
 
 
 def format_prompt(prompt: str, values: Mapping[str, Any]) -> str:
@@ -95,6 +97,10 @@ async def _no_ask_human(question: str) -> Any:
     raise ConfigError("the plan calls ask_human, but no ask_human handler was given")
 
 
+async def _no_ai_exec(page: Any, instruction: str) -> Any:
+    raise ConfigError("the plan calls ai_exec, but no agent was given (pass ai_exec=, e.g. agentjit.agent.agent_ai_exec(model))")
+
+
 def parse_plan(source: str, tool_names: set[str] | frozenset[str]) -> ast.Module:
     """Parse plan source and apply the sandbox; raises PlanError / SandboxViolation."""
     try:
@@ -103,7 +109,7 @@ def parse_plan(source: str, tool_names: set[str] | frozenset[str]) -> ast.Module
         raise PlanError(f"syntax error: {exc.msg}", line=exc.lineno, col=exc.offset) from None
     except (RecursionError, MemoryError, ValueError) as exc:  # too deep for the parser; NUL bytes
         raise PlanError(f"the plan cannot be parsed: {type(exc).__name__}: {str(exc)[:200]}") from None
-    findings = check_sandbox(tree, callables=set(tool_names) | {"ai_eval", "ask_human"})
+    findings = check_sandbox(tree, callables=set(tool_names) | {"ai_eval", "ask_human", "ai_exec"})
     if findings:
         first = findings[0]
         rest = f" (and {len(findings) - 1} more)" if len(findings) > 1 else ""
@@ -137,6 +143,7 @@ class PlanRun:
         check_state: bool = True,
         limits: PlanLimits | None = None,
         deadline: float | None = None,
+        ai_exec: AiExec | None = None,
     ) -> None:
         self.tools = dict(tools)
         self.page = page
@@ -145,6 +152,7 @@ class PlanRun:
         self.worker = worker
         self.ai_eval = ai_eval or _no_ai_eval
         self.ask_human = ask_human or _no_ask_human
+        self.ai_exec = ai_exec or _no_ai_exec
         self.timeout_ms = timeout_ms
         self.snapshots = snapshots
         self.write_gate = write_gate
@@ -162,6 +170,7 @@ class PlanRun:
         out: dict[str, Callable[..., Awaitable[Any]]] = {name: self._bind(name) for name in self.tools}
         out["ai_eval"] = self._ai_eval_plan
         out["ask_human"] = self._ask_human_plan
+        out["ai_exec"] = self._ai_exec_plan
         return out
 
     def vm(self) -> Any:
@@ -223,6 +232,38 @@ class PlanRun:
 
     async def ask_human_call(self, question: Any) -> Any:
         return await self.ask_human(str(question))
+
+    async def _ai_exec_plan(self, instruction: Any) -> Any:
+        from agentjit.plan.data import to_plan_value
+
+        return to_plan_value(await self.ai_exec_call(instruction))
+
+    async def ai_exec_call(self, instruction: Any) -> Any:
+        """``ai_exec`` as the plan called it: the agent acts on this run's page; recorded as an ``evaluate`` step.
+
+        Afterwards every key of the abstract state is UNKNOWN (the agent may have gone anywhere), as the checker assumes.
+        """
+        if not isinstance(instruction, str):
+            raise ToolInputError("ai_exec(instruction): the instruction must be a string")
+        start = time.time()
+        url = getattr(self.page, "url", None)
+        value = await self.ai_exec(self.page, instruction)
+        self.state = {key: algebra.UNKNOWN for key in self.state}
+        self._record(
+            StepEvent(
+                index=self._next_index(),
+                worker=self.worker,
+                action="evaluate",
+                tool="ai_exec",
+                args={"instruction": instruction},
+                url=url,
+                url_after=getattr(self.page, "url", None),
+                start=start,
+                end=time.time(),
+                output=to_plain(value, stringify=True),
+            )
+        )
+        return value
 
     # -- one tool call ---------------------------------------------------------
 

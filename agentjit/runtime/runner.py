@@ -32,6 +32,7 @@ from agentjit.protocol.trace import SessionEvent, StepEvent, TraceWriter
 from .browser import BrowserPool
 from .interpreter import (
     AiEval,
+    AiExec,
     AskHuman,
     PlanRun,
     WriteGate,
@@ -133,8 +134,11 @@ class Runtime:
         tool_timeout_ms: int | None = None,
         snapshots: bool = False,
         limits: PlanLimits | None = None,
+        ai_exec: AiExec | None = None,
     ) -> None:
         self.cache = cache
+        self.ai_exec = ai_exec
+        """Runs ``ai_exec`` steps of a plan (e.g. :func:`agentjit.agent.agent_ai_exec`)."""
         self.limits = limits or DEFAULT_LIMITS
         self.base_url = base_url.rstrip("/")
         self.pool = pool
@@ -169,6 +173,7 @@ class Runtime:
                 snapshots=self.snapshots,
                 write_gate=write_gate or self.write_gate,
                 limits=self.limits,
+                ai_exec=self.ai_exec,
             )
 
     def _open_trace(self, task: str | None, strategy: str) -> TraceWriter | None:

@@ -283,6 +283,8 @@ class ChildVM(PlanVM):
                 value = to_plan_value(await self.plan_run.ai_eval_call(*args, **kwargs))
             elif fn == "ask_human":
                 value = to_plan_value(await self.plan_run.ask_human_call(*args))
+            elif fn == "ai_exec":
+                value = to_plan_value(await self.plan_run.ai_exec_call(*args))
             else:
                 raise PlanError(f"unknown call {fn!r} from the plan sandbox")
             reply: dict[str, Any] = {"op": "reply", "call": n, "value": encode(value)}
