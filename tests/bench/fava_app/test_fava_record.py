@@ -53,3 +53,25 @@ async def test_the_add_entry_form_writes_one_transaction(browser_pool: BrowserPo
     assert fills and all(s.target is not None and s.target.in_dialog for s in fills)  # Fava's form is a <dialog>
     verdict = judges.add_lunch(None, Result(), fava_site.url)
     assert verdict.ok, verdict.reason
+
+
+@pytest.mark.parametrize(
+    ("name", "test"),
+    [
+        ("coffee_journal", lambda t: any(p.account == "Expenses:Food:Coffee" for p in t.postings)),
+        ("trip_journal", lambda t: "trip-los-angeles-2025" in (t.tags or ())),
+        ("payee_journal", lambda t: t.payee == "Verizon Wireless"),
+    ],
+)
+def test_recorded_snapshots_show_the_filtered_journal(name: str, test: Any) -> None:
+    # The recorder waits for the network to go idle after the SPA's client-side routing, so the
+    # DOM it stores is the filtered journal, not the page before the filter applied.
+    from beancount import loader
+
+    from agentjit.bench.fava import generate_ledger
+
+    entries, _, _ = loader.load_string(generate_ledger())
+    expected = sum(1 for t in judges.transactions(entries) if test(t))
+    trace = read_trace(SCRIPTS.parent / f"{name}.jsonl")
+    html = trace.snapshot_html(trace.steps[-1])
+    assert html.count('<li class="transaction') == expected > 0
