@@ -37,12 +37,14 @@ def _site(args: argparse.Namespace, *, latency_scale: float) -> Iterator[tuple[s
     if app is None:
         yield None, None
         return
-    if app != "food":
-        raise ConfigError(f"unknown app {app!r} (bundled: food)")
-    from agentjit.bench.food import FoodSite
+    from agentjit.bench.apps import get_app
 
-    with FoodSite(latency_scale=latency_scale) as site:
+    site = get_app(app).site(latency_scale=latency_scale)  # any registered profile: food, roundup, ...
+    site.start()
+    try:
         yield site.url, app
+    finally:
+        site.stop()
 
 
 def _cmd_record(args: argparse.Namespace) -> int:
@@ -152,7 +154,7 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("-o", "--output", required=True, help="directory for the traces (existing trace files are kept unless --force)")
     r.add_argument("--force", action="store_true", help="replace trace files that already exist in --output (default: refuse)")
     r.add_argument("--site", help="base URL of a running site")
-    r.add_argument("--app", choices=["food"], help="start a bundled app in-process")
+    r.add_argument("--app", help="start a registered app in-process (food, roundup, ...)")
     r.add_argument("--site-name", default=None, help="app name written into the traces (with --site)")
     r.add_argument("--repeat", type=int, default=1)
     r.add_argument("--latency-scale", type=float, default=1.0, help="bundled app latency (0 turns it off)")
@@ -168,7 +170,7 @@ def _parser() -> argparse.ArgumentParser:
     b.add_argument("traces", nargs="+", help="trace files or directories of them")
     b.add_argument("-o", "--output", required=True)
     b.add_argument("--site", help="base URL of the live site to verify against")
-    b.add_argument("--app", choices=["food"], help="start a bundled app in-process and verify against it")
+    b.add_argument("--app", help="start a registered app in-process (food, roundup, ...) and verify against it")
     b.add_argument("--app-name", default=None, help="app name for cache.json")
     b.add_argument("--model", help="a model for steps without targets (e.g. openai:gpt-4.1)")
     b.add_argument("--secret", action="append", default=[], metavar="NAME=VALUE",

@@ -32,7 +32,7 @@ from agentjit.runtime import BrowserPool, CallOutcome, call_tool
 
 from .codegen import Synth
 from .label import LabeledStep
-from .pages import PAGE_JS
+from .pages import PAGE_JS, page_name
 from .redact import REDACTED
 
 __all__ = ["ToolVerdict", "VerifyReport", "verify_tools", "UNRELATED"]
@@ -156,10 +156,23 @@ async def verify_tools(
 
             async def call(synth: Synth, args: dict[str, Any], *, record: bool = True) -> CallOutcome:
                 report.calls += 1
+                sent: list[tuple[str, str]] = []
+
+                def on_request(request: Any) -> None:
+                    if request.method != "GET":
+                        sent.append((request.method, request.url))
+
+                page.on("request", on_request)
                 try:
                     out = await call_tool(page, synth.manifest, args)
                 except Exception as exc:  # bad inputs or a dead page: a failed call
                     out = CallOutcome(tool=synth.manifest.name, ok=False, phase="execute", reason=str(exc).splitlines()[0])
+                finally:
+                    page.remove_listener("request", on_request)
+                if out.ok and synth.manifest.is_write:
+                    differs = _request_differs(synth, sent)
+                    if differs:
+                        out = CallOutcome(tool=synth.manifest.name, ok=False, phase="verify", reason=differs)
                 if record:
                     v = report.verdicts[synth.manifest.name]
                     if out.ok:
@@ -270,6 +283,20 @@ async def verify_tools(
                 await probe()
     report.seconds = time.perf_counter() - t0
     return report
+
+
+def _request_differs(synth: Synth, sent: list[tuple[str, str]]) -> str | None:
+    """Why the requests a WRITE call sent are not the demonstration's (method and route template), or None."""
+    shown = {(w.get("method"), page_name(w.get("url"))) for ev in synth.evidence for w in ev.writes}
+    if not shown:
+        return None
+    want = ", ".join(sorted(f"{m} {p}" for m, p in shown))
+    if not sent:
+        return f"sent no request (the demonstration sent {want})"
+    got = {(m, page_name(u)) for m, u in sent}
+    if not got & shown:
+        return f"sent {', '.join(sorted(f'{m} {p}' for m, p in got))}, not the demonstration's {want}"
+    return None
 
 
 def _masked(synth: Synth, args: dict[str, Any]) -> dict[str, Any]:

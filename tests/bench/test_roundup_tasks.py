@@ -122,3 +122,39 @@ def test_readme_lists_every_built_tool() -> None:
 
     readme = (Path(__file__).parents[2] / "traces" / "roundup" / "README.md").read_text(encoding="utf-8")
     assert [n for n in ToolCache.load(CACHE_DIR).tools if f"| `{n}` |" not in readme] == []
+
+
+@pytest.mark.browser
+async def test_builder_verifies_roundup_tools_from_its_traces(roundup_site: Any, browser_pool: BrowserPool, tmp_path: Any) -> None:
+    from pathlib import Path
+
+    from agentjit.bench.roundup import PASSWORD
+    from toolcache.build import build_cache
+
+    traces = Path(__file__).parents[2] / "traces" / "roundup"
+
+    async def reset() -> None:
+        roundup_site.reset()
+
+    cache, report = await build_cache(
+        [traces / "view_issue.jsonl", traces / "set_status.jsonl"], tmp_path / "cache", base_url=roundup_site.url,
+        pool=browser_pool, reset=reset, secrets={"login_password": PASSWORD},
+    )  # fmt: skip
+    assert {"list_issues", "goto_issue", "get_issue", "login", "edit_issue"} <= set(report.verified), report.rejected
+    assert report.rejected == {}
+    assert cache.tools["edit_issue"].input_schema["properties"]["status"]["enum"][:2] == ["unread", "deferred"]
+
+
+def test_toolcache_starts_a_registered_app() -> None:
+    import argparse
+    import urllib.request
+
+    from agentjit.exceptions import ConfigError
+    from toolcache.cli import _site
+
+    with _site(argparse.Namespace(site=None, app="roundup"), latency_scale=0) as (url, app):
+        assert app == "roundup" and url is not None
+        with urllib.request.urlopen(url + "issue1") as resp:
+            assert b"Login page times out" in resp.read()
+    with pytest.raises(ConfigError), _site(argparse.Namespace(site=None, app="nope"), latency_scale=0):
+        pass

@@ -78,3 +78,15 @@ def test_secrets() -> None:
     assert not is_secret({"type": "text"}, "4111 1111 1111 1112")  # fails the Luhn check
     assert not is_secret({"name": "title"}, "Crash on save")
     assert REDACTED == "<redacted>"
+
+
+def test_a_write_must_send_the_demonstrations_request() -> None:
+    from types import SimpleNamespace
+
+    from toolcache.verify import _request_differs
+
+    synth: Any = SimpleNamespace(evidence=[SimpleNamespace(writes=[{"method": "POST", "url": "http://x.test/issue3"}])])
+    assert _request_differs(synth, [("POST", "http://x.test/issue7?@template=item")]) is None  # another item, same route
+    assert "sent no request" in (_request_differs(synth, []) or "")
+    assert "not the demonstration's POST issue{id}" in (_request_differs(synth, [("POST", "http://x.test/user1")]) or "")
+    assert _request_differs(SimpleNamespace(evidence=[]), []) is None  # nothing recorded: nothing to compare
