@@ -69,7 +69,15 @@ const __pair = (label) => {
   }
   return null;
 };
-const __q = (sel) => document.querySelector(sel);
+const __q = (sel) => {
+  // CSS, or Playwright-style 'CSS >> text=Name': the first match whose accessible name or text is Name
+  const i = sel.indexOf(' >> text=');
+  if (i < 0) return document.querySelector(sel);
+  const want = __norm(sel.slice(i + 9));
+  const name = (e) => e.getAttribute('aria-label') || e.value || e.innerText || e.textContent;
+  const all = [...document.querySelectorAll(sel.slice(0, i))];
+  return all.find((e) => __norm(name(e)) === want) || null;
+};
 const __cell = (row, label) => {
   const table = row.closest('table');
   const head = table && [...table.rows].find((r) => r.cells.length > 1 && [...r.cells].every((c) => c.tagName === 'TH'));
@@ -484,11 +492,11 @@ def synthesize(schema: SiteSchema, traces: dict[str, list[LabeledStep]]) -> list
             post={"page": target},
             pre_check=_body(
                 f"const sels = {json.dumps(sels)};",
-                "return sels.some((s) => document.querySelector(s)) ? true : [false, 'no link to " + target + " on ' + __page()];",
+                "return sels.some((s) => __q(s)) ? true : [false, 'no link to " + target + " on ' + __page()];",
             ),
             execute=_body(
                 f"const sels = {json.dumps(sels)};",
-                "const el = sels.map((s) => document.querySelector(s)).find(Boolean);",
+                "const el = sels.map((s) => __q(s)).find(Boolean);",
                 "setTimeout(() => el.click(), 0);",
                 f"return {{page: {json.dumps(target)}}};",
             ),
@@ -560,11 +568,11 @@ def synthesize(schema: SiteSchema, traces: dict[str, list[LabeledStep]]) -> list
             output_schema={"type": "object", "properties": {pname: {"type": "string"}}},
             pre={"page": _page_pattern(pages)},
             post={"page": target},
-            pre_check=_body(f"return document.querySelector({json.dumps(sel)}) ? true : [false, 'no {inp.name} here'];"),
+            pre_check=_body(f"return __q({json.dumps(sel)}) ? true : [false, 'no {inp.name} here'];"),
             execute=_body(
-                f"const input = document.querySelector({json.dumps(sel)});",
+                f"const input = __q({json.dumps(sel)});",
                 f"__setValue(input, inputs.{pname});",
-                f"const submit = {json.dumps(submit_sel)} && document.querySelector({json.dumps(submit_sel)});",
+                f"const submit = {json.dumps(submit_sel)} && __q({json.dumps(submit_sel)});",
                 "setTimeout(() => { if (input.form) input.form.requestSubmit(submit || undefined); else if (submit) submit.click();"
                 " else input.dispatchEvent(new KeyboardEvent('keydown', {key: 'Enter', bubbles: true})); }, 0);",
                 f"return {{{pname}: inputs.{pname}}};",

@@ -266,6 +266,11 @@ def _selector(n: Node) -> str:
         return own
     if n.attrs.get("aria-label"):
         return n.tag + css_attr("aria-label", n.attrs["aria-label"])
+    if n.tag in ("input", "textarea") and n.attrs.get("placeholder"):
+        return n.tag + css_attr("placeholder", n.attrs["placeholder"])
+    text = n.text
+    if (n.tag == "button" or n.attrs.get("role") in ("button", "link", "tab", "menuitem")) and 0 < len(text) <= 60:
+        return f"{n.signature} >> text={text}"  # role + accessible name, as Playwright's locators find it
     return n.signature
 
 
@@ -489,6 +494,8 @@ def extract_snapshot(html: str, url: str | None, known: set[str] | None = None) 
         members_of[n.signature].append(n)
     for sig, nodes in members_of.items():
         counts = Counter(id(n.parent) for n in nodes)
+        if "[data-testid" not in sig and len(nodes) < 4 and all(_is_actionable(n) for n in nodes):
+            continue  # a few buttons or links side by side (a toolbar) are controls, not a list
         if counts and (max(counts.values()) >= 2 or sig in (known or set())):
             by_parent[sig] = {id(n) for n in nodes}
     candidates = dict(by_parent)

@@ -90,3 +90,26 @@ def test_a_write_must_send_the_demonstrations_request() -> None:
     assert "sent no request" in (_request_differs(synth, []) or "")
     assert "not the demonstration's POST issue{id}" in (_request_differs(synth, [("POST", "http://x.test/user1")]) or "")
     assert _request_differs(SimpleNamespace(evidence=[]), []) is None  # nothing recorded: nothing to compare
+
+
+BUTTONS = """<body><main><input placeholder="Search issues"><div class="bar">
+<button class="btn">Cancel</button><button class="btn">Save changes</button>
+<span role="tab">Journal</span></div></main></body>"""
+
+
+def test_buttons_and_fields_without_ids_are_found_by_name_not_by_tag() -> None:
+    ps = extract_snapshot(BUTTONS, "http://x.test/settings")
+    sels = {e.name: e.selector for e in ps.elements.values()}
+    assert sels["saveChangesButton"] == "button.btn >> text=Save changes"
+    assert sels["cancelButton"] == "button.btn >> text=Cancel"
+    assert sels["journal"] == "span >> text=Journal"
+    assert sels["input"] == 'input[placeholder="Search issues"]'
+
+
+async def test_text_locators_find_the_named_element(page: Any) -> None:
+    from toolcache.codegen import PRELUDE
+
+    await page.set_content(BUTTONS)
+    got = await page.evaluate("(sels) => {" + PRELUDE + "return sels.map((s) => { const e = __q(s); return e && e.textContent; }); }",
+                              ["button.btn >> text=Save changes", "button.btn >> text=cancel", "button >> text=Delete"])
+    assert got == ["Save changes", "Cancel", None]
