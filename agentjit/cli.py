@@ -304,11 +304,36 @@ async def _compile(task: str, args: argparse.Namespace, cache: Any = None) -> An
     if not args.model:
         raise SystemExit("compiling a task needs --model (e.g. --model openai:gpt-4.1)")
     cache = cache if cache is not None else _load_cache(args)
-    planner = Planner(_model(args.model), cache, n=getattr(args, "n", 4), k=getattr(args, "k", 2), max_repairs=getattr(args, "repairs", 2),
-                      any_model=getattr(args, "any_model", False))
-    plan = await planner.compile(task, use_cache=not getattr(args, "no_plan_cache", False))
+    model = _model(args.model)
+    err = _err()
+
+    def say(line: str) -> None:
+        err.print(f"  compile: {line}")
+
+    planner = Planner(model, cache, n=getattr(args, "n", 4), k=getattr(args, "k", 2), max_repairs=getattr(args, "repairs", 2),
+                      any_model=getattr(args, "any_model", False), max_concurrency=getattr(args, "workers", None), progress=say)
+    work = asyncio.ensure_future(planner.compile(task, use_cache=not getattr(args, "no_plan_cache", False)))
+    t0 = time.perf_counter()
+    try:
+        while not (await asyncio.wait({work}, timeout=_HEARTBEAT_S))[0]:
+            say(_waiting(model, time.perf_counter() - t0))
+    finally:
+        work.cancel()  # no-op when it finished; Ctrl-C must not leave it running
+    plan = work.result()
     _save_plans(cache, args)
     return plan
+
+
+_HEARTBEAT_S = 15.0
+"""Seconds between "still waiting" lines while a model is slow to answer."""
+
+
+def _waiting(model: Any, elapsed: float) -> str:
+    line = f"waiting for {model.name} at {getattr(model, 'base_url', None) or 'its API'}, {elapsed:.0f} s so far"
+    pacing = getattr(model, "pacing", None)
+    if pacing is not None and pacing.tokens_per_s is not None:
+        line += f" (measured {pacing.tokens_per_s:.1f} tokens/s, a request waits up to {pacing.timeout_s():.0f} s)"
+    return line
 
 
 @command("check")
@@ -670,6 +695,9 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--plan-cache", help="plan cache file for the bundled cache (default: ~/.cache/agentjit/APP-plans.json)")
 
     def planner_args(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--workers", type=int, default=None, metavar="N",
+                       help="most model requests in flight at once (default: -n; 1 while the server times out). "
+                            "Use 1 or 2 for a local server that shares this machine's cores")
         p.add_argument("--any-model", action="store_true",
                        help="accept a plan cache entry compiled by another model (default: only --model's own plans)")
         p.add_argument("-n", type=int, default=4, help="planner workers sampling in parallel")
@@ -789,7 +817,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return asyncio.run(_run_command(handler, args))
     except AgentJITError as exc:
-        _err().print(f"[red]error:[/] {type(exc).__name__}: {exc}")
+        _err().print(styled("error:", "red", f" {type(exc).__name__}: {exc}"), soft_wrap=True)
         return 2
     except KeyboardInterrupt:
         return 130

@@ -100,7 +100,7 @@ def _cmd_build(args: argparse.Namespace) -> int:
                 await asyncio.to_thread(reset_site, url)
 
         with Progress(TextColumn("{task.description:<8}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
-                      TimeElapsedColumn(), console=err, disable=args.json and not err.is_terminal) as prog:
+                      TimeElapsedColumn(), console=err, transient=True, disable=args.json and not err.is_terminal) as prog:
             tasks = {s: prog.add_task(s, total=None) for s in STAGES if s != "verify" or url is not None}
 
             def progress(stage: str, done: int, total: int) -> None:

@@ -52,6 +52,11 @@ class Model(ABC):
     ) -> ModelResponse:
         """Send ``messages`` and return the answer. Raises ModelError subclasses."""
 
+    def preflight(self) -> None:
+        """Raise :class:`~agentjit.exceptions.ConfigError` now if no request can succeed
+        (no API key), before any work starts; sends nothing. No-op by default."""
+        return None
+
     async def aclose(self) -> None:
         """Release connections the model holds (no-op for fakes)."""
         return None

@@ -198,9 +198,11 @@ class _FakeServerBase:
         data = payload.encode("utf-8")
         try:
             handler.send_response(reply.status)
-            handler.send_header("Content-Type", "application/json")
+            extra = reply.headers or {}
+            if not any(name.lower() == "content-type" for name in extra):  # a reply may be HTML, say
+                handler.send_header("Content-Type", "application/json")
             handler.send_header("Content-Length", str(len(data)))
-            for name, value in (reply.headers or {}).items():
+            for name, value in extra.items():
                 handler.send_header(name, value)
             handler.end_headers()
             handler.wfile.write(data)

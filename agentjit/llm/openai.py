@@ -12,10 +12,12 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 from typing import Any
 
-from ..exceptions import ConfigError, ModelResponseError
+from ..exceptions import ConfigError, ModelRequestError, ModelResponseError
 from .base import Message, Usage
+from .pacing import Pacing
 from .provider import ProviderModel, is_transport_transient, missing_extra
 from .retry import Verdict
 
@@ -34,6 +36,26 @@ def _import_sdk() -> Any:
     except ImportError as exc:
         raise missing_extra("openai", "openai", exc) from exc
     return openai
+
+
+def _snippet(text: str) -> str:
+    """The ``<title>`` of an HTML page, else the start of ``text``, on one line."""
+    match = re.search(r"<title[^>]*>(.*?)</title>", text, re.IGNORECASE | re.DOTALL)
+    if match is not None:
+        return f"an HTML page titled {' '.join(match.group(1).split())[:80]!r}"
+    return f"the answer starts {' '.join(text.split())[:80]!r}"
+
+
+def _foreign_answer(response: Any) -> str | None:
+    """``HTTP 404, an HTML page titled ...`` for a response whose body is not JSON, else None."""
+    ctype = str(getattr(response, "headers", {}).get("content-type", ""))
+    if "json" in ctype:
+        return None
+    try:
+        text = str(response.text)
+    except Exception:  # noqa: BLE001 (a streamed or closed body)
+        text = ""
+    return f"HTTP {response.status_code}, {ctype or 'no content type'}: {_snippet(text)}"
 
 
 class OpenAIModel(ProviderModel):
@@ -66,6 +88,8 @@ class OpenAIModel(ProviderModel):
         if client is not None and base_url is None:
             base_url = str(getattr(client, "base_url", "")) or None
         self._base_url = base_url or os.environ.get("OPENAI_BASE_URL") or None
+        self.pacing = Pacing(base_timeout_s=self.timeout, max_timeout_s=max(900.0, self.timeout))
+        """Per-request timeouts sized from the server's measured speed (``timeout`` is the first)."""
 
     @property
     def base_url(self) -> str:
@@ -100,8 +124,34 @@ class OpenAIModel(ProviderModel):
             # max_tokens); compatible servers widely understand only max_tokens.
             key = "max_completion_tokens" if self._base_url is None else "max_tokens"
             params[key] = max_tokens
-        completion = await self._get_client().chat.completions.create(**params)
-        return self._parse(completion)
+        timeout = self.pacing.timeout_s(max_tokens)
+        start = self.clock()
+        try:
+            completion = await self._get_client().chat.completions.create(**params, timeout=timeout)
+        except self._sdk.APITimeoutError as exc:
+            if not self.pacing.timed_out(timeout):
+                raise ModelRequestError(
+                    f"{self.name} at {self.base_url}: no answer within {timeout:.0f} s, the longest a request waits"
+                ) from exc
+            log.warning("%s: no answer within %.0f s; the next attempt waits %.0f s", self.name, timeout,
+                        self.pacing.timeout_s(max_tokens))
+            raise
+        except self._sdk.APIStatusError as exc:
+            foreign = _foreign_answer(exc.response)
+            if foreign is not None and int(exc.status_code) < 500:  # a 5xx page from a proxy may pass
+                raise ModelResponseError(self._not_openai(foreign)) from exc
+            raise
+        if isinstance(completion, str):  # the SDK hands back the body when it is not JSON
+            raise ModelResponseError(self._not_openai(f"HTTP 200, {_snippet(completion)}"))
+        text, usage = self._parse(completion)
+        self.pacing.observe(self.clock() - start, usage.output_tokens)
+        return text, usage
+
+    def _not_openai(self, what: str) -> str:
+        return (
+            f"{self.name}: the server at {self.base_url} did not speak the OpenAI API ({what}); "
+            "OPENAI_BASE_URL should be the API root of an OpenAI-compatible server, usually ending in /v1"
+        )
 
     def _parse(self, completion: Any) -> tuple[str, Usage]:
         choices = getattr(completion, "choices", None)

@@ -105,11 +105,19 @@ class ProviderModel(Model):
             policy=self.retry,
             rng=self.rng,
             sleep=self.sleep,
-            what=self.name,
+            what=f"{self.name} at {self.base_url}",  # a dead OPENAI_BASE_URL is named in the error
         )
         return ModelResponse(
             text=text, usage=usage, latency_s=self.clock() - start, model_name=self.name
         )
+
+    def preflight(self) -> None:
+        """Build the SDK client now: a missing API key is one ConfigError before any request."""
+        self._get_client()
+
+    @abstractmethod
+    def _get_client(self) -> object:
+        """The SDK client (built on first use); ConfigError when no key is configured."""
 
     def _require_text(self, text: object, why: str = "") -> str:
         """The answer text, or ModelResponseError if it is missing or blank."""

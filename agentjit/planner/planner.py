@@ -121,6 +121,32 @@ class _Run:
     last_diagnostics: list[list[Diagnostic]] = field(default_factory=list)
     model_errors: list[ModelError] = field(default_factory=list)
     done: asyncio.Event = field(default_factory=asyncio.Event)
+    slots: _Slots | None = None
+    answers: int = 0
+
+
+class _Slots:
+    """At most ``limit`` model requests in flight; one while the model reports that it is
+    overloaded (a request timed out: more at once would only slow each down further)."""
+
+    def __init__(self, limit: int, overloaded: Callable[[], bool]) -> None:
+        self.limit = limit
+        self.overloaded = overloaded
+        self.in_flight = 0
+        self._cond = asyncio.Condition()
+
+    def _free(self) -> bool:
+        return self.in_flight < (1 if self.overloaded() else self.limit)
+
+    async def __aenter__(self) -> None:
+        async with self._cond:
+            await self._cond.wait_for(self._free)
+            self.in_flight += 1
+
+    async def __aexit__(self, *exc: object) -> None:
+        async with self._cond:
+            self.in_flight -= 1
+            self._cond.notify_all()
 
 
 class Planner:
@@ -140,6 +166,8 @@ class Planner:
         clock: Callable[[], float] = time.perf_counter,
         now: str | None = None,
         any_model: bool = False,
+        max_concurrency: int | None = None,
+        progress: Callable[[str], None] | None = None,
     ) -> None:
         if n < 1 or k < 1 or max_repairs < 0:
             raise ValueError(f"need n >= 1, k >= 1, max_repairs >= 0 (got n={n}, k={k}, max_repairs={max_repairs})")
@@ -155,6 +183,12 @@ class Planner:
         self.now = now
         self.any_model = any_model
         """Accept a plan cache entry another model compiled (same task and tools)."""
+        if max_concurrency is not None and max_concurrency < 1:
+            raise ValueError(f"need max_concurrency >= 1 (got {max_concurrency})")
+        self.max_concurrency = max_concurrency
+        """Most model requests in flight at once (default ``n``); one after a request timed out."""
+        self.progress = progress
+        """Called with one line per answer and candidate (the CLI prints them on stderr)."""
 
     # -- plan cache -----------------------------------------------------------------
 
@@ -211,7 +245,10 @@ class Planner:
                     "origin": "cache", "time_s": self.clock() - start, "stats": PlanStats(), "usage": Usage(),
                     "candidates": [], "plan_cache": _plans_file(self.cache),
                 })
+        self.model.preflight()  # no API key: one ConfigError here, not one per worker
         run = _Run(start=start)
+        pacing = getattr(self.model, "pacing", None)
+        run.slots = _Slots(self.max_concurrency or self.n, lambda: pacing is not None and pacing.boost > 1.0)
         base = plan_messages(task, self.cache, now=self.now)
         async with asyncio.TaskGroup() as tg:
             workers = [tg.create_task(self._worker(i, base, run)) for i in range(self.n)]
@@ -253,9 +290,17 @@ class Planner:
         return plan
 
     async def _ask(self, messages: list[Message], run: _Run) -> str:
-        resp = await self.model.request(messages, temperature=self.temperature, max_tokens=self.max_tokens)
+        assert run.slots is not None
+        async with run.slots:
+            resp = await self.model.request(messages, temperature=self.temperature, max_tokens=self.max_tokens)
         run.usage = run.usage + resp.usage
+        run.answers += 1
+        self._say(f"answer {run.answers} after {resp.latency_s:.1f} s ({resp.usage.output_tokens} tokens)")
         return extract_code(resp.text)
+
+    def _say(self, line: str) -> None:
+        if self.progress is not None:
+            self.progress(line)
 
     async def _worker(self, worker: int, base: list[Message], run: _Run) -> None:
         messages = list(base)
@@ -287,6 +332,8 @@ class Planner:
                     time_s=self.clock() - run.start,
                 )
             )
+            self._say(f"worker {worker}: " + (f"valid plan, cost {result.cost}" if result.valid else
+                      "rejected (" + ", ".join(sorted({d.code for d in result.diagnostics})) + ")"))
             if result.valid:
                 run.valid.append(_Valid(source, result, len(run.candidates)))
                 if len(run.valid) >= self.k:
