@@ -650,7 +650,51 @@ async def bench_scheduler(args: argparse.Namespace) -> int:
     return 0 if not summary["failures"] else 1
 
 
-_BENCHES: dict[str, Handler] = {"overhead": bench_overhead, "scheduler": bench_scheduler}
+async def bench_e2e(args: argparse.Namespace) -> int:
+    """The stepwise agent (oracle policy) against agentjit, both behind one simulated model latency."""
+    from agentjit.bench.e2e import run_e2e
+
+    tasks = _selected_tasks(args)
+    command = "agentjit " + " ".join(sys.argv[1:]) if sys.argv[1:2] == ["bench"] else "agentjit bench e2e"
+    with _progress() as progress:
+        bar = progress.add_task("e2e", total=3 * len(tasks) * args.repeats)
+
+        def on_run(task_id: str, run: Any) -> None:
+            progress.update(bar, advance=1, description=f"{task_id} {run.side}")
+
+        report = await run_e2e(
+            _app_name(args) or "food", runs=args.repeats, profile=args.llm_profile, model_scale=args.llm_scale,
+            latency_scale=args.latency_scale, task_ids=[t.id for t in tasks], seed=args.seed, command=command,
+            on_run=on_run,
+        )  # fmt: skip
+    data = report.model_dump(mode="json")
+    if args.out:
+        Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.out).write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    if args.json:
+        emit_json(data)
+        return 0
+    s = report.summary
+    table = Table(title=f"end to end, {args.repeats} run(s) a task, model latency profile {report.profile['name']}")
+    for col in ("task", "agent s", "calls", "agentjit s", "calls", "cached s", "speedup", "judges (agent/jit/cached)"):
+        table.add_column(col)
+    for t in report.tasks:
+        a, j, c = t.summary["agent"], t.summary["agentjit"], t.summary["agentjit-cached"]
+        table.add_row(
+            t.id, f"{a['latency_s']:.2f}", f"{a['model_calls']:.1f}", f"{j['latency_s']:.2f}", f"{j['model_calls']:.1f}",
+            f"{c['latency_s']:.2f}", f"{t.summary['speedup'] or 0:.1f}x",
+            f"{a['passed']}/{j['passed']}/{c['passed']} of {a['runs']}",
+        )  # fmt: skip
+    out = _out()
+    out.print(table)
+    out.print(
+        f"speedup {s['speedup_ratio_of_means']:.2f}x (ratio of means), {s['speedup_geomean']:.2f}x (geometric mean); "
+        f"plan-cache hit {s['speedup_cached_ratio_of_means']:.2f}x; profile {report.profile['name']}: {report.profile['source']}"
+    )
+    return 0 if all(v == s["runs"][k] for k, v in s["passed"].items()) else 1
+
+
+_BENCHES: dict[str, Handler] = {"overhead": bench_overhead, "scheduler": bench_scheduler, "e2e": bench_e2e}
 
 
 def _planning(args: argparse.Namespace) -> Callable[..., Any]:
@@ -760,8 +804,8 @@ def build_parser() -> argparse.ArgumentParser:
     cache_args(p)
     planner_args(p)
 
-    p = sub.add_parser("bench", help="benchmarks: overhead (tool call vs bare evaluate), scheduler")
-    p.add_argument("bench", help="which benchmark: overhead | scheduler")
+    p = sub.add_parser("bench", help="benchmarks: overhead (tool call vs bare evaluate), scheduler, e2e")
+    p.add_argument("bench", help="which benchmark: overhead | scheduler | e2e")
     p.add_argument("-n", type=int, default=200, help="repetitions (overhead)")
     p.add_argument("--tool", default="list_stores", help="a tool that stays on its page (overhead; default: list_stores)")
     p.add_argument("--repeats", "-R", type=int, default=3, help="runs per task and strategy (scheduler)")
@@ -770,6 +814,10 @@ def build_parser() -> argparse.ArgumentParser:
     tasks_arg(p)
     p.add_argument("--seed", type=int, default=0, help="site latency and Monte Carlo seed (scheduler)")
     p.add_argument("--latency-scale", type=float, default=1.0)
+    p.add_argument("--llm-profile", default="gpt-4.1",
+                   help="simulated model latency both sides pay (e2e): gpt-4.1, paper-browser-use, local-small, none")
+    p.add_argument("--llm-scale", type=float, default=1.0, help="multiply the profile's latency (e2e; 0 = free calls)")
+    p.add_argument("--out", help="also write the JSON report to this file (e2e)")
     app_arg(p)
     site_arg(p)
     cache_dir_arg(p)

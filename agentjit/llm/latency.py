@@ -139,6 +139,8 @@ class SimulatedLatency(Model):
         self.input_tokens = 0
         self.output_tokens = 0
         self.simulated_s = 0.0
+        self.elapsed_s = 0.0
+        """Wall time of every request (the wrapped model's own time plus the sleep)."""
 
     async def request(
         self,
@@ -156,7 +158,9 @@ class SimulatedLatency(Model):
         self.input_tokens += resp.usage.input_tokens
         self.output_tokens += resp.usage.output_tokens
         self.simulated_s += delay
-        return resp.model_copy(update={"latency_s": self.clock() - t0})
+        took = self.clock() - t0
+        self.elapsed_s += took
+        return resp.model_copy(update={"latency_s": took})
 
     async def aclose(self) -> None:
         await self.model.aclose()

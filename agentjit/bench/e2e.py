@@ -1,0 +1,296 @@
+"""The end-to-end bench: the stepwise agent against agentjit, every task of an app, R runs.
+
+For each task and run, on a freshly reset site:
+
+* **agent**: :class:`~agentjit.agent.StepwiseAgent` driven by the oracle policy
+  (:mod:`agentjit.bench.oracle`: a recorded demonstration replayed, so it makes
+  no wrong step) behind :class:`~agentjit.llm.SimulatedLatency`: steps, model
+  calls, input/output tokens, time in the model, total latency, the judge;
+* **agentjit**: the planner compiles the task with a fake model that answers
+  the task's reference plan in one call, behind the *same* SimulatedLatency
+  profile (so both sides pay the same per-call cost; its input is the real
+  planner prompt), then the scheduler picks a strategy and the plan runs:
+  compile calls, tokens, compile time, run time, strategy, the judge;
+* **agentjit, plan-cache hit**: the same task compiled again (0 model calls), run.
+
+Speedups are per task (mean agent latency / mean agentjit latency) and over
+the app (ratio of the means, and the geometric mean of the per-task ratios).
+The sweep re-prices each side at a fixed per-call model latency ``L`` (0 to 8
+s): measured latency minus measured model time plus ``calls * L``, so no
+single profile carries the result.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import statistics
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from agentjit.agent import StepwiseAgent
+from agentjit.cache import ToolCache
+from agentjit.exceptions import AgentJITError
+from agentjit.llm.base import Message
+from agentjit.llm.function import FunctionModel
+from agentjit.llm.latency import DEFAULT_PROFILE, LatencyProfile, SimulatedLatency, get_profile
+from agentjit.planner import Planner
+from agentjit.runtime import BrowserPool, Runtime
+from agentjit.runtime.runner import goto_start
+
+from .apps import Site
+from .harness import _pool, jsonable, resolve_target, run_task
+from .oracle import oracle_model
+from .scheduler_bench import AutoStrategy
+from .tasks import Task
+
+__all__ = ["E2ERun", "E2ETask", "E2EReport", "run_e2e", "SWEEP_S", "reference_model"]
+
+log = logging.getLogger(__name__)
+
+SWEEP_S: tuple[float, ...] = (0.0, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0)
+"""Per-call model latencies (seconds) the sweep prices both sides at."""
+
+
+class E2ERun(BaseModel):
+    """One side of one task run."""
+
+    side: str
+    """``agent``, ``agentjit`` or ``agentjit-cached``."""
+    run: int
+    ok: bool
+    reason: str = ""
+    latency_s: float = 0.0
+    """End to end: the agent's whole run, or compile + run for agentjit."""
+    model_s: float = 0.0
+    """Of which waiting for the model (simulated latency included)."""
+    model_calls: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    steps: int = 0
+    """Agent steps (model decisions), or tool calls of the plan."""
+    compile_s: float = 0.0
+    run_s: float = 0.0
+    strategy: str = ""
+    answer: Any = None
+    error: str | None = None
+
+
+class E2ETask(BaseModel):
+    id: str
+    kind: str
+    runs: list[E2ERun] = Field(default_factory=list)
+    summary: dict[str, Any] = Field(default_factory=dict)
+
+
+class E2EReport(BaseModel):
+    app: str
+    profile: dict[str, Any]
+    runs: int
+    command: str = ""
+    tasks: list[E2ETask] = Field(default_factory=list)
+    summary: dict[str, Any] = Field(default_factory=dict)
+    sweep: list[dict[str, Any]] = Field(default_factory=list)
+
+
+def reference_model(task: Task) -> FunctionModel:
+    """A fake planner model: one answer, the task's reference plan in a code fence."""
+    source = task.plan_source()
+
+    def answer(messages: list[Message]) -> str:
+        return "```python\n" + source.rstrip() + "\n```"
+
+    return FunctionModel(answer, name="reference")
+
+
+def _fresh_cache(cache: ToolCache) -> ToolCache:
+    """The same tools and fits with an empty, in-memory plan cache (the bundled files stay untouched)."""
+    return ToolCache(cache.info, cache.tools.values(), latency=cache.latency, schemas=cache.schemas, plans={})
+
+
+async def _agent_run(task: Task, run: int, *, pool: BrowserPool, site: Site, cache: ToolCache,
+                     profile: LatencyProfile, budget_tokens: int) -> E2ERun:  # fmt: skip
+    model = SimulatedLatency(oracle_model(task), profile)
+    site.reset()
+    before = site.state()
+    async with pool.context() as ctx:
+        page = await ctx.new_page()
+        await goto_start(page, site.url.rstrip("/") + cache.info.start_path)
+        agent = StepwiseAgent(model, base_url=site.url, budget_tokens=budget_tokens, snapshots=False)
+        t0 = time.perf_counter()
+        try:
+            result = await agent.run(page, task.task)
+        except AgentJITError as exc:
+            return E2ERun(side="agent", run=run, ok=False, reason=f"{type(exc).__name__}: {exc}", error=str(exc),
+                          latency_s=time.perf_counter() - t0, model_calls=model.calls)  # fmt: skip
+    after = site.state()
+
+    class _Result:  # what a judge reads: the answer as ``value``
+        value = result.answer
+
+    verdict = task.evaluate(_Result(), before, after, site.url)
+    return E2ERun(
+        side="agent", run=run, ok=verdict.ok, reason=verdict.reason, latency_s=result.total_s,
+        model_s=result.model_s, model_calls=result.model_calls, input_tokens=result.usage.input_tokens,
+        output_tokens=result.usage.output_tokens, steps=len(result.steps), run_s=result.total_s - result.model_s,
+        answer=jsonable(result.answer),
+    )  # fmt: skip
+
+
+async def _jit_run(task: Task, run: int, side: str, planner: Planner, model: SimulatedLatency, *,
+                   runtime: Runtime, site: Site) -> E2ERun:  # fmt: skip
+    calls0, in0, out0, spent0 = model.calls, model.input_tokens, model.output_tokens, model.elapsed_s
+    t0 = time.perf_counter()
+    try:
+        plan = await planner.compile(task.task)
+    except AgentJITError as exc:
+        return E2ERun(side=side, run=run, ok=False, reason=f"compile: {exc}", error=str(exc),
+                      compile_s=time.perf_counter() - t0, model_calls=model.calls - calls0)  # fmt: skip
+    compile_s = time.perf_counter() - t0
+    res = await run_task(task, plan.source, runtime=runtime, site=site, strategy=AutoStrategy(),
+                         plan_origin="cache" if plan.origin == "cache" else "model")  # fmt: skip
+    return E2ERun(
+        side=side, run=run, ok=res.ok, reason=res.reason, latency_s=compile_s + res.latency_s,
+        model_s=model.elapsed_s - spent0, model_calls=model.calls - calls0,
+        input_tokens=model.input_tokens - in0, output_tokens=model.output_tokens - out0, steps=res.tool_calls,
+        compile_s=compile_s, run_s=res.latency_s, strategy=res.strategy, answer=res.answer, error=res.error,
+    )  # fmt: skip
+
+
+def _mean(values: Sequence[float]) -> float:
+    return statistics.fmean(values) if values else 0.0
+
+
+def _side(runs: list[E2ERun], side: str) -> dict[str, Any]:
+    mine = [r for r in runs if r.side == side]
+    return {
+        "latency_s": _mean([r.latency_s for r in mine]),
+        "model_s": _mean([r.model_s for r in mine]),
+        "model_calls": _mean([r.model_calls for r in mine]),
+        "input_tokens": _mean([r.input_tokens for r in mine]),
+        "output_tokens": _mean([r.output_tokens for r in mine]),
+        "steps": _mean([r.steps for r in mine]),
+        "compile_s": _mean([r.compile_s for r in mine]),
+        "run_s": _mean([r.run_s for r in mine]),
+        "passed": sum(r.ok for r in mine),
+        "runs": len(mine),
+        "strategy": sorted({r.strategy for r in mine if r.strategy}),
+    }
+
+
+def _ratio(a: float, b: float) -> float | None:
+    return a / b if b > 0 else None
+
+
+def _summarize_task(t: E2ETask) -> None:
+    s: dict[str, Any] = {side: _side(t.runs, side) for side in ("agent", "agentjit", "agentjit-cached")}
+    s["speedup"] = _ratio(s["agent"]["latency_s"], s["agentjit"]["latency_s"])
+    s["speedup_cached"] = _ratio(s["agent"]["latency_s"], s["agentjit-cached"]["latency_s"])
+    t.summary = s
+
+
+def _geomean(values: list[float]) -> float | None:
+    vals = [v for v in values if v > 0]
+    return math.exp(statistics.fmean(math.log(v) for v in vals)) if vals else None
+
+
+def _priced(side: dict[str, Any], per_call_s: float) -> float:
+    """A side's mean latency with every model call costing ``per_call_s`` instead of what it cost."""
+    return max(0.0, side["latency_s"] - side["model_s"]) + side["model_calls"] * per_call_s
+
+
+def _summarize(report: E2EReport, sweep: Sequence[float]) -> None:
+    tasks = report.tasks
+    sums = {side: sum(t.summary[side]["latency_s"] for t in tasks) for side in ("agent", "agentjit", "agentjit-cached")}
+    model = {side: sum(t.summary[side]["model_s"] for t in tasks) for side in sums}
+    n = max(1, len(tasks))
+    report.summary = {
+        "tasks": len(tasks),
+        "mean_latency_s": {side: sums[side] / n for side in sums},
+        "model_share": {side: _ratio(model[side], sums[side]) for side in sums},
+        "model_calls_per_task": {side: sum(t.summary[side]["model_calls"] for t in tasks) / n for side in sums},
+        "tokens_per_task": {
+            side: {k: sum(t.summary[side][k] for t in tasks) / n for k in ("input_tokens", "output_tokens")}
+            for side in sums
+        },
+        "passed": {side: sum(t.summary[side]["passed"] for t in tasks) for side in sums},
+        "runs": {side: sum(t.summary[side]["runs"] for t in tasks) for side in sums},
+        "speedup_ratio_of_means": _ratio(sums["agent"], sums["agentjit"]),
+        "speedup_geomean": _geomean([t.summary["speedup"] for t in tasks if t.summary["speedup"]]),
+        "speedup_cached_ratio_of_means": _ratio(sums["agent"], sums["agentjit-cached"]),
+        "speedup_cached_geomean": _geomean([t.summary["speedup_cached"] for t in tasks if t.summary["speedup_cached"]]),
+    }
+    rows = []
+    for per_call in sweep:
+        agent = [_priced(t.summary["agent"], per_call) for t in tasks]
+        jit = [_priced(t.summary["agentjit"], per_call) for t in tasks]
+        hit = [_priced(t.summary["agentjit-cached"], per_call) for t in tasks]
+        rows.append({
+            "per_call_s": per_call,
+            "agent_mean_s": _mean(agent),
+            "agentjit_mean_s": _mean(jit),
+            "agentjit_cached_mean_s": _mean(hit),
+            "speedup_ratio_of_means": _ratio(sum(agent), sum(jit)),
+            "speedup_geomean": _geomean([a / j for a, j in zip(agent, jit, strict=True) if j > 0]),
+            "speedup_cached_ratio_of_means": _ratio(sum(agent), sum(hit)),
+        })  # fmt: skip
+    report.sweep = rows
+
+
+async def run_e2e(
+    app_name: str = "food",
+    *,
+    runs: int = 1,
+    profile: str | LatencyProfile = DEFAULT_PROFILE,
+    model_scale: float = 1.0,
+    latency_scale: float = 1.0,
+    task_ids: Sequence[str] | None = None,
+    budget_tokens: int = 6000,
+    sweep: Sequence[float] = SWEEP_S,
+    seed: int = 0,
+    pool: BrowserPool | None = None,
+    command: str = "",
+    on_run: Callable[[str, E2ERun], None] | None = None,
+) -> E2EReport:
+    """Run the bench on ``app_name``'s tasks (``task_ids`` to pick some); see the module docstring.
+
+    ``profile`` (scaled by ``model_scale``, 0 to make model calls free) is the
+    simulated model latency both sides pay; ``latency_scale`` the site's own.
+    """
+    prof = get_profile(profile)
+    if model_scale != 1.0:
+        prof = prof.scaled(model_scale)
+    target = resolve_target(app_name, task_ids=task_ids, latency_scale=latency_scale, seed=seed)
+    site = target.site
+    report = E2EReport(app=app_name, profile=prof.to_json(), runs=runs, command=command)
+    by_id = {t.id: E2ETask(id=t.id, kind=t.kind) for t in target.tasks}
+    site.start()
+    try:
+        async with _pool(pool) as active:
+            runtime = Runtime(target.cache, site.url, pool=active)
+            for r in range(runs):
+                for task in target.tasks:
+                    entry = by_id[task.id]
+                    a = await _agent_run(task, r, pool=active, site=site, cache=target.cache, profile=prof,
+                                         budget_tokens=budget_tokens)  # fmt: skip
+                    entry.runs.append(a)
+                    if on_run is not None:
+                        on_run(task.id, a)
+                    model = SimulatedLatency(reference_model(task), prof)
+                    planner = Planner(model, _fresh_cache(target.cache), n=1, k=1)
+                    runtime.cache = planner.cache
+                    for side in ("agentjit", "agentjit-cached"):
+                        j = await _jit_run(task, r, side, planner, model, runtime=runtime, site=site)
+                        entry.runs.append(j)
+                        if on_run is not None:
+                            on_run(task.id, j)
+    finally:
+        site.stop()
+    report.tasks = list(by_id.values())
+    for t in report.tasks:
+        _summarize_task(t)
+    _summarize(report, sweep)
+    return report

@@ -1,0 +1,56 @@
+"""The end-to-end bench: one task through the CLI (agent, agentjit, plan-cache hit), and its arithmetic."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from agentjit.bench.e2e import E2EReport, E2ERun, E2ETask, _summarize, _summarize_task
+from agentjit.cli import main
+
+
+def test_bench_e2e_json_one_task(capsys, tmp_path):
+    out_file = tmp_path / "e2e.json"
+    code = main([
+        "bench", "e2e", "--app", "food", "--only", "food-custom-7", "-R", "1", "--latency-scale", "0",
+        "--llm-profile", "gpt-4.1", "--llm-scale", "0.01", "--out", str(out_file), "--json",
+    ])  # fmt: skip
+    data = json.loads(capsys.readouterr().out)
+    assert code == 0
+    assert json.loads(out_file.read_text()) == data
+    assert data["profile"]["name"] == "gpt-4.1x0.01" and data["profile"]["source"]
+    [task] = data["tasks"]
+    by_side = {r["side"]: r for r in task["runs"]}
+    assert set(by_side) == {"agent", "agentjit", "agentjit-cached"}
+    assert all(r["ok"] for r in task["runs"]), [r["reason"] for r in task["runs"]]
+    assert by_side["agent"]["model_calls"] == 2 and by_side["agent"]["steps"] == 2
+    assert by_side["agentjit"]["model_calls"] == 1 and by_side["agentjit"]["input_tokens"] > 500
+    assert by_side["agentjit-cached"]["model_calls"] == 0 and by_side["agentjit"]["strategy"]
+    s = data["summary"]
+    assert s["passed"] == {"agent": 1, "agentjit": 1, "agentjit-cached": 1}
+    assert [row["per_call_s"] for row in data["sweep"]][0] == 0.0 and data["sweep"][-1]["per_call_s"] == 8.0
+
+
+def _run(side: str, latency: float, model_s: float, calls: int) -> E2ERun:
+    return E2ERun(side=side, run=0, ok=True, latency_s=latency, model_s=model_s, model_calls=calls)
+
+
+def test_speedups_and_the_sweep():
+    tasks = [
+        E2ETask(id="a", kind="read", runs=[_run("agent", 10, 8, 4), _run("agentjit", 4, 2, 1), _run("agentjit-cached", 2, 0, 0)]),
+        E2ETask(id="b", kind="read", runs=[_run("agent", 2, 1, 1), _run("agentjit", 2, 1, 1), _run("agentjit-cached", 1, 0, 0)]),
+    ]
+    for t in tasks:
+        _summarize_task(t)
+    report = E2EReport(app="x", profile={}, runs=1, tasks=tasks)
+    _summarize(report, [0.0, 2.0])
+    s = report.summary
+    assert s["speedup_ratio_of_means"] == pytest.approx(12 / 6)
+    assert s["speedup_geomean"] == pytest.approx((2.5 * 1.0) ** 0.5)
+    assert s["model_share"]["agent"] == pytest.approx(9 / 12)
+    zero, two = report.sweep
+    # at 0 s a call: the non-model time only (2 + 1 against 2 + 1)
+    assert zero["agent_mean_s"] == pytest.approx(1.5) and zero["agentjit_mean_s"] == pytest.approx(1.5)
+    # at 2 s a call: agent 2+8 and 1+2, agentjit 2+2 and 1+2
+    assert two["speedup_ratio_of_means"] == pytest.approx(13 / 7)
