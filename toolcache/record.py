@@ -37,6 +37,18 @@ log = logging.getLogger(__name__)
 QUIET_S = 0.05
 """How long the network must stay idle before a step counts as finished."""
 SETTLE_TIMEOUT_S = 15.0
+DOM_SETTLE_MAX_S = 2.0
+"""The longest a step waits for the DOM to go quiet (an animation may never stop)."""
+DOM_QUIET_JS = """
+([quiet, max]) => new Promise((resolve) => {
+  let timer = setTimeout(done, quiet);
+  const obs = new MutationObserver(() => { clearTimeout(timer); timer = setTimeout(done, quiet); });
+  const cap = setTimeout(done, max);
+  function done() { obs.disconnect(); clearTimeout(timer); clearTimeout(cap); resolve(true); }
+  obs.observe(document, {subtree: true, childList: true, attributes: true, characterData: true});
+})
+"""
+"""Resolves once no DOM mutation happened for ``quiet`` ms (at most ``max`` ms)."""
 TARGET_TIMEOUT_MS = 5000
 """How long a script step waits for its target to appear."""
 
@@ -152,9 +164,13 @@ class _Network:
             await page.wait_for_load_state("load", timeout=SETTLE_TIMEOUT_S * 1000)
         while time.monotonic() < deadline:
             if not self.inflight and time.monotonic() - self.last_change >= QUIET_S:
-                return
+                break
             await asyncio.sleep(0.01)
-        log.warning("network did not settle within %.0f s", SETTLE_TIMEOUT_S)
+        else:
+            log.warning("network did not settle within %.0f s", SETTLE_TIMEOUT_S)
+        # single-page apps render after their requests: wait for the DOM to stop changing too
+        with contextlib.suppress(Exception):
+            await page.evaluate(DOM_QUIET_JS, [int(QUIET_S * 1000), int(DOM_SETTLE_MAX_S * 1000)])
 
     async def take_writes(self) -> list[dict[str, Any]]:
         out = []

@@ -113,3 +113,14 @@ async def test_text_locators_find_the_named_element(page: Any) -> None:
     got = await page.evaluate("(sels) => {" + PRELUDE + "return sels.map((s) => { const e = __q(s); return e && e.textContent; }); }",
                               ["button.btn >> text=Save changes", "button.btn >> text=cancel", "button >> text=Delete"])
     assert got == ["Save changes", "Cancel", None]
+
+
+async def test_recorder_waits_for_the_dom_to_settle(page: Any) -> None:
+    from toolcache.record import DOM_QUIET_JS
+
+    await page.set_content("<body><ul></ul></body>")
+    # a single-page app rendering in three late steps, with no request in flight
+    await page.evaluate("""() => { let n = 0; const add = () => { document.querySelector('ul').append(document.createElement('li'));
+        if (++n < 3) setTimeout(add, 40); }; setTimeout(add, 40); }""")
+    await page.evaluate(DOM_QUIET_JS, [1000, 20000])
+    assert await page.evaluate("document.querySelectorAll('li').length") == 3
