@@ -24,15 +24,17 @@ venv: $(STAMP)
 
 demo: chromium venv
 	$(VENV)/bin/agentjit demo
+	$(VENV)/bin/agentjit demo --app roundup
 
 test: chromium venv
 	$(VENV)/bin/ruff check agentjit toolcache tests
 	$(VENV)/bin/mypy
 	$(PY) -m pytest -q
 
-# Re-record the food demonstrations in traces/food (real Chromium, latency injection on).
+# Re-record the demonstrations in traces/food (real Chromium, latency injection on) and traces/roundup.
 traces: chromium venv
 	$(VENV)/bin/toolcache record --app food traces/food/scripts/*.json -o traces/food/ --force
+	$(VENV)/bin/toolcache record --app roundup traces/roundup/scripts/*.json -o traces/roundup/ --force
 
 lint: venv
 	$(VENV)/bin/ruff check agentjit toolcache tests
