@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint chromium venv clean traces
+.PHONY: demo test lint chromium venv clean traces help-time
 
 chromium:
 	@if [ -z "$$AGENTJIT_CHROMIUM" ] && ! command -v chromium >/dev/null 2>&1; then \
@@ -42,3 +42,9 @@ lint: venv
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
+
+# How long `agentjit --help` takes (it must stay under 0.3 s: no scipy, numpy or playwright at start)
+help-time: venv
+	for i in 1 2 3; do /usr/bin/time -f "agentjit --help: %e s" $(VENV)/bin/agentjit --help > /dev/null; done
+	for i in 1 2 3; do /usr/bin/time -f "toolcache --help: %e s" $(VENV)/bin/toolcache --help > /dev/null; done
+	$(VENV)/bin/python -X importtime -c "import agentjit.cli, toolcache.cli" 2>&1 | sort -t'|' -k2 -n | tail -5

@@ -18,8 +18,11 @@ list (``tests/test_layers.py`` walks the imports with ``ast`` to keep it so)::
 ``toolcache`` (the offline builder) imports agentjit, never the reverse.
 """
 
+import importlib as _importlib
+from typing import TYPE_CHECKING as _TYPE_CHECKING
+from typing import Any as _Any
+
 from ._version import __version__
-from .cache import ToolCache
 from .exceptions import (
     AgentJITError,
     BrowserError,
@@ -37,21 +40,75 @@ from .exceptions import (
     TraceError,
     UserError,
 )
-from .llm import (
-    FunctionModel,
-    GeminiModel,
-    Message,
-    Model,
-    ModelResponse,
-    OpenAIModel,
-    TestModel,
-    Usage,
-    infer_model,
-)
-from .planner import CheckResult, CompiledPlan, Diagnostic, NoValidPlan, Planner, check
-from .protocol import Effect, ToolManifest, apply, load_manifest, read_trace, satisfies
-from .runtime import BrowserPool, CallOutcome, RunResult, Runtime, call_tool, run_plan
-from .scheduler import Schedule, Scheduler, fit_latency, plan_usage, schedule_plan
+
+if _TYPE_CHECKING:  # the names below load on first use: `agentjit --help` must not import scipy
+    from .cache import ToolCache
+    from .llm import (
+        FunctionModel,
+        GeminiModel,
+        Message,
+        Model,
+        ModelResponse,
+        OpenAIModel,
+        TestModel,
+        Usage,
+        infer_model,
+    )
+    from .planner import CheckResult, CompiledPlan, Diagnostic, NoValidPlan, Planner, check
+    from .protocol import Effect, ToolManifest, apply, load_manifest, read_trace, satisfies
+    from .runtime import BrowserPool, CallOutcome, RunResult, Runtime, call_tool, run_plan
+    from .scheduler import Schedule, Scheduler, fit_latency, plan_usage, schedule_plan
+
+_LAZY: dict[str, str] = {
+    "ToolCache": ".cache",
+    "FunctionModel": ".llm",
+    "GeminiModel": ".llm",
+    "Message": ".llm",
+    "Model": ".llm",
+    "ModelResponse": ".llm",
+    "OpenAIModel": ".llm",
+    "TestModel": ".llm",
+    "Usage": ".llm",
+    "infer_model": ".llm",
+    "CheckResult": ".planner",
+    "CompiledPlan": ".planner",
+    "Diagnostic": ".planner",
+    "NoValidPlan": ".planner",
+    "Planner": ".planner",
+    "check": ".planner",
+    "Effect": ".protocol",
+    "ToolManifest": ".protocol",
+    "apply": ".protocol",
+    "load_manifest": ".protocol",
+    "read_trace": ".protocol",
+    "satisfies": ".protocol",
+    "BrowserPool": ".runtime",
+    "CallOutcome": ".runtime",
+    "RunResult": ".runtime",
+    "Runtime": ".runtime",
+    "call_tool": ".runtime",
+    "run_plan": ".runtime",
+    "Schedule": ".scheduler",
+    "Scheduler": ".scheduler",
+    "fit_latency": ".scheduler",
+    "plan_usage": ".scheduler",
+    "schedule_plan": ".scheduler",
+}
+
+
+def __getattr__(name: str) -> _Any:
+    """Import a public name's module on first use (PEP 562)."""
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'agentjit' has no attribute {name!r}")
+    value = getattr(_importlib.import_module(module, __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
+
 
 __all__ = [
     "__version__",

@@ -43,7 +43,15 @@ def _out() -> Console:
     """The console for results. Markup is off: plans, tasks, tool names and site text print
     literally (``[s.name for s in xs]`` is code, not a style); styles come from :func:`styled`."""
     # piped or captured output gets a wide table instead of an 80-column guess
-    return Console(highlight=False, markup=False, soft_wrap=True, width=None if sys.stdout.isatty() else 160)
+    wide = not sys.stdout.isatty() and "COLUMNS" not in os.environ
+    return Console(highlight=False, markup=False, soft_wrap=True, width=160 if wide else None)
+
+
+def _columns(table: Table, names: tuple[str, ...], *, ids: set[str] | frozenset[str] = frozenset()) -> None:
+    """Add ``names`` as columns of ``table``. The ``ids`` columns (task ids, tool names) never
+    wrap nor get cut (``food-custo...``): at 80 columns Rich wraps the others instead."""
+    for name in names:
+        table.add_column(name, no_wrap=name in ids)
 
 
 def _err() -> Console:
@@ -203,8 +211,7 @@ async def cmd_tools(args: argparse.Namespace) -> int:
         emit_json([t.model_dump(mode="json") for t in cache.tools.values()])
         return 0
     table = Table(title=f"{_title(args)}: {len(cache.tools)} tools")
-    for col in ("name", "type", "effect", "pre", "post", "description"):
-        table.add_column(col)
+    _columns(table, ("name", "type", "effect", "pre", "post", "description"), ids={'name'})
     for t in cache.tools.values():
         table.add_row(t.name, t.type.value, t.effect.value, json.dumps(t.pre), json.dumps(t.post), t.description)
     _out().print(table)
@@ -218,8 +225,7 @@ async def cmd_tasks(args: argparse.Namespace) -> int:
         emit_json(rows)
         return 0
     table = Table(title=f"{args.tasks if args.tasks else _app_name(args)}: {len(rows)} tasks")
-    for col in ("id", "kind", "task"):
-        table.add_column(col)
+    _columns(table, ("id", "kind", "task"), ids={'id'})
     for r in rows:
         table.add_row(r["id"], r["kind"] or "-", r["task"])
     _out().print(table)
@@ -289,8 +295,7 @@ async def cmd_run(args: argparse.Namespace) -> int:
         return 0
     out = _out()
     table = Table(title=f"{len(result.calls)} calls, {data['latency_s']} s, strategy {result.strategy}")
-    for col in ("#", "tool", "ok", "duration s", "args"):
-        table.add_column(col)
+    _columns(table, ("#", "tool", "ok", "duration s", "args"), ids={'tool'})
     for i, c in enumerate(result.calls):
         table.add_row(str(i), c.tool or c.action, "yes" if c.ok else "NO", f"{c.duration:.3f}", json.dumps(c.args))
     out.print(table)
@@ -467,8 +472,7 @@ async def cmd_demo(args: argparse.Namespace) -> int:
         )
     else:
         table = Table(title=f"agentjit demo: {report.summary['passed']}/{report.summary['total']} ok ({report.summary['browser']})")
-        for col in ("task", "ok", "latency s", "tool calls", "writes", "strategy", "plan"):
-            table.add_column(col)
+        _columns(table, ("task", "ok", "latency s", "tool calls", "writes", "strategy", "plan"), ids={'task'})
         for r in report.tasks:
             strategy = r.strategy if r.workers == 1 else f"{r.strategy} x{r.workers}"
             table.add_row(r.id, "ok" if r.ok else "FAIL", f"{r.latency_s:.2f}", str(r.tool_calls), str(r.writes), strategy, r.plan_origin)
@@ -520,8 +524,7 @@ async def cmd_schedule(args: argparse.Namespace) -> int:
         emit_json(data)
         return 0
     table = Table(title=f"{args.plan}: {args.trials} Monte Carlo trials, objective {args.objective}")
-    for col in ("strategy", "workers", "mean s", "p50 s", "p95 s", "win rate", ""):
-        table.add_column(col)
+    _columns(table, ("strategy", "workers", "mean s", "p50 s", "p95 s", "win rate", ""), ids={'strategy'})
     for name, est in schedule.estimates.items():
         table.add_row(
             name, str(est.workers), f"{est.mean:.3f}", f"{est.p50:.3f}", f"{est.p95:.3f}",
@@ -584,8 +587,7 @@ async def cmd_profile(args: argparse.Namespace) -> int:
         emit_json(data)
     else:
         table = Table(title=f"{_title(args)}: latency fits from {profile.runs} serial runs")
-        for col in ("tool", "family", "n", "mean s", "p50 s", "p95 s"):
-            table.add_column(col)
+        _columns(table, ("tool", "family", "n", "mean s", "p50 s", "p95 s"), ids={'tool'})
         for row in data["fits"]:
             if "/" in row["tool"]:
                 continue  # per-element keys repeat their tool's samples
@@ -622,8 +624,7 @@ async def bench_scheduler(args: argparse.Namespace) -> int:
         emit_json(report.model_dump(mode="json"))
     else:
         table = Table(title=f"scheduler vs measured oracle ({args.repeats} runs per strategy, latency scale {args.latency_scale})")
-        for col in ("task", "chosen", "oracle", "serial s", "parallel s", "hedge s", "predicted s (ser/par/hed)", "regret"):
-            table.add_column(col)
+        _columns(table, ("task", "chosen", "oracle", "serial s", "parallel s", "hedge s", "predicted s (ser/par/hed)", "regret"), ids={'task'})
 
         def fmt(v: float | None) -> str:
             return "-" if v is None else f"{v:.2f}"
@@ -713,6 +714,7 @@ def _planning(args: argparse.Namespace) -> Callable[..., Any]:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="agentjit", description="A just-in-time compiler for browser tasks.")
     parser.add_argument("-v", "--verbose", action="store_true", help="log debug output to stderr")
+    parser.add_argument("--version", action="version", version=f"agentjit {_version()}")
     sub = parser.add_subparsers(dest="command", required=True)
 
     def app_arg(p: argparse.ArgumentParser) -> None:
@@ -782,7 +784,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--model", help="compile each task with this model instead of using its reference plan")
     p.add_argument("--latency-scale", type=float, default=1.0, help="injected latency (0 = off; default 1)")
     tasks_arg(p)
-    p.add_argument("--trace-dir", default=None)
+    p.add_argument("--trace-dir", default=None, help="write each run's JSONL trace here (default: no traces)")
     app_arg(p)
     site_arg(p)
     json_arg(p)
@@ -791,13 +793,13 @@ def build_parser() -> argparse.ArgumentParser:
     planner_args(p)
 
     p = sub.add_parser("check", help="check a plan statically: sandbox, types, state flow, cost")
-    p.add_argument("plan")
+    p.add_argument("plan", help="plan file (.py)")
     app_arg(p)
     json_arg(p)
     cache_args(p)
 
     p = sub.add_parser("compile", help="compile a task to the cheapest valid plan with a model")
-    p.add_argument("task")
+    p.add_argument("task", help="the task in plain words")
     p.add_argument("--model", required=True, help="model spec, e.g. openai:gpt-4.1")
     app_arg(p)
     json_arg(p)
@@ -824,7 +826,7 @@ def build_parser() -> argparse.ArgumentParser:
     json_arg(p)
 
     p = sub.add_parser("schedule", help="price serial, parallel and hedge for a plan and pick one")
-    p.add_argument("plan")
+    p.add_argument("plan", help="plan file (.py)")
     p.add_argument("--objective", default="mean", choices=["mean", "p95"], help="what to minimize (default: mean)")
     p.add_argument("--trials", type=int, default=1000, help="Monte Carlo trials (default: 1000)")
     p.add_argument("--max-workers", type=int, default=4, help="most parallel workers or hedge replicas")
@@ -851,7 +853,38 @@ def build_parser() -> argparse.ArgumentParser:
 
     for extra in _EXTRA_PARSERS:
         extra(sub)
+    finish_parser(parser, sub)
     return parser
+
+
+def finish_parser(parser: argparse.ArgumentParser, sub: Any) -> None:
+    """Give every command ``-v`` (also after the command: ``agentjit run -v``) and a help that
+    shows each option's default."""
+    parser.formatter_class = HelpFormatter
+    for command_parser in sub.choices.values():
+        command_parser.formatter_class = HelpFormatter
+        if "-v" not in command_parser._option_string_actions:
+            command_parser.add_argument("-v", "--verbose", action="store_true", default=argparse.SUPPRESS,
+                                        help="log debug output to stderr")
+
+
+class HelpFormatter(argparse.HelpFormatter):
+    """argparse's help, with ``(default: X)`` after each option whose help does not name its default."""
+
+    def _get_help_string(self, action: argparse.Action) -> str:
+        text = action.help or ""
+        default = action.default
+        if not action.option_strings or "default" in text or default is None or default is False or default == []:
+            return text
+        if default is argparse.SUPPRESS:
+            return text
+        return f"{text} (default: %(default)s)"
+
+
+def _version() -> str:
+    from agentjit._version import __version__
+
+    return __version__
 
 
 _EXTRA_PARSERS: list[Callable[[Any], None]] = []

@@ -25,16 +25,26 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .browser_use import import_history
-from .build import STAGES, BuildReport, build_cache, load_traces, trace_files
-from .codegen import Synth, synthesize
-from .extract import PageSchema, SiteSchema, extract_snapshot
-from .record import record_script, record_scripts, reset_site
-from .script import Script, load_script
-from .verify import ToolVerdict, VerifyReport, verify_tools
-
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # loaded on first use: `toolcache --help` must not import the whole builder (scipy)
+    from .browser_use import import_history
+    from .build import STAGES, BuildReport, build_cache, load_traces, trace_files
+    from .codegen import Synth, synthesize
     from .compare import Comparison, compare_caches
+    from .extract import PageSchema, SiteSchema, extract_snapshot
+    from .record import record_script, record_scripts, reset_site
+    from .script import Script, load_script
+    from .verify import ToolVerdict, VerifyReport, verify_tools
+
+_LAZY = {
+    "import_history": "browser_use",
+    **dict.fromkeys(("STAGES", "BuildReport", "build_cache", "load_traces", "trace_files"), "build"),
+    **dict.fromkeys(("Synth", "synthesize"), "codegen"),
+    **dict.fromkeys(("Comparison", "compare_caches"), "compare"),
+    **dict.fromkeys(("PageSchema", "SiteSchema", "extract_snapshot"), "extract"),
+    **dict.fromkeys(("record_script", "record_scripts", "reset_site"), "record"),
+    **dict.fromkeys(("Script", "load_script"), "script"),
+    **dict.fromkeys(("ToolVerdict", "VerifyReport", "verify_tools"), "verify"),
+}
 
 __all__ = [
     "STAGES",
@@ -62,9 +72,12 @@ __all__ = [
 
 
 def __getattr__(name: str) -> Any:
-    """The comparison is imported on first use, so ``python -m toolcache.compare`` runs it cleanly."""
-    if name in ("Comparison", "compare_caches"):
-        from . import compare
+    """Import a public name's module on first use (PEP 562; ``python -m toolcache.compare`` runs cleanly)."""
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'toolcache' has no attribute {name!r}")
+    import importlib
 
-        return getattr(compare, name)
-    raise AttributeError(f"module 'toolcache' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value

@@ -78,12 +78,12 @@ def _cmd_import(args: argparse.Namespace) -> int:
 
 def _cmd_build(args: argparse.Namespace) -> int:
     from rich.console import Console
-    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
     from rich.table import Table
 
     from agentjit.cli import styled
 
-    from .build import STAGES, build_cache
+    from .build import STAGES, build_cache, trace_files
     from .record import reset_site
 
     err = Console(stderr=True, markup=False)  # trace paths and site text print literally
@@ -99,9 +99,13 @@ def _cmd_build(args: argparse.Namespace) -> int:
             if url is not None:
                 await asyncio.to_thread(reset_site, url)
 
-        with Progress(TextColumn("{task.description:<8}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
+        with Progress(TextColumn("{task.description:<8}"), BarColumn(), MofNCompleteColumn(),
                       TimeElapsedColumn(), console=err, transient=True, disable=args.json and not err.is_terminal) as prog:
-            tasks = {s: prog.add_task(s, total=None) for s in STAGES if s != "verify" or url is not None}
+            # totals known before the build: one per trace file (load, verify), one step (codegen, save);
+            # the others (snapshots, steps, latency keys) as soon as their stage starts, "?" until then
+            n_files = len(trace_files(args.traces))
+            known = {"load": n_files, "verify": n_files, "codegen": 1, "save": 1}
+            tasks = {s: prog.add_task(s, total=known.get(s)) for s in STAGES if s != "verify" or url is not None}
 
             def progress(stage: str, done: int, total: int) -> None:
                 if stage in tasks:
@@ -146,11 +150,12 @@ def _cmd_build(args: argparse.Namespace) -> int:
 
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="toolcache", description="Build verified website tool caches from recorded traces.")
-    p.add_argument("-v", "--verbose", action="store_true")
+    p.add_argument("-v", "--verbose", action="store_true", help="log progress to stderr")
+    p.add_argument("--version", action="version", version=f"toolcache (agentjit) {_version()}")
     sub = p.add_subparsers(dest="command", required=True)
 
     r = sub.add_parser("record", help="replay demonstration scripts in Chromium and write traces")
-    r.add_argument("scripts", nargs="+")
+    r.add_argument("scripts", nargs="+", help="demonstration scripts (.json)")
     r.add_argument("-o", "--output", required=True, help="directory for the traces (existing trace files are kept unless --force)")
     r.add_argument("--force", action="store_true", help="replace trace files that already exist in --output (default: refuse)")
     r.add_argument("--site", help="base URL of a running site")
@@ -161,23 +166,33 @@ def _parser() -> argparse.ArgumentParser:
     r.set_defaults(func=_cmd_record)
 
     i = sub.add_parser("import-browser-use", help="convert browser-use AgentHistoryList JSON files to traces")
-    i.add_argument("histories", nargs="+")
+    i.add_argument("histories", nargs="+", help="browser-use AgentHistoryList JSON files")
     i.add_argument("-o", "--output", required=True, help="directory (or one .jsonl file)")
-    i.add_argument("--site-name", default=None)
+    i.add_argument("--site-name", default=None, help="app name written into the traces (default: none)")
     i.set_defaults(func=_cmd_import)
 
     b = sub.add_parser("build", help="extract, label, fit, codegen, verify; write the cache")
     b.add_argument("traces", nargs="+", help="trace files or directories of them")
-    b.add_argument("-o", "--output", required=True)
+    b.add_argument("-o", "--output", required=True,
+                   help="cache directory; an existing one is replaced only by a build that made tools, and kept as OUT.prev")
     b.add_argument("--site", help="base URL of the live site to verify against")
     b.add_argument("--app", help="start a registered app in-process (food, roundup, ...) and verify against it")
     b.add_argument("--app-name", default=None, help="app name for cache.json")
     b.add_argument("--model", help="a model for steps without targets (e.g. openai:gpt-4.1)")
     b.add_argument("--secret", action="append", default=[], metavar="NAME=VALUE",
                    help="a redacted input's value for verification (e.g. login_password=...); never stored")
-    b.add_argument("--json", action="store_true")
+    b.add_argument("--json", action="store_true", help="print the build report as JSON")
     b.set_defaults(func=_cmd_build)
+    from agentjit.cli import finish_parser
+
+    finish_parser(p, sub)
     return p
+
+
+def _version() -> str:
+    from agentjit._version import __version__
+
+    return __version__
 
 
 def main(argv: Sequence[str] | None = None) -> int:

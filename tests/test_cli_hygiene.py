@@ -1,0 +1,89 @@
+"""Command-line hygiene: --version, -v anywhere, help with defaults, fast start, 80-column tables."""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+
+import pytest
+
+from agentjit.cli import build_parser, main
+
+
+def _parsers() -> list[tuple[str, argparse.ArgumentParser]]:
+    from toolcache.cli import _parser as toolcache_parser
+
+    out = []
+    for top in (build_parser(), toolcache_parser()):
+        out.append((top.prog, top))
+        for action in top._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                out.extend(action.choices.items())
+    return out
+
+
+@pytest.mark.parametrize("module", ["agentjit.cli", "toolcache.cli"])
+def test_version(capsys, module) -> None:
+    import importlib
+
+    entry = importlib.import_module(module).main
+    try:
+        code = entry(["--version"])
+    except SystemExit as exc:  # argparse's own exit, where no error wrapper catches it
+        code = exc.code
+    assert code == 0
+    from agentjit._version import __version__
+
+    assert capsys.readouterr().out.strip().endswith(__version__)
+
+
+def test_verbose_before_or_after_the_command() -> None:
+    parser = build_parser()
+    assert parser.parse_args(["-v", "tools"]).verbose
+    assert parser.parse_args(["tools", "-v"]).verbose
+    assert parser.parse_args(["check", "p.py", "--verbose"]).verbose
+    assert not parser.parse_args(["tools"]).verbose
+    from toolcache.cli import _parser
+
+    assert _parser().parse_args(["build", "t", "-o", "c", "-v"]).verbose
+
+
+def test_every_option_has_a_help_text_and_its_default() -> None:
+    missing, no_default = [], []
+    for name, parser in _parsers():
+        formatter = parser._get_formatter()
+        for action in parser._actions:
+            if isinstance(action, argparse._HelpAction | argparse._VersionAction | argparse._SubParsersAction):
+                continue
+            if not action.help:
+                missing.append(f"{name} {action.option_strings or action.dest}")
+                continue
+            default = action.default
+            if action.option_strings and default not in (None, False, [], argparse.SUPPRESS):
+                if "default" not in formatter._expand_help(action):
+                    no_default.append(f"{name} {action.option_strings}")
+    assert missing == [] and no_default == []
+
+
+def test_help_imports_no_scientific_stack() -> None:
+    # `agentjit --help` must start fast: the heavy layers load inside the commands that need them
+    code = "import sys, agentjit.cli, toolcache.cli; print(sorted(m for m in ('scipy', 'numpy', 'playwright') if m in sys.modules))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
+
+
+def test_tables_keep_ids_whole_at_80_columns(capsys, monkeypatch) -> None:
+    from agentjit.bench.apps import get_app
+
+    monkeypatch.setenv("COLUMNS", "80")
+    assert main(["tasks", "--app", "food"]) == 0
+    out = capsys.readouterr().out
+    assert max(len(line) for line in out.splitlines()) <= 80
+    for task in get_app("food").tasks():
+        assert task.id in out
+    assert main(["tools", "--app", "food"]) == 0
+    out = capsys.readouterr().out
+    assert max(len(line) for line in out.splitlines()) <= 80
+    for name in get_app("food").load_cache().tools:
+        assert name in out
