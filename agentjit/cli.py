@@ -664,7 +664,8 @@ async def bench_e2e(args: argparse.Namespace) -> int:
             progress.update(bar, advance=1, description=f"{task_id} {run.side}")
 
         report = await run_e2e(
-            _app_name(args) or "food", runs=args.repeats, profile=args.llm_profile, model_scale=args.llm_scale,
+            _app_name(args) or "food", runs=args.repeats, model=_model(args.model),
+            profile=args.llm_profile or ("none" if args.model else "gpt-4.1"), model_scale=args.llm_scale,
             latency_scale=args.latency_scale, task_ids=[t.id for t in tasks], seed=args.seed, command=command,
             on_run=on_run,
         )  # fmt: skip
@@ -816,10 +817,12 @@ def build_parser() -> argparse.ArgumentParser:
     tasks_arg(p)
     p.add_argument("--seed", type=int, default=0, help="site latency and Monte Carlo seed (scheduler)")
     p.add_argument("--latency-scale", type=float, default=1.0)
-    p.add_argument("--llm-profile", default="gpt-4.1",
-                   help="simulated model latency both sides pay (e2e): gpt-4.1, paper-browser-use, local-small, none")
+    p.add_argument("--llm-profile", default=None,
+                   help="simulated model latency both sides pay (e2e): gpt-4.1 (default), paper-browser-use, "
+                        "local-small, none (default with --model)")
     p.add_argument("--llm-scale", type=float, default=1.0, help="multiply the profile's latency (e2e; 0 = free calls)")
     p.add_argument("--out", help="also write the JSON report to this file (e2e)")
+    p.add_argument("--model", help="a real model both sides use instead of the oracle and the reference plans (e2e)")
     app_arg(p)
     site_arg(p)
     cache_dir_arg(p)

@@ -34,7 +34,7 @@ from pydantic import BaseModel, Field
 from agentjit.agent import StepwiseAgent
 from agentjit.cache import ToolCache
 from agentjit.exceptions import AgentJITError
-from agentjit.llm.base import Message
+from agentjit.llm.base import Message, Model
 from agentjit.llm.function import FunctionModel
 from agentjit.llm.latency import DEFAULT_PROFILE, LatencyProfile, SimulatedLatency, get_profile
 from agentjit.planner import Planner
@@ -90,6 +90,8 @@ class E2EReport(BaseModel):
     app: str
     profile: dict[str, Any]
     runs: int
+    model: str = "oracle + reference plans"
+    """Who decided: the offline oracle and reference plans, or a real model's name."""
     command: str = ""
     tasks: list[E2ETask] = Field(default_factory=list)
     summary: dict[str, Any] = Field(default_factory=dict)
@@ -112,8 +114,8 @@ def _fresh_cache(cache: ToolCache) -> ToolCache:
 
 
 async def _agent_run(task: Task, run: int, *, pool: BrowserPool, site: Site, cache: ToolCache,
-                     profile: LatencyProfile, budget_tokens: int) -> E2ERun:  # fmt: skip
-    model = SimulatedLatency(oracle_model(task), profile)
+                     profile: LatencyProfile, budget_tokens: int, real: Model | None) -> E2ERun:  # fmt: skip
+    model = SimulatedLatency(real if real is not None else oracle_model(task), profile)
     site.reset()
     before = site.state()
     async with pool.context() as ctx:
@@ -252,6 +254,7 @@ async def run_e2e(
     sweep: Sequence[float] = SWEEP_S,
     seed: int = 0,
     pool: BrowserPool | None = None,
+    model: Model | None = None,
     command: str = "",
     on_run: Callable[[str, E2ERun], None] | None = None,
 ) -> E2EReport:
@@ -259,6 +262,9 @@ async def run_e2e(
 
     ``profile`` (scaled by ``model_scale``, 0 to make model calls free) is the
     simulated model latency both sides pay; ``latency_scale`` the site's own.
+    With ``model`` (a real provider, or any :class:`Model`) both sides ask it
+    instead: the agent for every action, the planner for the plan (one
+    worker, so repairs are the only extra calls); pass profile ``none`` then.
     """
     prof = get_profile(profile)
     if model_scale != 1.0:
@@ -266,6 +272,8 @@ async def run_e2e(
     target = resolve_target(app_name, task_ids=task_ids, latency_scale=latency_scale, seed=seed)
     site = target.site
     report = E2EReport(app=app_name, profile=prof.to_json(), runs=runs, command=command)
+    if model is not None:
+        report.model = getattr(model, "name", type(model).__name__)
     by_id = {t.id: E2ETask(id=t.id, kind=t.kind) for t in target.tasks}
     site.start()
     try:
@@ -275,15 +283,15 @@ async def run_e2e(
                 for task in target.tasks:
                     entry = by_id[task.id]
                     a = await _agent_run(task, r, pool=active, site=site, cache=target.cache, profile=prof,
-                                         budget_tokens=budget_tokens)  # fmt: skip
+                                         budget_tokens=budget_tokens, real=model)  # fmt: skip
                     entry.runs.append(a)
                     if on_run is not None:
                         on_run(task.id, a)
-                    model = SimulatedLatency(reference_model(task), prof)
-                    planner = Planner(model, _fresh_cache(target.cache), n=1, k=1)
+                    compiler = SimulatedLatency(model if model is not None else reference_model(task), prof)
+                    planner = Planner(compiler, _fresh_cache(target.cache), n=1, k=1)
                     runtime.cache = planner.cache
                     for side in ("agentjit", "agentjit-cached"):
-                        j = await _jit_run(task, r, side, planner, model, runtime=runtime, site=site)
+                        j = await _jit_run(task, r, side, planner, compiler, runtime=runtime, site=site)
                         entry.runs.append(j)
                         if on_run is not None:
                             on_run(task.id, j)

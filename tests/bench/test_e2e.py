@@ -54,3 +54,29 @@ def test_speedups_and_the_sweep():
     assert zero["agent_mean_s"] == pytest.approx(1.5) and zero["agentjit_mean_s"] == pytest.approx(1.5)
     # at 2 s a call: agent 2+8 and 1+2, agentjit 2+2 and 1+2
     assert two["speedup_ratio_of_means"] == pytest.approx(13 / 7)
+
+
+async def test_a_given_model_drives_both_sides(browser_pool):
+    """With ``model=`` (a real provider in use) the agent and the planner both ask it; no oracle, no reference."""
+    from agentjit.agent import SYSTEM_PROMPT
+    from agentjit.bench.e2e import run_e2e
+    from agentjit.bench.food.tasks import TASKS
+    from agentjit.llm import FunctionModel
+
+    task = next(t for t in TASKS if t.id == "food-v1-1")
+    asked = {"agent": 0, "planner": 0}
+
+    def fn(messages):
+        if messages[0].content == SYSTEM_PROMPT:
+            asked["agent"] += 1
+            return json.dumps({"action": "done", "answer": ", ".join(task.expected)})
+        asked["planner"] += 1
+        return "```python\n" + task.plan_source() + "\n```"
+
+    report = await run_e2e(
+        "food", task_ids=["food-v1-1"], model=FunctionModel(fn, name="stand-in"), profile="none",
+        latency_scale=0, pool=browser_pool,
+    )  # fmt: skip
+    assert report.model == "stand-in" and report.profile["name"] == "none"
+    assert asked == {"agent": 1, "planner": 1}
+    assert report.summary["passed"] == {"agent": 1, "agentjit": 1, "agentjit-cached": 1}
