@@ -8,18 +8,51 @@ from typing import Any
 
 from agentjit.bench.apps import get_app
 from agentjit.cache import ToolCache
-from agentjit.exceptions import ConfigError
+from agentjit.exceptions import ConfigError, InputFileError
 from agentjit.llm.base import Model
+from agentjit.plan import PlanLimits
+from agentjit.planner.gate import admit
+from agentjit.planner.sandbox import MAX_PLAN_BYTES
 from agentjit.runtime import BrowserPool, RunResult, Runtime
 
 __all__ = ["run", "read_plan"]
 
 
+def _is_path(source: str | Path) -> bool:
+    return isinstance(source, Path) or (isinstance(source, str) and source.endswith(".py") and "\n" not in source)
+
+
 def read_plan(source: str | Path) -> str:
-    """Plan text from a path (``.py``) or the text itself."""
-    if isinstance(source, Path) or (isinstance(source, str) and source.endswith(".py") and "\n" not in source):
-        return Path(source).read_text(encoding="utf-8")
-    return str(source)
+    """Plan text from a path (``.py``) or the text itself.
+
+    A file that is missing, unreadable, larger than a plan may be
+    (:data:`~agentjit.planner.sandbox.MAX_PLAN_BYTES`; only that much is read),
+    not UTF-8 or binary raises :class:`~agentjit.exceptions.InputFileError`
+    naming it.
+    """
+    if not _is_path(source):
+        return str(source)
+    path = Path(source)
+    try:
+        with path.open("rb") as fh:
+            data = fh.read(MAX_PLAN_BYTES + 1)
+    except FileNotFoundError:
+        raise InputFileError("no such plan file", path=str(path)) from None
+    except IsADirectoryError:
+        raise InputFileError("is a directory, not a plan file", path=str(path)) from None
+    except OSError as exc:
+        raise InputFileError(f"cannot read the plan file: {exc.strerror or exc}", path=str(path)) from None
+    if len(data) > MAX_PLAN_BYTES:
+        raise InputFileError(f"larger than a plan may be ({MAX_PLAN_BYTES} bytes)", path=str(path))
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputFileError(
+            f"not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start}): a plan is Python source", path=str(path)
+        ) from None
+    if "\x00" in text:
+        raise InputFileError("contains NUL bytes (a binary file?): a plan is Python source", path=str(path))
+    return text
 
 
 async def run(
@@ -34,6 +67,8 @@ async def run(
     trace_dir: str | Path | None = None,
     pool: BrowserPool | None = None,
     task: str | None = None,
+    limits: PlanLimits | None = None,
+    origin: str | None = None,
 ) -> RunResult:
     """Run a plan on ``site_url`` with ``cache``'s tools (a ToolCache or its directory), or on
     a named app profile.
@@ -44,8 +79,16 @@ async def run(
     whatever is not given (its cache, its site); with neither ``app`` nor
     ``cache`` the bundled ``food`` profile is used. The run starts at the
     cache's ``info.start_path`` in its ``info.initial_state``.
+
+    Before anything starts, the plan passes the checker's gate
+    (:func:`agentjit.planner.admit`, exactly what ``agentjit check`` does): an
+    invalid plan raises :class:`~agentjit.exceptions.PlanRejected`, naming
+    ``origin`` (where the plan came from; a path ``source`` names itself).
+    ``limits`` bounds the run (default: :data:`agentjit.plan.DEFAULT_LIMITS`).
     """
     text = read_plan(source)
+    if origin is None and _is_path(source):
+        origin = str(source)
     if app is None and cache is None:
         app = "food"
     profile = get_app(app) if app is not None else None
@@ -56,6 +99,7 @@ async def run(
     else:
         assert profile is not None
         tools = profile.load_cache()
+    admit(text, tools, origin=origin)
     site = None
     if site_url is None:
         if profile is None:
@@ -64,7 +108,8 @@ async def run(
         site.start()
         site_url = site.url
     try:
-        runtime = Runtime(tools, site_url, pool=pool, trace_dir=trace_dir, model=model)
+        options: dict[str, Any] = {"limits": limits} if limits is not None else {}
+        runtime = Runtime(tools, site_url, pool=pool, trace_dir=trace_dir, model=model, **options)
         return await runtime.run(text, strategy=strategy, task=task)
     finally:
         if site is not None:

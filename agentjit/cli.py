@@ -2,6 +2,20 @@
 
 Every command that reports results takes ``--json`` and then prints one JSON
 document on stdout (progress, if any, goes to stderr).
+
+Errors are handled in one place, :func:`guarded` around the command dispatch
+(the ``toolcache`` command line uses it too): any exception becomes one line on
+stderr (with ``--json``, ``{"error": {"type", "message", "file", "line"}}`` on
+stdout) and an exit code from :func:`exit_code` (README, "Exit codes"):
+
+    0    ok
+    1    the plan or task failed: rejected by the checker, a plan error or
+         limit, a tool failure, a task its judge failed, ``check`` found it invalid
+    2    usage or bad input: bad flags, a missing / unreadable / non-UTF-8 file,
+         a malformed cache, trace or task file, an unknown app
+    3    the site, the browser, the machine or the model service failed
+    4    an internal error (a bug in agentjit; ``-v`` prints the traceback)
+    130  interrupted (Ctrl-C)
 """
 
 from __future__ import annotations
@@ -10,20 +24,31 @@ import argparse
 import asyncio
 import json
 import logging
+import math
 import os
+import re
 import sys
 import time
-from collections.abc import Callable, Coroutine
+import traceback
+from collections.abc import Callable, Coroutine, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from agentjit.exceptions import AgentJITError
+from agentjit.exceptions import (
+    AgentJITError,
+    ConfigError,
+    InfrastructureError,
+    ModelError,
+    PlanError,
+    ToolError,
+    UserError,
+)
 
-__all__ = ["main"]
+__all__ = ["main", "guarded", "exit_code", "error_json", "report_error", "Parser", "UsageError", "EXIT_CODES"]
 
 log = logging.getLogger(__name__)
 
@@ -64,9 +89,168 @@ def styled(label: str, style: str, rest: str = "") -> Text:
     return Text.assemble((label, style), rest)
 
 
+def _warn(text: str) -> None:
+    """One warning line on stderr, plain text (never wrapped, no markup), whatever the terminal."""
+    sys.stderr.write(_printable(f"warning: {_one_line(text)}") + "\n")
+
+
+def _printable(text: str) -> str:
+    """``text`` with lone surrogates (which no stream can encode) as ``\\udXXX`` escapes."""
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
 def emit_json(data: Any) -> None:
-    sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n")
+    # a lone surrogate becomes the JSON escape \udXXX, so the document stays valid JSON
+    sys.stdout.write(_printable(json.dumps(data, indent=2, ensure_ascii=False, default=str)) + "\n")
     sys.stdout.flush()
+
+
+# -- errors and exit codes ----------------------------------------------------
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INFRASTRUCTURE, EXIT_INTERNAL, EXIT_INTERRUPTED = 0, 1, 2, 3, 4, 130
+EXIT_CODES: dict[int, str] = {
+    EXIT_OK: "ok",
+    EXIT_FAILED: "the plan or task failed (rejected by the checker, a plan error or limit, a tool failure, a failed judge)",
+    EXIT_USAGE: "usage or bad input (flags, a missing or unreadable file, a malformed cache, trace or task file)",
+    EXIT_INFRASTRUCTURE: "the site, the browser, the machine or the model service failed",
+    EXIT_INTERNAL: "an internal error (a bug in agentjit; run with -v for the traceback)",
+    EXIT_INTERRUPTED: "interrupted (Ctrl-C)",
+}
+
+
+class UsageError(ConfigError):
+    """A command line that does not parse (argparse's errors, raised instead of exiting)."""
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse that raises :class:`UsageError` instead of printing and exiting, so the one
+    error handler can print it (as JSON with ``--json``)."""
+
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(f"{message} (see `{self.prog} --help`)")
+
+
+def _leaf(exc: BaseException) -> BaseException:
+    """The first real error inside exception groups (all hedged replicas failed)."""
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    return exc
+
+
+def exit_code(exc: BaseException) -> int:
+    """The documented exit code for ``exc`` (see the module docstring)."""
+    exc = _leaf(exc)
+    if isinstance(exc, KeyboardInterrupt | asyncio.CancelledError):
+        return EXIT_INTERRUPTED
+    if isinstance(exc, PlanError | ToolError):
+        return EXIT_FAILED
+    if isinstance(exc, UserError):
+        return EXIT_USAGE
+    if isinstance(exc, InfrastructureError | ModelError):
+        return EXIT_INFRASTRUCTURE
+    if isinstance(exc, AgentJITError):
+        return EXIT_FAILED
+    if isinstance(exc, OSError):  # a path we were told to read or write
+        return EXIT_USAGE
+    return EXIT_INTERNAL
+
+
+def error_json(exc: BaseException, *, file: str | None = None) -> dict[str, Any]:
+    """``{"error": {"type", "message", "file", "line", ...}}`` for ``exc``.
+
+    ``file`` is the input the command was given (a plan file), used when the
+    error does not name a file of its own.
+    """
+    exc = _leaf(exc)
+    if isinstance(exc, KeyboardInterrupt | asyncio.CancelledError):
+        kind, message = "KeyboardInterrupt", "interrupted"
+    else:
+        kind, message = type(exc).__name__, str(exc) or type(exc).__name__
+    own = getattr(exc, "path", None) or getattr(exc, "source", None) or getattr(exc, "filename", None)
+    if own is None and isinstance(exc, PlanError):
+        own = file
+    line = getattr(exc, "line", None)
+    body: dict[str, Any] = {
+        "type": kind,
+        "message": message,
+        "file": str(own) if own is not None else None,
+        "line": line if isinstance(line, int) else None,
+        "exit_code": exit_code(exc),
+    }
+    diagnostics = getattr(exc, "diagnostics", None)
+    if diagnostics and all(hasattr(d, "to_dict") for d in diagnostics):
+        body["diagnostics"] = [d.to_dict() for d in diagnostics]
+    limit = getattr(exc, "limit", None)
+    if isinstance(limit, str):
+        body["limit"] = limit
+    return {"error": body}
+
+
+def _one_line(text: str) -> str:
+    return re.sub(r"\s*\n\s*", " | ", text.strip())
+
+
+def report_error(exc: BaseException, *, prog: str, json_mode: bool, verbose: bool = False, file: str | None = None) -> int:
+    """Print ``exc`` as one line on stderr (or JSON on stdout) and return its exit code."""
+    code = exit_code(exc)
+    data = error_json(exc, file=file)
+    if verbose and code == EXIT_INTERNAL:
+        traceback.print_exception(exc, file=sys.stderr)
+    if json_mode:
+        emit_json(data)
+    else:
+        err = data["error"]
+        text = err["message"] if err["type"] == "KeyboardInterrupt" else f"{err['type']}: {err['message']}"
+        if code == EXIT_INTERNAL:
+            text = f"internal error (a bug in agentjit), {text}" + ("" if verbose else "; run with -v for the traceback")
+        sys.stderr.write(_printable(f"{prog}: error: {_one_line(text)}") + "\n")
+        sys.stderr.flush()
+    return code
+
+
+def guarded(body: Callable[[], int], *, prog: str, argv: Sequence[str], file: str | None = None) -> int:
+    """Run ``body`` (a parsed command); turn every exception into a message and an exit code.
+
+    The one error handler of the ``agentjit`` and ``toolcache`` command lines.
+    ``argv`` decides the output form (``--json`` there means JSON on stdout)
+    and ``-v`` whether an internal error prints its traceback.
+    """
+    json_mode = "--json" in argv
+    verbose = "-v" in argv or "--verbose" in argv
+    try:
+        return body()
+    except SystemExit as exc:  # argparse's --help, or a command that exits with a message
+        if exc.code is None or isinstance(exc.code, int):
+            return exc.code or 0
+        return report_error(UsageError(str(exc.code)), prog=prog, json_mode=json_mode, verbose=verbose, file=file)
+    except (KeyboardInterrupt, asyncio.CancelledError) as exc:
+        return report_error(exc, prog=prog, json_mode=json_mode, verbose=verbose, file=file)
+    except (Exception, BaseExceptionGroup) as exc:  # noqa: BLE001 - the one place every error ends up
+        log.debug("%s failed", prog, exc_info=True)
+        return report_error(exc, prog=prog, json_mode=json_mode, verbose=verbose, file=file)
+
+
+def _checked(kind: Callable[[str], Any], test: Callable[[Any], bool], what: str) -> Callable[[str], Any]:
+    """An argparse ``type=`` that also refuses values failing ``test`` (NaN, negative, ...)."""
+
+    def convert(text: str) -> Any:
+        try:
+            value = kind(text)
+        except (ValueError, OverflowError):
+            raise argparse.ArgumentTypeError(f"{text!r} is not {what}") from None
+        if not test(value):
+            raise argparse.ArgumentTypeError(f"{text!r} is not {what}")
+        return value
+
+    convert.__name__ = kind.__name__  # argparse names the type in its messages
+    return convert
+
+
+nonneg_float = _checked(float, lambda v: math.isfinite(v) and v >= 0, "a number >= 0")
+positive_float = _checked(float, lambda v: math.isfinite(v) and v > 0, "a number > 0")
+positive_int = _checked(int, lambda v: v >= 1, "an integer >= 1")
+nonneg_int = _checked(int, lambda v: v >= 0, "an integer >= 0")
+port_int = _checked(int, lambda v: 0 <= v <= 65535, "a port number (0-65535)")
 
 
 def _plan_cache_file(app: str) -> Path:
@@ -123,11 +307,17 @@ def _load_cache(args: argparse.Namespace) -> Any:
     args._tool_cache = cache
     _user_latency(cache, app)
     plans_file = Path(getattr(args, "plan_cache", None) or _plan_cache_file(app))
+    cache.plans_path = plans_file
     if plans_file.exists():
         try:
-            cache.plans = json.loads(plans_file.read_text(encoding="utf-8"))
-        except (OSError, json.JSONDecodeError) as exc:
-            _err().print(styled("warning:", "yellow", f" ignoring unreadable plan cache {plans_file}: {exc}"))
+            plans = json.loads(plans_file.read_text(encoding="utf-8"))
+        except (OSError, ValueError, RecursionError) as exc:  # ValueError: bad JSON or not UTF-8
+            _warn(f"ignoring unreadable plan cache {plans_file}: {exc}")
+        else:
+            if isinstance(plans, dict):
+                cache.plans = plans  # each entry is checked again before it runs (Planner.cached)
+            else:
+                _warn(f"ignoring plan cache {plans_file}: not a JSON object")
     return cache
 
 
@@ -166,7 +356,7 @@ def _select_tasks(args: argparse.Namespace) -> list[Any]:
         ids = spec.split(",") + (ids or [])
     app = _app_name(args)
     if app is None:
-        raise SystemExit("no tasks: give --tasks FILE (a .jsonl or .toml task file) or --app NAME")
+        raise UsageError("no tasks: give --tasks FILE (a .jsonl or .toml task file) or --app NAME")
     return select_tasks(get_app(app).tasks(), ids)
 
 
@@ -252,16 +442,21 @@ async def cmd_site(args: argparse.Namespace) -> int:
 async def cmd_run(args: argparse.Namespace) -> int:
     from agentjit.api import read_plan, run
     from agentjit.bench.harness import jsonable
+    from agentjit.planner import admit
 
     if args.plan is None and args.task is None:
-        raise SystemExit("agentjit run: give a plan file or --task TEXT")
+        raise UsageError("agentjit run: give a plan file or --task TEXT")
     origin = "file"
     compiled = None
     if args.plan is not None:
         source: str = read_plan(Path(args.plan))
+        where = args.plan
     else:
         compiled = await _compile(args.task, args)
         source, origin = compiled.source, compiled.origin
+        cache = _load_cache(args)
+        where = f"plan cache {cache.plans_file}" if origin == "cache" else f"the plan {args.model} compiled"
+    admit(source, _load_cache(args), origin=where)  # before the scheduler reads it; api.run checks again
     strategy = await _strategy_for(args, source)
     result = await run(
         source,
@@ -273,6 +468,8 @@ async def cmd_run(args: argparse.Namespace) -> int:
         latency_scale=args.latency_scale,
         trace_dir=args.trace_dir,
         task=args.task,
+        limits=_limits(args),
+        origin=where,
     )
     data = {
         "value": jsonable(result.value),
@@ -307,7 +504,7 @@ async def _compile(task: str, args: argparse.Namespace, cache: Any = None) -> An
     from agentjit.planner import Planner
 
     if not args.model:
-        raise SystemExit("compiling a task needs --model (e.g. --model openai:gpt-4.1)")
+        raise UsageError("compiling a task needs --model (e.g. --model openai:gpt-4.1)")
     cache = cache if cache is not None else _load_cache(args)
     model = _model(args.model)
     err = _err()
@@ -457,6 +654,7 @@ async def cmd_demo(args: argparse.Namespace) -> int:
         trace_dir=args.trace_dir,
         plan_for=plan_for,
         on_result=on_result,
+        limits=_limits(args),
     )
     wall = time.perf_counter() - t0
     report.summary["wall_s"] = round(wall, 3)
@@ -483,9 +681,13 @@ async def cmd_demo(args: argparse.Namespace) -> int:
 
 @command("bench")
 async def cmd_bench(args: argparse.Namespace) -> int:
+    if args.bench == "sandbox":  # the hostile-plan corpus (issue 8)
+        from agentjit.bench.sandbox_bench import bench_sandbox_command
+
+        return await bench_sandbox_command(args)
     handler = _BENCHES.get(args.bench)
     if handler is None:
-        raise SystemExit(f"agentjit bench: unknown benchmark {args.bench!r} (known: {', '.join(sorted(_BENCHES))})")
+        raise UsageError(f"agentjit bench: unknown benchmark {args.bench!r} (known: {', '.join(sorted([*_BENCHES, 'sandbox']))})")
     return await handler(args)
 
 
@@ -508,10 +710,12 @@ async def bench_overhead(args: argparse.Namespace) -> int:
 @command("schedule")
 async def cmd_schedule(args: argparse.Namespace) -> int:
     """Price a plan's strategies by Monte Carlo over the cache's latency fits and pick one."""
+    from agentjit.planner import admit
     from agentjit.scheduler import Overheads, schedule_plan
 
     source = _read_text(args.plan)
     cache = _load_cache(args)
+    admit(source, cache, origin=args.plan)  # a plan that cannot run (an unknown tool) is refused, not priced
     overheads = Overheads()
     if args.startup_s is not None:  # one number for context + page + start URL
         overheads = Overheads(new_context_s=0.0, new_page_s=0.0, goto_s=args.startup_s)
@@ -651,6 +855,25 @@ async def bench_scheduler(args: argparse.Namespace) -> int:
     return 0 if not summary["failures"] else 1
 
 
+async def bench_isolation(args: argparse.Namespace) -> int:
+    """What the sandbox child costs per tool call and per run, and what isolation the OS gave."""
+    from agentjit.bench.isolation import measure_isolation
+
+    report = await measure_isolation(n=args.n, repeat=args.repeats)
+    if args.json:
+        emit_json(report)
+    else:
+        iso = report["isolation"]
+        _out().print(
+            f"per tool call: in-process {report['in_process_per_call_ms']} ms, isolated "
+            f"{report['isolated_per_call_ms']} ms, added {report['added_per_call_ms']} ms wall / "
+            f"{report['added_cpu_per_call_ms']} ms CPU; child start {report['child_startup_ms']} ms; "
+            f"network namespace {iso.get('network')}, empty root {iso.get('filesystem')}, uid {iso.get('user')}",
+            markup=False,
+        )
+    return 0
+
+
 async def bench_e2e(args: argparse.Namespace) -> int:
     """The stepwise agent (oracle policy) against agentjit, both behind one simulated model latency."""
     from agentjit.bench.e2e import run_e2e
@@ -671,8 +894,7 @@ async def bench_e2e(args: argparse.Namespace) -> int:
         )  # fmt: skip
     data = report.model_dump(mode="json")
     if args.out:
-        Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.out).write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+        _write_json_file(args.out, data)
     if args.json:
         emit_json(data)
         return 0
@@ -696,7 +918,28 @@ async def bench_e2e(args: argparse.Namespace) -> int:
     return 0 if all(v == s["runs"][k] for k, v in s["passed"].items()) else 1
 
 
-_BENCHES: dict[str, Handler] = {"overhead": bench_overhead, "scheduler": bench_scheduler, "e2e": bench_e2e}
+def _write_json_file(path: str, data: Any) -> None:
+    """Write a report as JSON, creating its folder (atomically: temp file, then rename)."""
+    from agentjit.cache.store import atomic_write_json
+
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    atomic_write_json(Path(path), data)
+
+
+_BENCHES: dict[str, Handler] = {
+    "overhead": bench_overhead, "scheduler": bench_scheduler, "isolation": bench_isolation, "e2e": bench_e2e,
+}  # fmt: skip
+
+
+def _limits(args: argparse.Namespace) -> Any:
+    """The run's :class:`~agentjit.plan.PlanLimits` from ``--time-limit`` / ``--max-steps``, or None
+    (the runtime's defaults) when neither is given."""
+    from agentjit.plan import DEFAULT_LIMITS
+
+    time_s, max_steps = getattr(args, "time_limit", None), getattr(args, "max_steps", None)
+    if time_s is None and max_steps is None:
+        return None
+    return DEFAULT_LIMITS.with_(time_s=time_s, max_steps=max_steps)
 
 
 def _planning(args: argparse.Namespace) -> Callable[..., Any]:
@@ -713,7 +956,12 @@ def _planning(args: argparse.Namespace) -> Callable[..., Any]:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="agentjit", description="A just-in-time compiler for browser tasks.")
+    from agentjit.plan import DEFAULT_LIMITS
+
+    parser = Parser(
+        prog="agentjit", description="A just-in-time compiler for browser tasks.",
+        epilog="exit codes: " + "; ".join(f"{k} {v}" for k, v in EXIT_CODES.items()),
+    )  # fmt: skip
     parser.add_argument("-v", "--verbose", action="store_true", help="log debug output to stderr")
     parser.add_argument("--version", action="version", version=f"agentjit {_version()}")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -742,14 +990,21 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--plan-cache", help="plan cache file for the bundled cache (default: ~/.cache/agentjit/APP-plans.json)")
 
     def planner_args(p: argparse.ArgumentParser) -> None:
-        p.add_argument("--workers", type=int, default=None, metavar="N",
+        p.add_argument("--workers", type=positive_int, default=None, metavar="N",
                        help="most model requests in flight at once (default: -n; 1 while the server times out). "
                             "Use 1 or 2 for a local server that shares this machine's cores")
         p.add_argument("--any-model", action="store_true",
                        help="accept a plan cache entry compiled by another model (default: only --model's own plans)")
-        p.add_argument("-n", type=int, default=4, help="planner workers sampling in parallel")
-        p.add_argument("-k", type=int, default=2, help="valid candidates before early accept")
-        p.add_argument("--repairs", type=int, default=2, help="repair rounds per failed candidate (M)")
+        p.add_argument("-n", type=positive_int, default=4, help="planner workers sampling in parallel")
+        p.add_argument("-k", type=positive_int, default=2, help="valid candidates before early accept")
+        p.add_argument("--repairs", type=nonneg_int, default=2, help="repair rounds per failed candidate (M)")
+
+    def limit_args(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--time-limit", type=positive_float, default=None, metavar="SECONDS",
+                       help=f"wall-clock limit of one plan run, tool calls included (default: {DEFAULT_LIMITS.time_s:g} s)")
+        p.add_argument("--max-steps", type=positive_int, default=None, metavar="N",
+                       help=f"step budget of one plan run: loop iterations, comprehension items and calls "
+                            f"(default: {DEFAULT_LIMITS.max_steps:,})")
         p.add_argument("--no-plan-cache", action="store_true", help="always ask the model")
 
     p = sub.add_parser("tools", help="list the tool manifests of a cache (--cache DIR) or an app")
@@ -763,16 +1018,16 @@ def build_parser() -> argparse.ArgumentParser:
     tasks_arg(p)
 
     p = sub.add_parser("site", help="serve a bundled bench site on 127.0.0.1")
-    p.add_argument("app", nargs="?", default="food")
-    p.add_argument("--port", type=int, default=8000)
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--latency-scale", type=float, default=1.0)
+    p.add_argument("app", nargs="?", default="food", help="the app to serve (default: food)")
+    p.add_argument("--port", type=port_int, default=8000, help="port on 127.0.0.1 (0 = any free port)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the injected latencies")
+    p.add_argument("--latency-scale", type=nonneg_float, default=1.0, help="injected latency (0 = off)")
 
     p = sub.add_parser("run", help="run a plan file (or compile --task first) against an app")
     p.add_argument("plan", nargs="?", help="plan file (.py)")
     p.add_argument("--task", help="compile this task with --model instead of reading a plan file")
     p.add_argument("--model", help="model spec, e.g. openai:gpt-4.1 or gemini:gemini-2.5-flash")
-    p.add_argument("--latency-scale", type=float, default=0.0, help="bundled site's injected latency (0 = off)")
+    p.add_argument("--latency-scale", type=nonneg_float, default=0.0, help="bundled site's injected latency (0 = off)")
     p.add_argument("--trace-dir", default=None, help="write the run's JSONL trace here")
     app_arg(p)
     site_arg(p)
@@ -780,10 +1035,11 @@ def build_parser() -> argparse.ArgumentParser:
     strategy_arg(p)
     cache_args(p)
     planner_args(p)
+    limit_args(p)
 
     p = sub.add_parser("demo", help="run tasks (a task file or an app's) on a site and judge each")
     p.add_argument("--model", help="compile each task with this model instead of using its reference plan")
-    p.add_argument("--latency-scale", type=float, default=1.0, help="injected latency (0 = off; default 1)")
+    p.add_argument("--latency-scale", type=nonneg_float, default=1.0, help="injected latency (0 = off; default 1)")
     tasks_arg(p)
     p.add_argument("--trace-dir", default=None, help="write each run's JSONL trace here (default: no traces)")
     app_arg(p)
@@ -792,6 +1048,7 @@ def build_parser() -> argparse.ArgumentParser:
     strategy_arg(p)
     cache_args(p)
     planner_args(p)
+    limit_args(p)
 
     p = sub.add_parser("check", help="check a plan statically: sandbox, types, state flow, cost")
     p.add_argument("plan", help="plan file (.py)")
@@ -807,20 +1064,21 @@ def build_parser() -> argparse.ArgumentParser:
     cache_args(p)
     planner_args(p)
 
-    p = sub.add_parser("bench", help="benchmarks: overhead (tool call vs bare evaluate), scheduler, e2e")
-    p.add_argument("bench", help="which benchmark: overhead | scheduler | e2e")
-    p.add_argument("-n", type=int, default=200, help="repetitions (overhead)")
+    p = sub.add_parser("bench", help="benchmarks: overhead (tool call vs bare evaluate), scheduler, sandbox, e2e")
+    p.add_argument("bench", help="which benchmark: overhead | scheduler | sandbox | isolation | e2e")
+    p.add_argument("--corpus", help="hostile plan corpus directory (sandbox; default: tests/security/corpus)")
+    p.add_argument("-n", type=positive_int, default=200, help="repetitions (overhead) or tool calls per plan (isolation)")
     p.add_argument("--tool", default="list_stores", help="a tool that stays on its page (overhead; default: list_stores)")
-    p.add_argument("--repeats", "-R", type=int, default=3, help="runs per task and strategy (scheduler)")
-    p.add_argument("--profile-repeats", "-P", type=int, default=2,
+    p.add_argument("--repeats", "-R", type=positive_int, default=3, help="runs per task and strategy (scheduler)")
+    p.add_argument("--profile-repeats", "-P", type=nonneg_int, default=2,
                    help="serial runs per task to fit latencies first (scheduler; 0 = use the cache's latency.json)")
     tasks_arg(p)
     p.add_argument("--seed", type=int, default=0, help="site latency and Monte Carlo seed (scheduler)")
-    p.add_argument("--latency-scale", type=float, default=1.0)
+    p.add_argument("--latency-scale", type=nonneg_float, default=1.0, help="injected latency (0 = off)")
     p.add_argument("--llm-profile", default=None,
                    help="simulated model latency both sides pay (e2e): gpt-4.1 (default), paper-browser-use, "
                         "local-small, none (default with --model)")
-    p.add_argument("--llm-scale", type=float, default=1.0, help="multiply the profile's latency (e2e; 0 = free calls)")
+    p.add_argument("--llm-scale", type=nonneg_float, default=1.0, help="multiply the profile's latency (e2e; 0 = free calls)")
     p.add_argument("--out", help="also write the JSON report to this file (e2e)")
     p.add_argument("--model", help="a real model both sides use instead of the oracle and the reference plans (e2e)")
     app_arg(p)
@@ -831,9 +1089,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("schedule", help="price serial, parallel and hedge for a plan and pick one")
     p.add_argument("plan", help="plan file (.py)")
     p.add_argument("--objective", default="mean", choices=["mean", "p95"], help="what to minimize (default: mean)")
-    p.add_argument("--trials", type=int, default=1000, help="Monte Carlo trials (default: 1000)")
-    p.add_argument("--max-workers", type=int, default=4, help="most parallel workers or hedge replicas")
-    p.add_argument("--startup-s", type=float, default=None,
+    p.add_argument("--trials", type=positive_int, default=1000, help="Monte Carlo trials (default: 1000)")
+    p.add_argument("--max-workers", type=positive_int, default=4, help="most parallel workers or hedge replicas")
+    p.add_argument("--startup-s", type=nonneg_float, default=None,
                    help="seconds an extra worker takes to start (default: BROWSER.md's 0.185 s; "
                         "`agentjit bench scheduler` measures it)")
     app_arg(p)
@@ -841,9 +1099,9 @@ def build_parser() -> argparse.ArgumentParser:
     cache_args(p)
 
     p = sub.add_parser("profile", help="fit per-tool latencies from serial runs of every bench task")
-    p.add_argument("--repeats", "-P", type=int, default=3, help="serial runs per task (default: 3)")
-    p.add_argument("--latency-scale", type=float, default=1.0)
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--repeats", "-P", type=positive_int, default=3, help="serial runs per task (default: 3)")
+    p.add_argument("--latency-scale", type=nonneg_float, default=1.0, help="injected latency (0 = off)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the injected latencies")
     tasks_arg(p)
     p.add_argument("--cache", help="cache directory whose latency.json --write replaces (default: the bundled cache, "
                                    "whose fits --write stores in ~/.cache/agentjit/APP-latency.json instead)")
@@ -894,17 +1152,16 @@ _EXTRA_PARSERS: list[Callable[[Any], None]] = []
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    logging.basicConfig(level=logging.DEBUG if args.verbose else logging.WARNING, stream=sys.stderr)
-    handler = _COMMANDS[args.command]
-    try:
-        return asyncio.run(_run_command(handler, args))
-    except AgentJITError as exc:
-        _err().print(styled("error:", "red", f" {type(exc).__name__}: {exc}"), soft_wrap=True)
-        return 2
-    except KeyboardInterrupt:
-        return 130
+    """Parse ``argv`` and run the command; every error goes through :func:`guarded`."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+
+    def body() -> int:
+        args = build_parser().parse_args(argv)
+        logging.basicConfig(level=logging.DEBUG if args.verbose else logging.WARNING, stream=sys.stderr)
+        return asyncio.run(_run_command(_COMMANDS[args.command], args))
+
+    plan = next((a for a in argv if a.endswith(".py") and not a.startswith("-")), None)
+    return guarded(body, prog="agentjit", argv=argv, file=plan)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -7,6 +7,7 @@
     │   ├── ManifestError              a tool manifest does not parse or validate
     │   ├── CacheError                 a cache directory/file is missing or malformed
     │   ├── TraceError                 a trace file is malformed (names file and line)
+    │   ├── InputFileError             a file the caller named is missing, unreadable or not text
     │   ├── PlanError                  a plan does not parse or breaks the sandbox
     │   │   ├── SandboxViolation       a plan tried something the sandbox forbids
     │   │   ├── PlanRejected           the checker refused a plan before it ran
@@ -39,6 +40,7 @@ __all__ = [
     "ManifestError",
     "CacheError",
     "TraceError",
+    "InputFileError",
     "PlanError",
     "SandboxViolation",
     "PlanRejected",
@@ -101,12 +103,22 @@ class TraceError(UserError):
         super().__init__(f"{where}: {message}")
 
 
+class InputFileError(UserError):
+    """A file the caller named cannot be used: missing, unreadable, too large, not UTF-8 text."""
+
+    def __init__(self, message: str, *, path: str | None = None):
+        self.path = path
+        super().__init__(f"{path}: {message}" if path else message)
+
+
 class PlanError(UserError):
     """A plan does not parse or cannot run."""
 
     def __init__(self, message: str, *, line: int | None = None, col: int | None = None):
         self.line = line
         self.col = col
+        self.detail = message
+        """The message without the ``line N:`` prefix."""
         where = f"line {line}: " if line is not None else ""
         super().__init__(where + message)
 

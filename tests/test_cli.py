@@ -79,8 +79,8 @@ def test_run_plan_file_json(capsys, tmp_path):
 def test_run_reports_errors_clearly(capsys, tmp_path):
     plan = tmp_path / "plan.py"
     plan.write_text("import os\nresult = 1")
-    assert main(["run", str(plan), "--app", "food"]) == 2
-    assert "SandboxViolation" in capsys.readouterr().err
+    assert main(["run", str(plan), "--app", "food"]) == 1  # refused by the checker's gate (exit codes: README)
+    assert "PlanRejected: line 1: rejected by the checker: [forbidden]" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("scale", [0.0])

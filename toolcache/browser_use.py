@@ -41,6 +41,7 @@ from typing import Any
 
 import agentjit
 from agentjit.exceptions import TraceError
+from agentjit.protocol import jsonio
 from agentjit.protocol.trace import SessionEvent, StepEvent, Target, TraceWriter
 
 __all__ = ["import_history", "read_history", "ACTION_MAP"]
@@ -151,10 +152,12 @@ def read_history(src: str | Path) -> tuple[SessionEvent, list[StepEvent]]:
     p = Path(src)
     f = _Fields(p)
     try:
-        data = json.loads(p.read_text(encoding="utf-8"))
+        data = jsonio.loads(p.read_text(encoding="utf-8"))
     except OSError as exc:
         raise TraceError(f"cannot read: {exc.strerror}", path=str(p)) from exc
-    except json.JSONDecodeError as exc:
+    except UnicodeDecodeError as exc:
+        raise TraceError(f"not UTF-8 text (byte offset {exc.start})", path=str(p)) from None
+    except json.JSONDecodeError as exc:  # jsonio.JSONTooDeep too: nested deeper than a history is
         raise TraceError(f"invalid JSON: {exc.msg}", path=str(p), line=exc.lineno) from None
     if not isinstance(data, dict) or not isinstance(data.get("history"), list):
         raise TraceError("field 'history': not a browser-use history (expected {\"history\": [...]})", path=str(p))

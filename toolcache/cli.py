@@ -20,7 +20,8 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from agentjit.exceptions import AgentJITError, ConfigError
+from agentjit.cli import nonneg_float, positive_int
+from agentjit.exceptions import ConfigError
 
 __all__ = ["main"]
 
@@ -149,7 +150,12 @@ def _cmd_build(args: argparse.Namespace) -> int:
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="toolcache", description="Build verified website tool caches from recorded traces.")
+    from agentjit.cli import EXIT_CODES, Parser
+
+    p = Parser(
+        prog="toolcache", description="Build verified website tool caches from recorded traces.",
+        epilog="exit codes: " + "; ".join(f"{k} {v}" for k, v in EXIT_CODES.items()),
+    )  # fmt: skip
     p.add_argument("-v", "--verbose", action="store_true", help="log progress to stderr")
     p.add_argument("--version", action="version", version=f"toolcache (agentjit) {_version()}")
     sub = p.add_subparsers(dest="command", required=True)
@@ -161,8 +167,8 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--site", help="base URL of a running site")
     r.add_argument("--app", help="start a registered app in-process (food, roundup, ...)")
     r.add_argument("--site-name", default=None, help="app name written into the traces (with --site)")
-    r.add_argument("--repeat", type=int, default=1)
-    r.add_argument("--latency-scale", type=float, default=1.0, help="bundled app latency (0 turns it off)")
+    r.add_argument("--repeat", type=positive_int, default=1, help="record each script N times (<name>-<i>.jsonl)")
+    r.add_argument("--latency-scale", type=nonneg_float, default=1.0, help="bundled app latency (0 turns it off)")
     r.set_defaults(func=_cmd_record)
 
     i = sub.add_parser("import-browser-use", help="convert browser-use AgentHistoryList JSON files to traces")
@@ -196,14 +202,18 @@ def _version() -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
-    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
-    try:
+    """Parse ``argv`` and run the command; errors and exit codes as ``agentjit``'s (README, "Exit codes")."""
+    from agentjit.cli import guarded
+
+    argv = list(sys.argv[1:] if argv is None else argv)
+
+    def body() -> int:
+        args = _parser().parse_args(argv)
+        logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
         code: int = args.func(args)
         return code
-    except AgentJITError as exc:
-        print(f"toolcache: error: {exc}", file=sys.stderr)
-        return 2
+
+    return guarded(body, prog="toolcache", argv=argv)
 
 
 def _unused(_: Any) -> None:  # pragma: no cover

@@ -29,6 +29,7 @@ from agentjit.runtime import BrowserPool
 
 from .redact import REDACTED, is_secret
 from .script import Script, ScriptStep, ScriptTarget
+from .urls import site_url
 
 __all__ = ["record_script", "record_scripts", "describe_js", "reset_site"]
 
@@ -119,7 +120,7 @@ describe_js = r"""
 def _stored_value(step: ScriptStep, target: Target | None, base_url: str) -> Any:
     """The step's value as the trace keeps it: goto URLs made absolute, secrets redacted."""
     if step.action == "goto":
-        return urljoin(base_url, step.url or "/")
+        return site_url(base_url, step.url, keep_host=True)
     attrs = (target.model_extra or {}).get("attributes") if target is not None else None
     if step.action == "fill" and is_secret(attrs, step.value):
         return REDACTED
@@ -199,7 +200,7 @@ def _locator(page: Any, target: ScriptTarget) -> Any:
 
 async def _perform(page: Any, step: ScriptStep, base_url: str, loc: Any) -> None:
     if step.action == "goto":
-        await page.goto(urljoin(base_url, step.url or "/"), wait_until="domcontentloaded")
+        await page.goto(site_url(base_url, step.url, keep_host=True), wait_until="domcontentloaded")
     elif step.action == "click":
         await loc.click()
     elif step.action == "check":
@@ -225,6 +226,13 @@ async def _perform(page: Any, step: ScriptStep, base_url: str, loc: Any) -> None
             await asyncio.sleep(float(step.value or 0) / 1000)
 
 
+def _check_gotos(script: Script, base_url: str) -> None:
+    """Raise :class:`~toolcache.urls.OffSiteURL` for a ``goto`` of ``script`` that leaves the site."""
+    for step in script.steps:
+        if step.action == "goto":
+            site_url(base_url, step.url, keep_host=True)
+
+
 async def record_script(
     pool: BrowserPool,
     script: Script,
@@ -234,7 +242,12 @@ async def record_script(
     site: str | None = None,
     reset: bool | None = None,
 ) -> Path:
-    """Run ``script`` against ``base_url`` in a fresh context and write its trace to ``out``."""
+    """Run ``script`` against ``base_url`` in a fresh context and write its trace to ``out``.
+
+    A ``goto`` that leads off the site raises :class:`~toolcache.urls.OffSiteURL`
+    before anything is opened.
+    """
+    _check_gotos(script, base_url)
     if reset if reset is not None else script.reset:
         await asyncio.to_thread(reset_site, base_url)
     session = SessionEvent(
@@ -315,6 +328,9 @@ async def record_scripts(
     """Record each script ``repeat`` times; one trace per run, ``<name>.jsonl`` or ``<name>-<i>.jsonl``."""
     out_dir = Path(out_dir)
     paths: list[Path] = []
+
+    for script in scripts:  # before the browser starts
+        _check_gotos(script, base_url)
 
     async def run(p: BrowserPool) -> None:
         for script, out in zip((s for s in scripts for _ in range(repeat)), output_paths(scripts, out_dir, repeat), strict=True):

@@ -25,6 +25,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from agentjit.exceptions import UserError
+from agentjit.protocol import jsonio
 
 __all__ = ["ScriptTarget", "ScriptStep", "Script", "load_script", "ScriptError"]
 
@@ -84,9 +85,11 @@ def load_script(path: str | Path) -> Script:
     """Read and validate a script file; errors name the file and the failing step."""
     p = Path(path)
     try:
-        data = json.loads(p.read_text(encoding="utf-8"))
+        data = jsonio.loads(p.read_text(encoding="utf-8"))
     except OSError as exc:
         raise ScriptError(f"{p}: cannot read: {exc.strerror}") from exc
+    except UnicodeDecodeError as exc:
+        raise ScriptError(f"{p}: not UTF-8 text (byte offset {exc.start})") from None
     except json.JSONDecodeError as exc:
         raise ScriptError(f"{p}:{exc.lineno}: invalid JSON: {exc.msg}") from None
     if isinstance(data, list):

@@ -25,7 +25,7 @@ from collections import Counter, defaultdict
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import urljoin, urlparse
+from urllib.parse import urlparse
 
 from agentjit.protocol.state import satisfies
 from agentjit.runtime import BrowserPool, CallOutcome, call_tool
@@ -34,6 +34,7 @@ from .codegen import Synth
 from .label import LabeledStep
 from .pages import PAGE_JS, page_name
 from .redact import REDACTED
+from .urls import site_url
 
 __all__ = ["ToolVerdict", "VerifyReport", "verify_tools", "UNRELATED"]
 
@@ -250,7 +251,7 @@ async def verify_tools(
                 if not st.ok:
                     break
                 if st.action == "goto":
-                    url = urljoin(base_url, _path(str(st.value or st.url_after)))
+                    url = site_url(base_url, str(st.value or st.url_after))  # only its path: never off-site
                     await page.goto(url, wait_until="load")
                     setup.clear()
                     lists_here.clear()
@@ -275,7 +276,7 @@ async def verify_tools(
                 if not out.ok:
                     log.info("%s: %s failed on replay (%s: %s)", tname, synth.manifest.name, out.phase, out.reason)
                     if st.url_after:
-                        await page.goto(urljoin(base_url, _path(st.url_after)), wait_until="load")
+                        await page.goto(site_url(base_url, st.url_after), wait_until="load")
                 setup.append((synth.manifest.name, _masked(synth, args)))
                 if _path(page.url) != _path(st.url) or synth.manifest.navigates:
                     lists_here.clear()

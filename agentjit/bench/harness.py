@@ -1,7 +1,10 @@
 """Running tasks: a plan per task, judged by the site's own state.
 
-:func:`run_task` resets the site, records its state before and after the run,
-and hands both (with the run and the site URL) to the task's judges.
+:func:`run_task` first passes the plan through the checker's gate
+(:func:`agentjit.planner.admit`: a plan it rejects fails its task with
+:class:`~agentjit.exceptions.PlanRejected` and never runs), then resets the
+site, records its state before and after the run, and hands both (with the run
+and the site URL) to the task's judges.
 :func:`run_tasks` does that for a task list on a site URL with a tool cache, in
 one browser, with a progress callback for the CLI; :func:`run_demo` resolves a
 named profile (``food``) or ``site_url`` + ``cache`` + ``tasks`` into that call.
@@ -22,6 +25,8 @@ from pydantic import BaseModel, Field
 
 from agentjit.cache import ToolCache
 from agentjit.exceptions import AgentJITError, ConfigError
+from agentjit.plan import PlanLimits
+from agentjit.planner.gate import admit
 from agentjit.protocol.schema import to_plain
 from agentjit.runtime import BrowserPool, Runtime
 
@@ -61,8 +66,31 @@ class DemoReport(BaseModel):
 
 
 def jsonable(value: Any) -> Any:
-    """A plan's value as plain JSON data (pydantic tool results become dicts)."""
-    return to_plain(value, stringify=True)
+    """A plan's value as plain JSON data (pydantic tool results become dicts).
+
+    Never raises: an int too long for ``str`` (Python's 4300-digit limit) becomes
+    ``"<int with about N digits>"``, and a value nested too deeply to convert
+    becomes a string saying so.
+    """
+    try:
+        return _printable_ints(to_plain(value, stringify=True))
+    except RecursionError:
+        return "<a value nested too deeply to print>"
+    except ValueError as exc:  # a dict key that is a huge int
+        return f"<an unprintable value: {exc}>"
+
+
+def _printable_ints(value: Any) -> Any:
+    if isinstance(value, list):
+        return [_printable_ints(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _printable_ints(v) for k, v in value.items()}
+    if type(value) is int and value.bit_length() > 14_000:  # about 4200 digits: str() may refuse
+        try:
+            str(value)
+        except ValueError:
+            return f"<int with about {int(value.bit_length() * 0.30103) + 1} digits>"
+    return value
 
 
 def reference_source(task: Task) -> str:
@@ -79,11 +107,16 @@ async def run_task(
     strategy: Any = "serial",
     plan_origin: str = "reference",
 ) -> TaskResult:
-    """Run ``source`` for ``task`` from a freshly reset site and judge the outcome."""
+    """Check ``source`` (the gate), run it for ``task`` from a freshly reset site and judge the outcome."""
+    t0 = time.perf_counter()
+    base: dict[str, Any] = {"id": task.id, "task": task.task, "kind": task.kind, "plan_origin": plan_origin}
+    try:
+        admit(source, runtime.cache, origin=_origin(task, plan_origin, runtime.cache))
+    except AgentJITError as exc:
+        return TaskResult(**base, ok=False, reason=f"{type(exc).__name__}: {exc}", error=str(exc), latency_s=time.perf_counter() - t0)
     site.reset()
     before = site.state()
     t0 = time.perf_counter()
-    base: dict[str, Any] = {"id": task.id, "task": task.task, "kind": task.kind, "plan_origin": plan_origin}
     try:
         result = await runtime.run(source, strategy=strategy, task=task.task)
     except (AgentJITError, ExceptionGroup) as exc:  # ExceptionGroup: every hedged replica failed
@@ -103,6 +136,20 @@ async def run_task(
         workers=result.workers,
         trace_path=result.trace_path,
     )
+
+
+def _origin(task: Task, plan_origin: str, cache: ToolCache) -> str:
+    """Where a task's plan came from, for the gate's message: its file, or the plan cache file."""
+    if plan_origin == "reference" and task.reference_plan is not None and task.plan_text is None:
+        return str(task.reference_plan)
+    if plan_origin == "cache":
+        return f"plan cache {cache.plans_file or ''}".rstrip()
+    return f"{plan_origin} plan of task {task.id}"
+
+
+def _runtime_options(limits: PlanLimits | None) -> dict[str, Any]:
+    """``limits=`` for :class:`Runtime` only when given (older runtimes lack the keyword)."""
+    return {"limits": limits} if limits is not None else {}
 
 
 @dataclass
@@ -165,6 +212,7 @@ async def run_demo(
     on_result: Callable[[TaskResult], None] | None = None,
     seed: int = 0,
     pool: BrowserPool | None = None,
+    limits: PlanLimits | None = None,
 ) -> DemoReport:
     """Run tasks and judge each: a profile's, or ``tasks`` on ``site_url`` with ``cache``.
 
@@ -182,7 +230,7 @@ async def run_demo(
     try:
         return await run_tasks(
             target.tasks, cache=target.cache, site=site, strategy=strategy, trace_dir=trace_dir,
-            plan_for=plan_for, on_result=on_result, pool=pool,
+            plan_for=plan_for, on_result=on_result, pool=pool, limits=limits,
         )  # fmt: skip
     finally:
         site.stop()
@@ -198,19 +246,22 @@ async def run_tasks(
     plan_for: Callable[[Task, ToolCache], Any] | None = None,
     on_result: Callable[[TaskResult], None] | None = None,
     pool: BrowserPool | None = None,
+    limits: PlanLimits | None = None,
 ) -> DemoReport:
     """Run every task's plan on ``site`` (a running :class:`Site` or a base URL) in one
     headless Chromium with ``cache``'s tools, and judge each.
 
     ``plan_for(task, cache)`` may return ``(source, origin)`` or an awaitable
-    of it (a compiled plan); by default each task's reference plan runs.
+    of it (a compiled plan); by default each task's reference plan runs. Every
+    plan passes the checker's gate first (see :func:`run_task`). ``limits``
+    bounds each run (default: the runtime's, :data:`agentjit.plan.DEFAULT_LIMITS`).
     """
     if isinstance(site, str):
         site = RemoteSite(site)
     results: list[TaskResult] = []
     t0 = time.perf_counter()
     async with _pool(pool) as active:
-        runtime = Runtime(cache, site.url, pool=active, trace_dir=trace_dir)
+        runtime = Runtime(cache, site.url, pool=active, trace_dir=trace_dir, **_runtime_options(limits))
         for task in tasks:
             if plan_for is not None:
                 plan = plan_for(task, cache)

@@ -26,6 +26,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from agentjit.exceptions import CacheError, ManifestError
+from agentjit.protocol import jsonio
 from agentjit.protocol.manifest import ToolManifest, load_manifest
 
 __all__ = ["CACHE_FORMAT", "CACHE_FORMAT_VERSION", "CacheInfo", "ToolCache", "atomic_write_text", "atomic_write_json"]
@@ -88,8 +89,10 @@ def _read_json(path: Path, *, required: bool, default: Any) -> Any:
             raise CacheError("missing file", path=str(path))
         return default
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
+        return jsonio.loads(path.read_text(encoding="utf-8"))
+    except UnicodeDecodeError as exc:
+        raise CacheError(f"not UTF-8 text (byte offset {exc.start})", path=str(path)) from None
+    except json.JSONDecodeError as exc:  # jsonio.JSONTooDeep too
         raise CacheError(f"invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}", path=str(path)) from exc
     except OSError as exc:
         raise CacheError(f"cannot read: {exc.strerror}", path=str(path)) from exc
@@ -116,6 +119,15 @@ class ToolCache:
         self.schemas: dict[str, Any] = schemas if schemas is not None else {}
         self.plans: dict[str, Any] = plans if plans is not None else {}
         self.path = Path(path) if path is not None else None
+        self.plans_path: Path | None = None
+        """Where :attr:`plans` came from when not ``path/plans.json`` (the CLI's per-user plan cache)."""
+
+    @property
+    def plans_file(self) -> Path | None:
+        """The file the plan cache is read from and saved to, if any (for messages)."""
+        if self.plans_path is not None:
+            return self.plans_path
+        return self.path / "plans.json" if self.path is not None else None
 
     @property
     def app(self) -> str:

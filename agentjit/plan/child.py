@@ -247,7 +247,7 @@ def _describe(exc: BaseException, failed_call: int | None) -> dict[str, Any]:
     out: dict[str, Any] = {"type": type(mapped).__name__, "message": str(mapped)[:2000]}
     if isinstance(mapped, errors.PlanError):
         out["line"] = mapped.line
-        out["message"] = (mapped.args[0] if mapped.args else str(mapped))[:2000]
+        out["message"] = str(getattr(mapped, "detail", None) or (mapped.args[0] if mapped.args else mapped))[:2000]
         if isinstance(mapped, errors.PlanLimitExceeded):
             out["limit"] = mapped.limit
     if isinstance(mapped, errors.AgentJITError) and not isinstance(mapped, errors.PlanError) and failed_call is not None:

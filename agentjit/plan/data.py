@@ -11,7 +11,7 @@ Values cross between the plan's child process and the runtime as tagged JSON
 (:func:`encode`, :func:`decode`): lists are JSON arrays, and every other
 container is an object with one tag key (``$d`` dict, ``$r`` record, ``$t``
 tuple, ``$s`` set, ``$f`` frozenset) holding a list, so dict keys keep their
-types. Nothing else crosses: a generator or an exception is refused with a
+types; an integer too long for JSON's decimal form is ``{"$i": hex}``. Nothing else crosses: a generator or an exception is refused with a
 :class:`ValueError` that names its type. Depth and size are bounded both ways.
 """
 
@@ -168,6 +168,8 @@ def encode(value: Any, *, max_depth: int = 100, max_items: int = 10_000_000) -> 
         if depth > max_depth:
             raise _depth_error(max_depth)
         t = type(v)
+        if t is int and v.bit_length() > 4096:  # JSON writes ints in decimal, which Python caps at 4300 digits
+            return {"$i": hex(v)}
         if t in (str, int, float, bool) or v is None:
             return v
         budget[0] -= 1
@@ -198,6 +200,8 @@ def decode(data: Any, *, max_depth: int = 100) -> Any:
             return [dec(x, depth + 1) for x in v]
         if isinstance(v, dict) and len(v) == 1:
             (tag, body), = v.items()
+            if tag == "$i" and isinstance(body, str):
+                return int(body, 16)
             if isinstance(body, list):
                 if tag in ("$d", "$r"):
                     pairs = [(dec(p[0], depth + 1), dec(p[1], depth + 1)) for p in body

@@ -337,7 +337,10 @@ class Guard:
                 allowed = ALLOWED_ATTRIBUTES.get(cls)
                 if allowed is not None and name in allowed:
                     self._check_method(owner, name, args, kwargs)
-                    return fn(*args, **kwargs)
+                    result = fn(*args, **kwargs)
+                    if type(result) in (list, tuple) and len(result) > self.limits.max_items:  # split() & co
+                        self._too_many(len(result))
+                    return result
         what = name or type(fn).__name__
         raise _Refused(f"calling {what!r} is not allowed in a plan (only tools, ai_eval, ask_human, "
                        "safe builtins and methods of plain values)")
@@ -419,19 +422,19 @@ class Guard:
             size = _size(seq) if seq is not None else None
             if size is not None and n > 0:
                 total = size * n
-                if isinstance(seq, str):
+                if isinstance(seq, str | bytes):
                     if total > lim.max_str:
                         self._too_long(total)
                 elif total > lim.max_items:
                     self._too_many(total)
         elif op == "Add":
-            if isinstance(a, str) and isinstance(b, str):
+            if isinstance(a, str | bytes) and isinstance(b, str | bytes):
                 if len(a) + len(b) > lim.max_str:
                     self._too_long(len(a) + len(b))
             elif isinstance(a, list | tuple) and isinstance(b, list | tuple):
                 if len(a) + len(b) > lim.max_items:
                     self._too_many(len(a) + len(b))
-        elif op == "Mod" and isinstance(a, str):
+        elif op == "Mod" and isinstance(a, str | bytes | bytearray):
             raise _Refused("'%' formatting of strings is not allowed in a plan; use an f-string")
 
     def binop(self, op: str, a: Any, b: Any) -> Any:

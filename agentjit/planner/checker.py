@@ -4,8 +4,9 @@ A pyflakes-style walker (STYLE.md item 5): node handlers are found by the
 node's type name (``handle_Call``, ``handle_Attribute``, ...); findings are the
 small classes of :mod:`agentjit.planner.messages`. The passes:
 
-1. parse (``syntax``);
-2. the sandbox allow-list (``forbidden``, ``unknown-tool``), see :mod:`.sandbox`;
+1. parse (``syntax``), with the size bounds first (``too-complex``);
+2. the sandbox allow-list (``forbidden``, ``unknown-tool``) and the AST depth
+   and node bounds (``too-complex``: no later pass runs then), see :mod:`.sandbox`;
 3. a walk over the nodes: arguments against ``input_schema``
    (``missing-argument``, ``unexpected-argument``, ``argument-type`` for
    literals), attribute use against ``output_schema`` (``unknown-field``,
@@ -17,6 +18,9 @@ small classes of :mod:`agentjit.planner.messages`. The passes:
    and the set of names assigned on every path (intersected): a call whose
    ``pre`` is not guaranteed is ``precondition``; a name read where some path
    has not assigned it is ``unknown-name``. Loops iterate to a fixpoint.
+
+A plan that assigns ``result`` nowhere (an empty plan) is ``no-result``: it
+could only fail when run.
 
 :func:`check` returns a :class:`CheckResult` with the cost (None when the plan
 is invalid) and the call sites the scheduler uses.
@@ -46,20 +50,21 @@ from .messages import (
     Diagnostic,
     EffectViolation,
     MissingArgument,
+    NoResult,
     PreconditionNotMet,
-    SyntaxErrorFound,
+    TooComplex,
     UnexpectedArgument,
     UnknownField,
     UnknownName,
 )
-from .sandbox import FORBIDDEN_NAMES, PLAN_BUILTINS, SAFE_BUILTINS, scan
+from .sandbox import FORBIDDEN_NAMES, PLAN_BUILTINS, SAFE_BUILTINS, parse_source, scan
 
 __all__ = ["CheckResult", "check", "check_tree", "Checker"]
 
 log = logging.getLogger(__name__)
 
 # methods and attributes every tool result (a pydantic model) and list have
-_RESULT_ATTRS = frozenset({"get", "model_dump", "model_dump_json", "model_fields", "model_copy", "model_extra"})
+_RESULT_ATTRS = frozenset({"get", "keys", "values", "items"})  # a tool result is a read-only Record
 _LIST_ATTRS = frozenset({"append", "extend", "index", "count", "copy", "insert", "pop", "remove", "reverse", "sort", "clear"})
 
 
@@ -241,6 +246,8 @@ class Checker:
         elif isinstance(target, ast.Tuple | ast.List):
             for e in target.elts:
                 self.bind(e, None)
+        elif isinstance(target, ast.Starred):
+            self.bind(target.value, None)
 
     def bind_loop(self, target: ast.AST, it: ast.expr) -> None:
         if (
@@ -612,11 +619,23 @@ class Checker:
 
     # -- all passes --------------------------------------------------------------------------
 
-    def run(self) -> CFG:
-        """All passes; returns the CFG (the call sites and the cost come from it)."""
+    def run(self) -> CFG | None:
+        """All passes; returns the CFG (the call sites and the cost come from it).
+
+        A tree over the sandbox's size bounds gets only the sandbox findings (and
+        no CFG): the later passes recurse on the tree.
+        """
         found, self.nodes = scan(self.tree, callables=self.callables)
         self.diagnostics.extend(found)
+        if any(type(d) is TooComplex for d in found):
+            return None
         self.collect_types()
+        if "result" not in self.assigned_anywhere:
+            body = self.tree.body
+            if not body:
+                self.report(NoResult(1, 1, "the plan is empty: write the steps and put the final value in `result`"))
+            else:
+                self.report(NoResult.at(body[-1], "the plan never assigns `result`; put the final value in `result`"))
         cfg = build_cfg(self.tree, callables=self.callables, named_trips=named_trip_counts(self.nodes))
         self.run_handlers(cfg)
         self.dataflow(cfg)
@@ -673,9 +692,14 @@ def check_tree(
     """Check an already-parsed plan against ``tools`` (see :func:`check`)."""
     start = time.perf_counter()
     checker = Checker(tree, source, tools, initial_state or {})
-    cfg = checker.run()
+    try:
+        cfg = checker.run()
+    except (RecursionError, MemoryError):  # a last resort: the sandbox's bounds should prevent it
+        log.warning("the checker ran out of stack or memory on a plan the size bounds let through")
+        cfg = None
+        checker.diagnostics.append(TooComplex(1, 1, "the plan is too complex to analyse"))
     diags = _dedupe(checker.diagnostics)
-    calls = call_sites(cfg, tools)
+    calls = call_sites(cfg, tools) if cfg is not None else []
     valid = not diags
     cost = estimate_cost(calls, cost_model or CostModel(), latency=latency) if valid else None
     return CheckResult(valid, diags, cost, calls, time.perf_counter() - start)
@@ -684,13 +708,9 @@ def check_tree(
 def check(source: str, cache: ToolCache, *, cost_model: CostModel | None = None) -> CheckResult:
     """Check ``source`` against ``cache``'s tools, starting from ``cache.info.initial_state``."""
     start = time.perf_counter()
-    try:
-        tree = ast.parse(source, filename="<plan>")
-    except SyntaxError as exc:
-        line = exc.lineno or 1
-        col = exc.offset or 1
-        diag = SyntaxErrorFound(line, col, exc.msg or "invalid syntax")
-        return CheckResult(False, [diag], None, [], time.perf_counter() - start)
+    tree, found = parse_source(source)
+    if tree is None:
+        return CheckResult(False, found, None, [], time.perf_counter() - start)
     result = check_tree(
         tree, source, cache.tools, initial_state=cache.info.initial_state, latency=cache.latency, cost_model=cost_model
     )

@@ -66,6 +66,10 @@ class CallSite:
         return asdict(self)
 
 
+MAX_TRIP_COUNT = 10**9
+"""Static trip counts are capped here, so a ``range(10**30)`` loop has a finite (huge) cost."""
+
+
 def _int(node: ast.expr) -> int | None:
     if isinstance(node, ast.Constant) and type(node.value) is int:
         return node.value
@@ -91,12 +95,16 @@ def trip_count(node: ast.expr, named: Mapping[str, int] | None = None) -> int | 
         upper = _int(s.upper) if s.upper is not None else None
         if lower is None or upper is None or lower < 0 or upper < 0:
             return None
-        return max(0, upper - lower)
+        return min(max(0, upper - lower), MAX_TRIP_COUNT)
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
         args = [_int(a) for a in node.args]
-        if node.func.id == "range" and not node.keywords and args and all(a is not None for a in args):
-            r = range(*[a for a in args if a is not None])
-            return len(r)
+        if node.func.id == "range" and not node.keywords and 1 <= len(args) <= 3 and all(a is not None for a in args):
+            ints = [a for a in args if a is not None]
+            start, stop, step = (0, ints[0], 1) if len(ints) == 1 else (ints[0], ints[1], ints[2] if len(ints) == 3 else 1)
+            if step == 0:
+                return None  # range() raises; the cost does not matter
+            n = (stop - start + step - (1 if step > 0 else -1)) // step  # len(range(...)) for ints of any size
+            return min(max(n, 0), MAX_TRIP_COUNT)
         if node.func.id in ("enumerate", "reversed", "sorted", "list", "tuple") and len(node.args) == 1:
             return trip_count(node.args[0], named)
     return None

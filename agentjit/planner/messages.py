@@ -28,6 +28,8 @@ __all__ = [
     "UnknownField",
     "EffectViolation",
     "PreconditionNotMet",
+    "TooComplex",
+    "NoResult",
     "ALL_CODES",
     "NoValidPlan",
     "render",
@@ -137,6 +139,22 @@ class PreconditionNotMet(Diagnostic):
     code = "precondition"
 
 
+class TooComplex(Diagnostic):
+    """A plan too large or too deeply nested to analyse (bytes, lines, AST nodes or depth).
+
+    Found before any recursive pass runs, so a hostile plan gets this finding
+    instead of a RecursionError or MemoryError.
+    """
+
+    code = "too-complex"
+
+
+class NoResult(Diagnostic):
+    """A plan that never assigns ``result`` (an empty plan, say): it cannot produce a value."""
+
+    code = "no-result"
+
+
 ALL_CODES: tuple[str, ...] = tuple(
     cls.code
     for cls in (
@@ -150,6 +168,8 @@ ALL_CODES: tuple[str, ...] = tuple(
         UnknownField,
         EffectViolation,
         PreconditionNotMet,
+        TooComplex,
+        NoResult,
     )
 )
 

@@ -9,7 +9,10 @@ workers are cancelled (early accept). The valid candidate with the lowest cost
 wins; ties go to the earlier one.
 
 A plan cache keyed by the normalized task and the tool cache's fingerprint
-returns a stored plan without any model call.
+returns a stored plan without any model call, once the checker has accepted it
+again against the current tools: a stored plan is untrusted (the file may have
+been edited), so an entry the checker rejects is dropped with a warning that
+names the plan cache file, and the task is compiled afresh.
 
 ``pass_at_k`` and ``pass_at_t`` are the paper's planning-efficiency metrics
 (section 5, RQ2).
@@ -27,12 +30,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agentjit.cache import ToolCache
-from agentjit.exceptions import ModelError
+from agentjit.exceptions import ModelError, PlanRejected
 from agentjit.llm import Message, Model, Usage
 
 from .checker import CheckResult, check
 from .compiled import CandidateReport, CompiledPlan, PlanStats
 from .cost import CostModel
+from .gate import rejection
 from .messages import Diagnostic, NoValidPlan
 from .prompts import extract_code, plan_messages, repair_messages
 
@@ -189,19 +193,35 @@ class Planner:
         """Most model requests in flight at once (default ``n``); one after a request timed out."""
         self.progress = progress
         """Called with one line per answer and candidate (the CLI prints them on stderr)."""
+        self.rejected: list[PlanRejected] = []
+        """Plan cache entries the checker refused (each names the cache file), oldest first."""
 
     # -- plan cache -----------------------------------------------------------------
 
     def cached(self, task: str) -> CompiledPlan | None:
-        """The stored plan for ``task`` under the current tools, if any."""
-        _key, raw = self._entry(task)
+        """The stored plan for ``task`` under the current tools, if any and if the checker accepts it.
+
+        A malformed entry or one the checker rejects is dropped from the plan
+        cache (with a warning naming the file), so the task is compiled again.
+        """
+        key, raw = self._entry(task)
         if raw is None:
             return None
+        where = str(self.cache.plans_file or "the plan cache")
         try:
-            return CompiledPlan.model_validate(raw)
+            plan = CompiledPlan.model_validate(raw)
         except ValueError as exc:  # a stale or hand-edited entry: ignore it, recompile
-            log.warning("ignoring a malformed plan cache entry for %r: %s", task, exc)
+            log.warning("%s: ignoring a malformed plan cache entry for %r: %s", where, task, exc)
+            self.cache.plans.pop(key, None)
             return None
+        result = check(plan.source, self.cache, cost_model=self.cost_model)
+        if not result.valid:
+            refused = rejection(result, origin=f"plan cache {where}, entry for {task!r}")
+            log.warning("%s: ignoring a plan cache entry the checker rejects, compiling again: %s", where, refused)
+            self.rejected.append(refused)
+            self.cache.plans.pop(key, None)
+            return None
+        return plan
 
     def _entry(self, task: str) -> tuple[str, Any]:
         """``(key, raw entry)`` of the plan cache entry for ``task`` under the current tools and

@@ -15,7 +15,17 @@ Beyond the node allow-list:
   ``{0.__class__}`` fields reach dunders at run time) are forbidden;
 * a subscript by a string literal starting with ``__`` is forbidden;
 * a bare-name call must name a tool, ``ai_eval``/``ask_human`` or a safe
-  builtin (``callables`` + :data:`SAFE_BUILTINS`); otherwise ``unknown-tool``.
+  builtin (``callables`` + :data:`SAFE_BUILTINS`); otherwise ``unknown-tool``;
+* ``raise StopIteration`` is forbidden (in a plan, which runs as a coroutine,
+  Python turns it into a RuntimeError).
+
+Size bounds come first (``too-complex``): :func:`parse_source` refuses a plan
+over :data:`MAX_PLAN_BYTES` or :data:`MAX_PLAN_LINES` before parsing it, and
+turns a RecursionError or MemoryError of the parser into a finding;
+:func:`scan` (iterative) refuses a tree deeper than :data:`MAX_AST_DEPTH` or
+with more than :data:`MAX_AST_NODES` nodes. Every later pass (the checker's
+walks, the CFG, the cost model, the scheduler's usage analysis) may recurse on
+the tree, so none of them runs on a plan with a ``too-complex`` finding.
 
 The runtime's interpreter runs only plans this check accepts, with
 :data:`SAFE_BUILTINS` as ``__builtins__``. This module imports nothing from
@@ -31,7 +41,7 @@ from collections.abc import Collection
 
 from agentjit.exceptions import PreconditionFailed, ToolCallFailed, ToolError, ToolOutputError
 
-from .messages import Diagnostic, Forbidden, UnknownTool
+from .messages import Diagnostic, Forbidden, SyntaxErrorFound, TooComplex, UnknownTool
 
 __all__ = [
     "SAFE_BUILTINS",
@@ -40,12 +50,27 @@ __all__ = [
     "FORBIDDEN_NAMES",
     "FORBIDDEN_ATTRIBUTES",
     "ALLOWED_NODES",
+    "MAX_PLAN_BYTES",
+    "MAX_PLAN_LINES",
+    "MAX_AST_DEPTH",
+    "MAX_AST_NODES",
     "check_sandbox",
     "scan",
+    "parse_source",
     "child_nodes",
 ]
 
 log = logging.getLogger(__name__)
+
+#: Largest plan, in UTF-8 bytes, that is parsed at all (plans a model writes are a few KB).
+MAX_PLAN_BYTES = 100_000
+#: Most lines a plan may have.
+MAX_PLAN_LINES = 5_000
+#: Deepest AST a plan may have (the module is depth 1; reference plans reach 12). Every
+#: recursive pass stays far below Python's recursion limit at this depth.
+MAX_AST_DEPTH = 100
+#: Most AST nodes a plan may have (not counting contexts and operators).
+MAX_AST_NODES = 50_000
 
 #: Exceptions a plan may raise or catch by name.
 SAFE_EXCEPTIONS: dict[str, type[BaseException]] = {
@@ -181,6 +206,54 @@ def child_nodes(node: ast.AST) -> list[ast.AST]:
     return out
 
 
+def parse_source(source: str, *, filename: str = "<plan>") -> tuple[ast.Module | None, list[Diagnostic]]:
+    """Parse plan ``source`` without ever raising: ``(tree, [])`` or ``(None, [finding])``.
+
+    A plan over the size bounds is not parsed (``too-complex``); a syntax
+    error, a NUL byte or a lone surrogate is ``syntax``; the parser's own
+    RecursionError or MemoryError (``-`` repeated thousands of times) is
+    ``too-complex``. The tree still has to go through :func:`scan`, which
+    bounds its depth and node count.
+    """
+    size = len(source)
+    if size > MAX_PLAN_BYTES // 4:  # cheap before exact: a str char is at most 4 UTF-8 bytes
+        try:
+            size = len(source.encode("utf-8", "surrogatepass"))
+        except UnicodeError:  # pragma: no cover - surrogatepass encodes every str
+            pass
+    if size > MAX_PLAN_BYTES:
+        return None, [TooComplex(1, 1, f"the plan is {size} bytes; at most {MAX_PLAN_BYTES} are allowed")]
+    lines = source.count("\n") + 1
+    if lines > MAX_PLAN_LINES:
+        return None, [TooComplex(1, 1, f"the plan has {lines} lines; at most {MAX_PLAN_LINES} are allowed")]
+    try:
+        return ast.parse(source, filename=filename), []
+    except SyntaxError as exc:
+        line, col = exc.lineno or 1, exc.offset or 1
+        msg = exc.msg or "invalid syntax"
+        if "too many nested" in msg or "too complex" in msg or "too many levels" in msg:
+            return None, [TooComplex(line, col, f"the plan is nested too deeply to parse ({msg})")]
+        return None, [SyntaxErrorFound(line, col, msg)]
+    except (ValueError, UnicodeError) as exc:  # NUL bytes; lone surrogates the parser cannot encode
+        return None, [SyntaxErrorFound(1, 1, f"the plan is not valid source text: {exc}")]
+    except (RecursionError, MemoryError):
+        return None, [TooComplex(1, 1, "the plan is nested too deeply or is too long to parse")]
+
+
+_UP = ast.AST()  # the end-of-children marker of scan's stack
+
+
+def _deeper_than(node: ast.AST, limit: int) -> bool:
+    """Whether the subtree under ``node`` is more than ``limit`` levels deep (iteratively)."""
+    stack = [(node, 0)]
+    while stack:
+        n, d = stack.pop()
+        if d > limit:
+            return True
+        stack.extend((c, d + 1) for c in ast.iter_child_nodes(n))
+    return False
+
+
 def check_sandbox(tree: ast.Module, *, callables: Collection[str]) -> list[Diagnostic]:
     """Findings for everything in ``tree`` that the sandbox forbids.
 
@@ -197,23 +270,42 @@ def scan(tree: ast.Module, *, callables: Collection[str]) -> tuple[list[Diagnost
     """The sandbox findings and every allowed node of ``tree`` in source (pre)order.
 
     The node list lets the checker run its per-node handlers without walking
-    the tree again. Nodes under a forbidden node are neither checked nor listed.
+    the tree again. Nodes under a forbidden node are neither checked nor listed,
+    nor are those below :data:`MAX_AST_DEPTH` (one ``too-complex`` finding
+    says so). The walk is iterative: any depth is safe here.
     """
     out: list[Diagnostic] = []
     nodes: list[ast.AST] = []
+    # pre-order with an explicit stack; ``_UP`` marks where a node's children end, so
+    # ``depth`` (the depth of the node popped) needs no tuple per node
     stack: list[ast.AST] = [tree]
+    depth = 1
+    too_deep = False
     while stack:
         node = stack.pop()
+        if node is _UP:
+            depth -= 1
+            continue
         cls = type(node)
         if cls not in ALLOWED_NODES:
             why = _WHY.get(cls, f"'{_name(node)}' is not allowed in a plan")
             out.append(Forbidden.at(node, why))
+            if not too_deep and _deeper_than(node, MAX_AST_DEPTH - depth):  # other walks may still recurse into it
+                too_deep = True
+                out.append(TooComplex.at(node, f"the plan is nested more than {MAX_AST_DEPTH} levels deep here"))
             continue  # one finding per forbidden construct, not one per child
         nodes.append(node)
         children = child_nodes(node)
         if children:
-            children.reverse()
-            stack.extend(children)
+            if depth >= MAX_AST_DEPTH:
+                if not too_deep:
+                    too_deep = True
+                    out.append(TooComplex.at(node, f"the plan is nested more than {MAX_AST_DEPTH} levels deep here"))
+            else:
+                stack.append(_UP)
+                children.reverse()
+                stack.extend(children)
+                depth += 1
         if cls is ast.Name:
             assert isinstance(node, ast.Name)
             if node.id in FORBIDDEN_NAMES:
@@ -228,6 +320,9 @@ def scan(tree: ast.Module, *, callables: Collection[str]) -> tuple[list[Diagnost
                 out.append(Forbidden.at(node, f"attribute '{node.attr}' is not allowed; use an f-string"
                                         if node.attr in ("format", "format_map")
                                         else f"attribute '{node.attr}' is not allowed"))
+            elif not isinstance(node.ctx, ast.Load):
+                out.append(Forbidden.at(node, f"assigning attribute '{node.attr}' is not allowed; "
+                                              "plans change only their own variables, lists and dicts"))
         elif cls is ast.Subscript:
             assert isinstance(node, ast.Subscript)
             key = node.slice
@@ -252,5 +347,12 @@ def scan(tree: ast.Module, *, callables: Collection[str]) -> tuple[list[Diagnost
             assert isinstance(node, ast.comprehension)
             if node.is_async:
                 out.append(Forbidden.at(node.target, "'async for' is not allowed in a comprehension"))
+        elif cls is ast.Raise:
+            assert isinstance(node, ast.Raise)
+            exc = node.exc.func if isinstance(node.exc, ast.Call) else node.exc
+            if isinstance(exc, ast.Name) and exc.id == "StopIteration":
+                out.append(Forbidden.at(node, "raising StopIteration is not allowed (in a plan it becomes a RuntimeError); raise ValueError"))
+    if len(nodes) > MAX_AST_NODES:
+        out.append(TooComplex(1, 1, f"the plan has {len(nodes)} syntax nodes; at most {MAX_AST_NODES} are allowed"))
     out.sort(key=lambda d: (d.line, d.col))
     return out, nodes

@@ -24,6 +24,8 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from agentjit.exceptions import TraceError
 
+from . import jsonio
+
 __all__ = [
     "TRACE_FORMAT",
     "TRACE_VERSION",
@@ -159,16 +161,20 @@ def iter_trace(path: str | Path) -> Iterator[tuple[int, SessionEvent | StepEvent
     """Yield ``(line_number, event)``; a bad line raises :class:`TraceError` naming file and line."""
     p = Path(path)
     try:
-        fh = p.open(encoding="utf-8")
+        fh = p.open("rb")
     except OSError as exc:
         raise TraceError(f"cannot read: {exc.strerror}", path=str(p)) from exc
     with fh:
-        for lineno, line in enumerate(fh, start=1):
+        for lineno, raw in enumerate(fh, start=1):
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise TraceError(f"not UTF-8 text (byte {exc.start} of the line)", path=str(p), line=lineno) from None
             if not line.strip():
                 continue
             try:
-                data = json.loads(line)
-            except json.JSONDecodeError as exc:
+                data = jsonio.loads(line)
+            except json.JSONDecodeError as exc:  # jsonio.JSONTooDeep too
                 raise TraceError(f"invalid JSON ({exc.msg}); truncated file?", path=str(p), line=lineno) from None
             if lineno == 1 or (isinstance(data, dict) and data.get("kind") == "session"):
                 _check_session(data, p, lineno)

@@ -44,7 +44,7 @@ from agentjit.exceptions import (
 from agentjit.plan.data import plain, to_record
 from agentjit.plan.guard import PLAN_FILENAME
 from agentjit.plan.limits import DEFAULT_LIMITS, PlanLimits
-from agentjit.planner.sandbox import check_sandbox
+from agentjit.planner.sandbox import check_sandbox, parse_source
 from agentjit.protocol import state as algebra
 from agentjit.protocol.manifest import ToolManifest
 from agentjit.protocol.schema import to_plain, validate_inputs
@@ -102,13 +102,16 @@ async def _no_ai_exec(page: Any, instruction: str) -> Any:
 
 
 def parse_plan(source: str, tool_names: set[str] | frozenset[str]) -> ast.Module:
-    """Parse plan source and apply the sandbox; raises PlanError / SandboxViolation."""
-    try:
-        tree = ast.parse(source, filename=PLAN_FILENAME)
-    except SyntaxError as exc:
-        raise PlanError(f"syntax error: {exc.msg}", line=exc.lineno, col=exc.offset) from None
-    except (RecursionError, MemoryError, ValueError) as exc:  # too deep for the parser; NUL bytes
-        raise PlanError(f"the plan cannot be parsed: {type(exc).__name__}: {str(exc)[:200]}") from None
+    """Parse plan source and apply the sandbox; raises PlanError / SandboxViolation.
+
+    :func:`~agentjit.planner.sandbox.parse_source` bounds the plan's size and
+    depth before anything recursive touches it, and never raises itself.
+    """
+    tree, findings = parse_source(source, filename=PLAN_FILENAME)
+    if tree is None or findings:
+        first = findings[0] if findings else None
+        message = f"[{first.code}] {first.message}" if first is not None else "the plan cannot be parsed"
+        raise PlanError(message, line=first.line if first else None, col=first.col if first else None)
     findings = check_sandbox(tree, callables=set(tool_names) | {"ai_eval", "ask_human", "ai_exec"})
     if findings:
         first = findings[0]

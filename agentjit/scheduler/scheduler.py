@@ -47,6 +47,10 @@ log = logging.getLogger(__name__)
 
 Objective = Literal["mean", "p95"]
 
+MAX_DRAWS = 4_000_000
+"""Most latency draws one strategy's simulation may hold (trials x calls); a plan that makes
+more calls is simulated with fewer trials, so a long loop cannot exhaust memory."""
+
 
 @dataclass(frozen=True)
 class Schedule:
@@ -133,6 +137,10 @@ class Scheduler:
         runs: dict[str, tuple[StrategyEstimate, np.ndarray]] = {}
         candidates: list[StrategyEstimate] = []
         notes: list[str] = []
+        calls = usage.total_calls() + sum(c.count for c in (usage.loop.entry_replay if usage.loop else []))
+        if calls * n > MAX_DRAWS:
+            n = max(1, MAX_DRAWS // max(calls, 1))
+            notes.append(f"{n} trials only: the plan makes about {calls} calls")
 
         def consider(strategy: Strategy, workers: int, samples: np.ndarray) -> None:
             est = summarize(strategy, workers, samples, keep_samples=self.keep_samples)

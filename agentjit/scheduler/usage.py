@@ -14,7 +14,13 @@ Counting is static and conservative: every branch of an ``if`` is counted, a
 nested loop multiplies its calls by its own trip count. Trip counts come from a
 literal slice (``xs[:5]``), ``range(n)`` or a literal list; else from observed
 output list lengths of the tool that produced the iterable (``observed_lengths``);
-else :data:`DEFAULT_TRIPS`. ``LoopUse.trip_source`` says which.
+else :data:`DEFAULT_TRIPS`. ``LoopUse.trip_source`` says which. A count above
+:data:`MAX_TRIPS` (``range(10**30)``, nested loops) is priced as :data:`MAX_TRIPS`:
+the Monte Carlo holds trials x calls draws.
+
+The plan is parsed and bounded by the planner's sandbox first
+(:func:`agentjit.planner.sandbox.parse_source` and :func:`~agentjit.planner.sandbox.scan`),
+so a huge or deeply nested plan is a :class:`PlanError`, never a RecursionError.
 
 This module does its own small AST walk instead of importing the planner's CFG,
 so the scheduler can price any plan, including hand-written reference plans.
@@ -30,11 +36,14 @@ from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Literal
 
 from agentjit.exceptions import PlanError
+from agentjit.planner.messages import TooComplex
+from agentjit.planner.sandbox import parse_source, scan
 from agentjit.protocol.manifest import Effect, ToolManifest
 from agentjit.protocol.trace import StepEvent
 
 __all__ = [
     "DEFAULT_TRIPS",
+    "MAX_TRIPS",
     "LLM_CALL",
     "CallUse",
     "LoopUse",
@@ -47,6 +56,19 @@ log = logging.getLogger(__name__)
 
 DEFAULT_TRIPS = 5
 """Trip count assumed for a loop whose iterable has no literal length and no observed length."""
+
+MAX_TRIPS = 1_000
+"""Largest trip count (and call count of one call site) the usage reports; larger ones are capped."""
+
+
+def _range_len(start: int, stop: int, step: int = 1) -> int:
+    """``len(range(start, stop, step))`` capped at :data:`MAX_TRIPS`, for any size of int (step != 0)."""
+    n = (stop - start + step - (1 if step > 0 else -1)) // step
+    return min(max(n, 0), MAX_TRIPS)
+
+
+def _cap(n: int) -> int:
+    return n if n <= MAX_TRIPS else MAX_TRIPS
 
 LLM_CALL = "ai_eval"
 """The plan-level LLM call; priced like a tool under this key when ``latency.json`` has it."""
@@ -285,13 +307,13 @@ class _Analyzer:
                 sl.step is None or step not in (None, 0)
             ):
                 if upper is not None and upper >= 0 and (lower or 0) >= 0:
-                    n = len(range(lower or 0, upper, step or 1))
+                    n = _range_len(lower or 0, upper, step or 1)
                     if inner.count is not None and inner.source in ("slice", "literal", "range"):
-                        n = len(range(inner.count)[slice(lower, upper, step)])
+                        n = _cap(len(range(inner.count)[slice(lower, upper, step)]))
                     return _Len(n, "slice", inner.producer)
                 if inner.count is not None and inner.source in ("slice", "literal", "range"):
                     return _Len(
-                        len(range(inner.count)[slice(lower, upper, step)]),
+                        _cap(len(range(inner.count)[slice(lower, upper, step)])),
                         inner.source,
                         inner.producer,
                     )
@@ -301,7 +323,9 @@ class _Analyzer:
             if fname == "range" and node.args and not node.keywords:
                 args = [_const_int(a) for a in node.args]
                 if all(a is not None for a in args) and len(args) <= 3 and args[-1] != 0:
-                    return _Len(len(range(*[a for a in args if a is not None])), "range")
+                    ints = [a for a in args if a is not None]
+                    start, stop, step = (0, ints[0], 1) if len(ints) == 1 else (ints[0], ints[1], ints[2] if len(ints) == 3 else 1)
+                    return _Len(_range_len(start, stop, step), "range")
                 return _Len()
             if fname in _PASS_THROUGH and node.args:
                 return self.length(node.args[0])
@@ -341,9 +365,11 @@ class _Analyzer:
             return DEFAULT_TRIPS, "default"
         info = self.length(node)
         if info.count is not None and info.source is not None:
-            return max(info.count, 0), info.source
+            return _cap(max(info.count, 0)), info.source
         if info.producer is not None and info.producer in self.observed:
-            return max(int(round(self.observed[info.producer])), 0), "observed"
+            observed = self.observed[info.producer]
+            n = int(round(observed)) if observed < MAX_TRIPS else MAX_TRIPS  # also inf / nan-free
+            return _cap(max(n, 0)), "observed"
         return DEFAULT_TRIPS, "default"
 
     def record_assign(self, stmt: ast.stmt) -> None:
@@ -383,15 +409,15 @@ class _Analyzer:
             self.collect(node.iter, mult, out, region, main)
             n, _ = self.trips(node.iter)
             for stmt in node.body:
-                self.collect(stmt, mult * n, out, region, main)
+                self.collect(stmt, _cap(mult * n), out, region, main)
             for stmt in node.orelse:
                 self.collect(stmt, mult, out, region, main)
             return
         if isinstance(node, ast.While):
             n, _ = self.trips(None)
-            self.collect(node.test, mult * n, out, region, main)
+            self.collect(node.test, _cap(mult * n), out, region, main)
             for stmt in node.body:
-                self.collect(stmt, mult * n, out, region, main)
+                self.collect(stmt, _cap(mult * n), out, region, main)
             for stmt in node.orelse:
                 self.collect(stmt, mult, out, region, main)
             return
@@ -422,12 +448,12 @@ class _Analyzer:
             region[0] = "body"
             inner_mult = 1
         else:
-            inner_mult = mult * self.trips(gens[0].iter)[0]
+            inner_mult = _cap(mult * self.trips(gens[0].iter)[0])
         for cond in gens[0].ifs:
             self.collect(cond, inner_mult, out, region, main)
         for gen in gens[1:]:
             self.collect(gen.iter, inner_mult, out, region, main)
-            inner_mult *= self.trips(gen.iter)[0]
+            inner_mult = _cap(inner_mult * self.trips(gen.iter)[0])
             for cond in gen.ifs:
                 self.collect(cond, inner_mult, out, region, main)
         parts = [node.key, node.value] if isinstance(node, ast.DictComp) else [node.elt]
@@ -720,12 +746,15 @@ def plan_usage(
     list it returned in past traces (see :func:`observed_lengths_from_steps`).
     """
     manifests: Mapping[str, ToolManifest] = getattr(tools, "tools", tools)
-    try:
-        tree = ast.parse(source, mode="exec")
-    except SyntaxError as exc:
-        raise PlanError(
-            f"plan does not parse: {exc.msg}", line=exc.lineno, col=exc.offset
-        ) from None
+    tree, parsed = parse_source(source)
+    if tree is None:
+        d = parsed[0]
+        what = "plan is too complex" if isinstance(d, TooComplex) else "plan does not parse"
+        raise PlanError(f"{what}: {d.message}", line=d.line, col=d.col)
+    too_complex = [d for d in scan(tree, callables=())[0] if isinstance(d, TooComplex)]
+    if too_complex:  # the walks below recurse on the tree
+        d = too_complex[0]
+        raise PlanError(f"plan is too complex: {d.message}", line=d.line, col=d.col)
     analyzer = _Analyzer(manifests, observed_lengths or {})
     analyzer.scan(tree)
 

@@ -129,4 +129,5 @@ async def test_bench_on_two_tasks(browser_pool) -> None:
 def test_cli_bench_rejects_unknown_task(capsys) -> None:
     code = main(["bench", "scheduler", "--tasks", "food-nope", "--json"])
     assert code == 2
-    assert "food-nope" in capsys.readouterr().err
+    error = json.loads(capsys.readouterr().out)["error"]  # with --json, the error is JSON on stdout
+    assert error["type"] == "ConfigError" and "food-nope" in error["message"]
