@@ -619,7 +619,7 @@ def synthesize(schema: SiteSchema, traces: dict[str, list[LabeledStep]]) -> list
                          source_list=list_tool.get(sel), witness_args=[{pname: a.card_name} for a in acts if a.card_name]))
 
     for seqs in forms.values():
-        out.append(_form_tool(name, schema, seqs, list_tool, group_pages, groups))
+        out.append(_form_tool(name, schema, seqs, list_tool, group_pages, groups, single_pages))
     out.append(Synth(ToolManifest(
         name=name("observe_page"),
         description="Say which page the browser is on (page type, URL path, title).",
@@ -664,11 +664,17 @@ def _form_tool(
     list_tool: dict[str, str],
     group_pages: dict[str, set[str]],
     groups: dict[str, Element],
+    single_pages: dict[str, set[str]] | None = None,
 ) -> Synth:
     submit = seqs[0][-1]
     sel = submit.element
     assert sel is not None
     pages = {s[-1].page_before for s in seqs if s[-1].page_before}
+    # a form in the site chrome (a sidebar login) works on every page that shows it, and stays there
+    in_chrome = all(s.element is not None and s.element.chrome for seq in seqs for s in seq)
+    stays = in_chrome and all(seq[-1].page_after == seq[-1].page_before for seq in seqs)
+    if in_chrome and single_pages:
+        pages |= single_pages.get(sel.selector, set())
     opener = next((s[0] for s in seqs if s[0].element is not None and s[0].element.repeated and not s[0].element.modal), None)
     after = {s[-1].page_after for s in seqs if s[-1].page_after}
     navigates = any(s[-1].page_after != s[-1].page_before or _posts_document(s[-1]) or not s[-1].writes for s in seqs)
@@ -788,7 +794,7 @@ def _form_tool(
     else:
         tail = "setTimeout(() => btn.click(), 0);\nreturn {success: true, status: 0};"
         post_check = _body(
-            f"const ok = {_page_check({target})[7:-1]};",
+            f"const ok = {_page_check({target})[7:-1]};" if not stays else "const ok = true;",
             "if (ok !== true) return ok;",
             "const errs = __errors();",
             "if (errs.length) return [false, 'the site said: ' + errs.join('; ')];",
@@ -806,7 +812,7 @@ def _form_tool(
         input_schema={"type": "object", "properties": props, **({"required": required} if required else {})},
         output_schema={"type": "object", "properties": {"success": {"type": "boolean"}, "status": {"type": "integer"}}, "required": ["success"]},
         pre={"page": _page_pattern(pages)},
-        post={"page": target},
+        post={} if stays else {"page": target},
         pre_check=_body(
             f"const ok = {_page_check(pages)[7:-1]};",
             "if (ok !== true) return ok;",

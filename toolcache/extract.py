@@ -116,6 +116,8 @@ class Element:
     """For table rows: the signature of the table they belong to."""
     link_selector: str | None = None
     """For table rows: the link inside a row that opens the row's item (rows themselves do not navigate)."""
+    chrome: bool = False
+    """In the site chrome (``nav``, ``header``, ``footer``, ``aside``): the same on every page that has it."""
 
     @property
     def key(self) -> str:
@@ -586,7 +588,7 @@ def extract_snapshot(html: str, url: str | None, known: set[str] | None = None) 
             continue
         base = _name_for(n)
         name = f"{modal}.{base}" if modal else base
-        el = Element(name=name, page=page, kind=kind, selector=_selector(n), modal=modal, text=n.text[:80],
+        el = Element(name=name, page=page, kind=kind, selector=_selector(n), modal=modal, text=n.text[:80], chrome=_is_chrome(n),
                      input_name=n.attrs.get("name"), input_type=n.attrs.get("type"), clickable=True,
                      form=_selector(form) if form is not None else None)
         if n.tag == "select":

@@ -158,3 +158,15 @@ def test_toolcache_starts_a_registered_app() -> None:
             assert b"Login page times out" in resp.read()
     with pytest.raises(ConfigError), _site(argparse.Namespace(site=None, app="nope"), latency_scale=0):
         pass
+
+
+def test_the_sidebar_login_works_from_any_page_and_stays_there() -> None:
+    cache = ToolCache.load(CACHE_DIR)
+    assert cache.tools["login"].post == {} and "issue{id}" in cache.tools["login"].pre["page"]
+    plan = (
+        'await goto_issue(title="Graph legend is cut off")\n'
+        'await login(login_name="alice", login_password="x")\n'
+        'await edit_issue(priority="critical")\nresult = "done"\n'
+    )
+    assert check(plan, cache).valid
+    assert not check('await edit_issue(priority="critical")\nresult = 1\n', cache).valid  # not on an issue page
