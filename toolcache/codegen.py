@@ -657,6 +657,31 @@ def _form_name(seqs: list[list[LabeledStep]], base: str, has_secret: bool, write
     return base
 
 
+def _form_description(
+    base: str, props: dict[str, Any], required: list[str], card: Element | None, sel: Element,
+    target: str, navigates: bool, writes: bool, stays: bool,
+) -> str:
+    """What the form tool does, in the words a planner looks for."""
+    fields = ", ".join(k for k in props if k not in required) or "nothing"
+    secret = [k for k in props if props[k].get("writeOnly")]
+    noun = base.split("_", 1)[1].replace("_", " ") if "_" in base else ""
+    if base == "login":
+        return f"Log in with the site's login form ({', '.join(props)}; {', '.join(secret)} is a secret given at call time); the page reloads."
+    if base.startswith("create_"):
+        return f"Create a new {noun} with the form: set {fields} and submit; opens the new {noun}'s page ({target}) (a state-changing request)."
+    if base.startswith("edit_"):
+        return f"Change the {noun} shown on this page: set any of {fields} (unset ones keep their value) and submit (a state-changing request)."
+    if base.startswith(("search_", "filter_")):
+        return f"{base.split('_')[0].capitalize()} the {noun}: set {fields} and submit; opens the {target} page with the matching {noun}."
+    return (
+        (f"Open a {singular(card.name).replace('_', ' ')}, set " if card else "Set ")
+        + fields
+        + f" and click {sel.name.split('.')[-1]}"
+        + (f"; opens the {target} page" if navigates and not stays else "")
+        + (" (a state-changing request)." if writes else ".")
+    )
+
+
 def _form_tool(
     name: _Namer,
     schema: SiteSchema,
@@ -803,11 +828,7 @@ def _form_tool(
         )
     m = ToolManifest(
         name=name(base),
-        description=(f"Open a {singular(card.name).replace('_', ' ')}, set " if card else "Set ")
-        + (", ".join(k for k in props if k not in required) or "nothing")
-        + f" and click {sel.name.split('.')[-1]}"
-        + (f"; opens the {target} page" if navigates else "")
-        + (" (a state-changing request)." if writes else "."),
+        description=_form_description(base, props, required, card, sel, target, navigates, writes, stays),
         type=ToolType.SET_FIELDS,
         input_schema={"type": "object", "properties": props, **({"required": required} if required else {})},
         output_schema={"type": "object", "properties": {"success": {"type": "boolean"}, "status": {"type": "integer"}}, "required": ["success"]},
