@@ -998,6 +998,7 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("-n", type=positive_int, default=4, help="planner workers sampling in parallel")
         p.add_argument("-k", type=positive_int, default=2, help="valid candidates before early accept")
         p.add_argument("--repairs", type=nonneg_int, default=2, help="repair rounds per failed candidate (M)")
+        p.add_argument("--no-plan-cache", action="store_true", help="always ask the model (and store nothing)")
 
     def limit_args(p: argparse.ArgumentParser) -> None:
         p.add_argument("--time-limit", type=positive_float, default=None, metavar="SECONDS",
@@ -1005,7 +1006,6 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--max-steps", type=positive_int, default=None, metavar="N",
                        help=f"step budget of one plan run: loop iterations, comprehension items and calls "
                             f"(default: {DEFAULT_LIMITS.max_steps:,})")
-        p.add_argument("--no-plan-cache", action="store_true", help="always ask the model")
 
     p = sub.add_parser("tools", help="list the tool manifests of a cache (--cache DIR) or an app")
     app_arg(p)

@@ -37,3 +37,10 @@ def test_compile_cache_hits_only_for_the_same_model(capsys, tmp_path, monkeypatc
         assert main(["compile", TASK, "--model", f"openai:model-a@{server.base_url}", "--plan-cache", plans]) == 0
         out = capsys.readouterr().out.replace("\n", " ")
         assert f"from the plan cache {plans}" in out and "no model was called" in out and len(server.requests) == 2
+
+
+def test_every_compiling_command_takes_no_plan_cache() -> None:
+    from agentjit.cli import build_parser
+
+    for argv in (["compile", "t", "--model", "openai:m"], ["run", "--task", "t"], ["demo"]):
+        assert build_parser().parse_args([*argv, "--no-plan-cache"]).no_plan_cache
