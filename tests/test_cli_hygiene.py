@@ -87,3 +87,14 @@ def test_tables_keep_ids_whole_at_80_columns(capsys, monkeypatch) -> None:
     assert max(len(line) for line in out.splitlines()) <= 80
     for name in get_app("food").load_cache().tools:
         assert name in out
+
+
+def test_long_commands_report_progress_on_stderr_with_json(capsys) -> None:
+    import json
+
+    assert main(["profile", "--tasks", "food-v1-3", "--repeats", "1", "--latency-scale", "0", "--json"]) == 0
+    cap = capsys.readouterr()
+    assert json.loads(cap.out)["runs"] == 1 and "profiling (serial runs): 1/1" in cap.err
+    assert main(["demo", "--tasks", "food-v1-3", "--latency-scale", "0", "--strategy", "serial", "--json"]) == 0
+    cap = capsys.readouterr()
+    assert json.loads(cap.out)["summary"]["passed"] == 1 and "ok food-v1-3" in cap.err
