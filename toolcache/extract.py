@@ -431,9 +431,11 @@ def _table_list(table: Node, page: str) -> Element | None:
     return el
 
 
-def _pairs(scope: Node, skip: set[int]) -> dict[str, Prop]:
-    """Label/value pairs: ``th`` + ``td`` cells of form-like tables, ``dt`` + ``dd``."""
+def _pairs(scope: Node, skip: set[int]) -> tuple[dict[str, Prop], bool]:
+    """Label/value pairs (``th`` + ``td`` cells of form-like tables, ``dt`` + ``dd``), and whether
+    every value is a form control (an empty form to fill, not an item to read)."""
     out: dict[str, Prop] = {}
+    controls = True
     for n in scope.iter():
         if id(n) in skip or _is_chrome(n):
             continue
@@ -443,10 +445,13 @@ def _pairs(scope: Node, skip: set[int]) -> dict[str, Prop]:
                 if a.tag == "th" and b.tag == "td" and _label(a.text) and not b.find(lambda x: x.tag == "table"):
                     label = _label(a.text)
                     out.setdefault(camel(label), Prop(camel(label), "pair", label))
+                    if b.find(lambda x: x.tag in ("input", "select", "textarea")) is None and b.text.strip():
+                        controls = False  # a value shown as text: something to read
         elif n.tag == "dt" and _label(n.text):
             label = _label(n.text)
             out.setdefault(camel(label), Prop(camel(label), "pair", label))
-    return out
+            controls = False
+    return out, controls
 
 
 def extract_snapshot(html: str, url: str | None, known: set[str] | None = None) -> PageSchema:
@@ -626,8 +631,12 @@ def extract_snapshot(html: str, url: str | None, known: set[str] | None = None) 
         elif n.text or modal:
             ps.fields.setdefault(fname, Prop(fname, "text", css_attr("data-testid", n.testid), "string"))
     if body is None or not body.attrs.get("data-page"):
-        for fname, prop in _pairs(scope, in_table).items():
-            ps.fields.setdefault(fname, prop)
+        pairs, controls = _pairs(scope, in_table)
+        # one item's facts: an item page's form holds its values; elsewhere a form of controls is
+        # something to fill (a search form, a new-item form, a list's display options), not to read
+        if "{id}" in page or not (controls or table_lists):
+            for fname, prop in pairs.items():
+                ps.fields.setdefault(fname, prop)
     return ps
 
 

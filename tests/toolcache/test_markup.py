@@ -66,9 +66,14 @@ def test_chrome_is_not_a_list_and_nothing_is_a_bare_tag() -> None:
 
 
 def test_label_value_pairs_are_fields() -> None:
-    ps = extract_snapshot(TABLE, "http://x.test/issue")
+    ps = extract_snapshot(TABLE, "http://x.test/issue3")  # an item page: its form holds the item's values
     assert {n: (p.source, p.key) for n, p in ps.fields.items()} == {
         "priority": ("pair", "Priority"), "owner": ("pair", "Owner")}
+    assert extract_snapshot(TABLE, "http://x.test/issue").fields == {}  # beside a list: the list's controls
+    dl = "<body><main><dl><dt>Owner:</dt><dd>alice</dd><dt>Due</dt><dd>Friday</dd></dl></main></body>"
+    assert set(extract_snapshot(dl, "http://x.test/about").fields) == {"owner", "due"}
+    form = "<body><main><form><table><tr><th>Title</th><td><input name=title></td></tr></table></form></main></body>"
+    assert extract_snapshot(form, "http://x.test/issue?@template=item").fields == {}  # an empty form to fill
 
 
 def test_secrets() -> None:
