@@ -81,7 +81,7 @@ def _columns(table: Table, names: tuple[str, ...], *, ids: set[str] | frozenset[
 
 def _err() -> Console:
     """The console for progress and warnings (stderr); markup off as in :func:`_out`."""
-    return Console(stderr=True, highlight=False, markup=False)
+    return Console(stderr=True, highlight=False, markup=False, soft_wrap=True)  # one line stays one line
 
 
 def styled(label: str, style: str, rest: str = "") -> Text:

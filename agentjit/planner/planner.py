@@ -352,7 +352,8 @@ class Planner:
                     time_s=self.clock() - run.start,
                 )
             )
-            self._say(f"worker {worker}: " + (f"valid plan, cost {result.cost}" if result.valid else
+            cost = f"{result.cost:.3f}" if result.cost is not None else "unknown"
+            self._say(f"worker {worker}: " + (f"valid plan, cost {cost}" if result.valid else
                       "rejected (" + ", ".join(sorted({d.code for d in result.diagnostics})) + ")"))
             if result.valid:
                 run.valid.append(_Valid(source, result, len(run.candidates)))
