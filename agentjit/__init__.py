@@ -29,9 +29,12 @@ from .exceptions import (
     CacheError,
     ConfigError,
     InfrastructureError,
+    InputFileError,
     ManifestError,
     ModelError,
     PlanError,
+    PlanLimitExceeded,
+    PlanRejected,
     PreconditionFailed,
     SandboxViolation,
     SiteUnreachable,
@@ -54,6 +57,7 @@ if _TYPE_CHECKING:  # the names below load on first use: `agentjit --help` must 
         Usage,
         infer_model,
     )
+    from .plan import PlanLimits
     from .planner import CheckResult, CompiledPlan, Diagnostic, NoValidPlan, Planner, check
     from .protocol import Effect, ToolManifest, apply, load_manifest, read_trace, satisfies
     from .runtime import BrowserPool, CallOutcome, RunResult, Runtime, call_tool, run_plan
@@ -61,6 +65,7 @@ if _TYPE_CHECKING:  # the names below load on first use: `agentjit --help` must 
 
 _LAZY: dict[str, str] = {
     "ToolCache": ".cache",
+    "PlanLimits": ".plan",
     "FunctionModel": ".llm",
     "GeminiModel": ".llm",
     "Message": ".llm",
@@ -114,8 +119,10 @@ __all__ = [
     "__version__",
     # errors
     "AgentJITError", "UserError", "ManifestError", "CacheError", "TraceError", "PlanError",
-    "SandboxViolation", "ConfigError", "ModelError", "ToolError", "PreconditionFailed",
-    "ToolCallFailed", "InfrastructureError", "BrowserError", "SiteUnreachable",
+    "SandboxViolation", "PlanRejected", "PlanLimitExceeded", "InputFileError", "ConfigError",
+    "ModelError", "ToolError", "PreconditionFailed", "ToolCallFailed", "InfrastructureError",
+    "BrowserError", "SiteUnreachable",
+    "PlanLimits",
     # protocol and cache
     "ToolManifest", "Effect", "load_manifest", "satisfies", "apply", "read_trace", "ToolCache",
     # models
