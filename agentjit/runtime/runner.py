@@ -118,7 +118,13 @@ class Runtime:
     """Runs plans of one app against one site.
 
     ``pool`` may be shared across runtimes; when omitted, :meth:`run` starts
-    and closes a pool of its own.
+    and closes a pool of its own. ``limits`` bound every run
+    (:class:`~agentjit.plan.PlanLimits`: time, steps, sizes, the sandbox child).
+
+    :meth:`run` applies the sandbox pass and the run-time guard, not the full
+    static checker: entry points (:func:`agentjit.api.run`, the CLI, the
+    bench) call :func:`agentjit.planner.admit` first, and so should code that
+    calls :meth:`run` directly with a plan from a model.
     """
 
     def __init__(
