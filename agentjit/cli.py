@@ -496,8 +496,19 @@ async def cmd_run(args: argparse.Namespace) -> int:
     for i, c in enumerate(result.calls):
         table.add_row(str(i), c.tool or c.action, "yes" if c.ok else "NO", f"{c.duration:.3f}", json.dumps(c.args))
     out.print(table)
+    if compiled is not None:
+        out.print(_plan_source_line(compiled))
     out.print(f"result: {data['value']!r}")
     return 0
+
+
+def _plan_source_line(plan: Any) -> str:
+    """Where a compiled plan came from, and what compiling it cost now."""
+    if plan.origin == "cache":
+        return f"plan: from the plan cache {plan.plan_cache} (compiled by {plan.model}); no model was called"
+    st = plan.stats
+    return (f"plan: compiled by {plan.model} in {plan.time_s:.1f} s, {st.sampled + st.repaired} model calls, "
+            f"tokens {plan.usage.input_tokens}+{plan.usage.output_tokens}")
 
 
 async def _compile(task: str, args: argparse.Namespace, cache: Any = None) -> Any:

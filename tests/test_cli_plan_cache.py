@@ -44,3 +44,18 @@ def test_every_compiling_command_takes_no_plan_cache() -> None:
 
     for argv in (["compile", "t", "--model", "openai:m"], ["run", "--task", "t"], ["demo"]):
         assert build_parser().parse_args([*argv, "--no-plan-cache"]).no_plan_cache
+
+
+def test_run_task_says_where_the_plan_came_from(capsys, tmp_path, monkeypatch) -> None:
+    plans = str(tmp_path / "plans.json")
+    monkeypatch.setenv("OPENAI_API_KEY", "test-key")
+    with FakeOpenAIServer([FakeReply(text=f"```python\n{PLAN}\n```", usage=(100, 10))] * 2) as server:
+        argv = ["run", "--task", TASK, "--model", f"openai:m@{server.base_url}", "-n", "1", "-k", "1",
+                "--plan-cache", plans, "--strategy", "serial", "--latency-scale", "0"]
+        assert main(argv) == 0
+        first = capsys.readouterr().out.replace("\n", " ")
+        assert main(argv) == 0
+        second = capsys.readouterr().out.replace("\n", " ")
+    assert "plan: compiled by openai:m" in first and "1 model calls, tokens 100+10" in first
+    assert f"plan: from the plan cache {plans} (compiled by openai:m); no model was called" in second
+    assert len(server.requests) == 1
