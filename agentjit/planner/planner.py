@@ -337,7 +337,8 @@ class Planner:
                     messages = repair_messages(messages, source, diags)
                     source = await self._ask(messages, run)
             except ModelError as exc:
-                log.warning("worker %d: model error: %s", worker, exc)
+                # the same error from every worker would be n lines: the first one is a warning, -v shows the rest
+                (log.info if run.model_errors else log.warning)("worker %d: model error: %s", worker, exc)
                 run.model_errors.append(exc)
                 return
             result = check(source, self.cache, cost_model=self.cost_model)
