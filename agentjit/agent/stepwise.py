@@ -265,7 +265,7 @@ class StepwiseAgent:
         t0 = self.clock()
         try:
             for n in range(self.max_steps):
-                view = await observe(page)
+                view = await _observe_settled(page)
                 step = AgentStep(step=n, action={}, url=view.url)
                 action = await self._decide(task, view, history, base, step, result)
                 step.action = action.model_dump(exclude_defaults=True)
@@ -431,6 +431,17 @@ class StepwiseAgent:
                     goal=action.note or ("back" if action.action == "back" else None),
                 )
             )
+
+
+async def _observe_settled(page: Any) -> Observation:
+    """Observe the page; a navigation still under way (the document replaced mid-read) is waited out once."""
+    try:
+        return await observe(page)
+    except Exception as exc:  # "Execution context was destroyed": a late navigation
+        log.debug("observing again after %s", exc)
+        with contextlib.suppress(Exception):
+            await page.wait_for_load_state("load", timeout=SETTLE_TIMEOUT_S * 1000)
+        return await observe(page)
 
 
 def _origin(url: str) -> str:
