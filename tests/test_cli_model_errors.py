@@ -77,10 +77,11 @@ def test_compile_reports_progress_on_stderr(capsys, tmp_path, monkeypatch) -> No
 
 
 async def test_a_timed_out_generation_is_retried_with_a_longer_wait() -> None:
-    # the first answer takes 2.5 s against a 1 s timeout; the retry may wait 2 s, and the server takes 1.4 s
-    replies = [FakeReply(text="late", delay_s=2.5), FakeReply(text="second", delay_s=1.4)]
+    # the first answer takes 5 s against a 2 s timeout; the retry may wait 4 s, and the server takes 3 s
+    # (longer than the first timeout: only a longer wait gets it; 1 s of margin for a loaded machine)
+    replies = [FakeReply(text="late", delay_s=5.0), FakeReply(text="second", delay_s=3.0)]
     with FakeOpenAIServer(replies) as srv:
-        model = OpenAIModel("m", base_url=srv.base_url, api_key="k", timeout=1.0, max_retries=1)
+        model = OpenAIModel("m", base_url=srv.base_url, api_key="k", timeout=2.0, max_retries=1)
         try:
             resp = await model.request([Message(role="user", content="hi")])
         finally:
