@@ -78,6 +78,14 @@ const __q = (sel) => {
   const all = [...document.querySelectorAll(sel.slice(0, i))];
   return all.find((e) => __norm(name(e)) === want) || null;
 };
+const __labeled = (row, label) => {
+  const want = __norm(label);
+  for (const c of row.cells) {
+    const m = __clean(c.textContent).match(/^([^:]{1,40}):\s*(.*)$/);
+    if (m && __norm(m[1]) === want) return m[2] === '' ? null : m[2];
+  }
+  return null;
+};
 const __cell = (row, label) => {
   const table = row.closest('table');
   const head = table && [...table.rows].find((r) => r.cells.length > 1 && [...r.cells].every((c) => c.tagName === 'TH'));

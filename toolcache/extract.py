@@ -44,7 +44,7 @@ class Prop:
     """A value visible on an element: a ``data-*`` attribute, a descendant's text, or ``data-value``."""
 
     name: str
-    source: str  # "attr" | "text" | "value" | "self" | "pair" (beside a label) | "cell" (a row's cell under a header)
+    source: str  # attr | text | value | self | pair (beside a label) | cell (under a header) | labeled ("Key: v") | next (the next row)
     key: str  # attribute name, or a CSS selector relative to the element ("" for the element itself)
     type: str = "string"  # JSON type: string | number | boolean
 
@@ -54,6 +54,10 @@ class Prop:
             raw = f"__pair({_js_str(self.key)})"
         elif self.source == "cell":
             raw = f"__cell({var}, {_js_str(self.key)})"
+        elif self.source == "labeled":
+            raw = f"__labeled({var}, {_js_str(self.key)})"
+        elif self.source == "next":
+            raw = f"(({var}.nextElementSibling) ? __clean({var}.nextElementSibling.innerText || {var}.nextElementSibling.textContent) : null)"
         elif self.source == "attr":
             raw = f"{var}.getAttribute({_js_str(self.key)})"
         elif self.source == "self":
@@ -416,7 +420,7 @@ def _table_list(table: Node, page: str) -> Element | None:
         return None
     href = next((a.attrs["href"] for r in data for a in r.iter() if a.tag == "a" and a.attrs.get("href")), None)
     own = table.attrs.get("id") or next((c for c in table.classes if c.lower() not in _GENERIC_CLASSES and not c.startswith("table-")), "")
-    noun = own or (page_name(href).replace("{id}", "").strip("_") if href else "")
+    noun = _one(own) if own else (page_name(href).replace("{id}", "").strip("_") if href else "")
     if not noun or noun == "home":
         noun = "row"
     tsig = ("#" + table.attrs["id"]) if table.attrs.get("id") else table.signature
@@ -429,6 +433,42 @@ def _table_list(table: Node, page: str) -> Element | None:
         col = list(props).index(el.name_prop)
         el.samples = [_cells(r)[col].text for r in data[:50] if len(_cells(r)) > col]
     return el
+
+
+_LABELED = re.compile(r"^([A-Za-z][\w .-]{0,30}):\s*(.*)$")
+
+
+def _one(noun: str) -> str:
+    """A class name for the collection as the name of one item: ``messages`` -> ``message``."""
+    if noun.endswith("ies") and len(noun) > 4:
+        return noun[:-3] + "y"
+    return noun[:-1] if noun.endswith("s") and not noun.endswith("ss") and len(noun) > 3 else noun
+
+
+def _record_list(table: Node, page: str) -> Element | None:
+    """Records of two rows each: a row of ``Label: value`` header cells, then one content cell
+    (a message list: ``Author: dave | Date: ...`` over the text)."""
+    rows = _rows(table)
+    heads = []
+    for a, b in zip(rows, rows[1:], strict=False):
+        ac, bc = _cells(a), _cells(b)
+        if ac and all(c.tag == "th" for c in ac) and len(bc) == 1 and bc[0].tag == "td" \
+                and any(_LABELED.match(c.text) for c in ac):
+            heads.append(a)
+    if not heads:
+        return None
+    props: dict[str, Prop] = {}
+    for c in _cells(heads[0]):
+        m = _LABELED.match(c.text)
+        if m:
+            props[camel(m.group(1))] = Prop(camel(m.group(1)), "labeled", m.group(1))
+    props["content"] = Prop("content", "next", "")
+    own = table.attrs.get("id") or next((c for c in table.classes if c.lower() not in _GENERIC_CLASSES), "") or "record"
+    tsig = ("#" + table.attrs["id"]) if table.attrs.get("id") else table.signature
+    return Element(
+        name=camel(_one(own)), page=page, kind="card", selector=f"{tsig} tr:has(> th):has(+ tr > td)", repeated=True,
+        props=props, name_prop="content", visible_count=len(heads), member_sig="tr", container_sig=tsig,
+    )
 
 
 def _pairs(scope: Node, skip: set[int]) -> tuple[dict[str, Prop], bool]:
@@ -482,7 +522,7 @@ def extract_snapshot(html: str, url: str | None, known: set[str] | None = None) 
     for t in scope.find_all(lambda x: x.tag == "table"):
         if any(id(a) in in_table for a in t.ancestors()) or _is_chrome(t):
             continue
-        tl = _table_list(t, page)
+        tl = _table_list(t, page) or _record_list(t, page)
         if tl is not None:
             while tl.name in ps.elements:
                 tl.name += "Row"

@@ -39,7 +39,7 @@ def test_the_cache_was_built_not_written() -> None:
     assert cache.info.builder["verified"] is True
     assert all(trace.startswith("traces/roundup/") for trace in cache.info.builder["traces"])
     names = set(cache.tools)
-    assert {"list_issues", "goto_issue", "get_issue", "login", "edit_issue", "create_issue", "search_issues", "filter_issues"} <= names
+    assert {"list_issues", "goto_issue", "get_issue", "list_messages", "login", "edit_issue", "create_issue", "search_issues", "filter_issues"} <= names
 
 
 @pytest.mark.parametrize("t", TASKS, ids=[t.id for t in TASKS])

@@ -129,3 +129,29 @@ async def test_recorder_waits_for_the_dom_to_settle(page: Any) -> None:
         if (++n < 3) setTimeout(add, 40); }; setTimeout(add, 40); }""")
     await page.evaluate(DOM_QUIET_JS, [1000, 20000])
     assert await page.evaluate("document.querySelectorAll('li').length") == 3
+
+
+MESSAGES = """<body><main><table class="messages"><tr><th colspan="3">Messages</th></tr>
+<tr><th><a href="msg3">msg3</a></th><th>Author: bob</th><th>Date: 2026-01-02</th></tr>
+<tr><td colspan="3"><pre>Confirmed.</pre></td></tr>
+<tr><th><a href="msg2">msg2</a></th><th>Author: carol</th><th>Date: 2026-01-01</th></tr>
+<tr><td colspan="3"><pre>It drops the last row.</pre></td></tr></table></main></body>"""
+
+
+def test_two_row_records_become_a_list_with_labeled_fields() -> None:
+    ps = extract_snapshot(MESSAGES, "http://x.test/issue2")
+    msg = ps.elements["message"]
+    assert msg.selector == "table.messages tr:has(> th):has(+ tr > td)"
+    assert {n: (p.source, p.key) for n, p in msg.props.items()} == {
+        "author": ("labeled", "Author"), "date": ("labeled", "Date"), "content": ("next", "")}
+
+
+async def test_record_list_reads_in_the_browser(page: Any) -> None:
+    from toolcache.codegen import PRELUDE, _item_expr
+
+    msg = extract_snapshot(MESSAGES, "http://x.test/issue2").elements["message"]
+    await page.set_content(MESSAGES)
+    items = await page.evaluate(
+        "() => {" + PRELUDE + f"return [...document.querySelectorAll({msg.selector!r})].map((c) => {_item_expr(msg.props, 'c')}); }}")
+    assert items == [{"author": "bob", "date": "2026-01-02", "content": "Confirmed."},
+                     {"author": "carol", "date": "2026-01-01", "content": "It drops the last row."}]

@@ -29,6 +29,7 @@ __all__ = [
     "unassigned_count",
     "deferred_sorted",
     "in_progress_count",
+    "last_message",
     "create_issue",
     "set_status",
     "set_priority",
@@ -129,6 +130,11 @@ def unassigned_count(task: Any, result: Any, site_url: str) -> JudgeResult:
 def deferred_sorted(task: Any, result: Any, site_url: str) -> JudgeResult:
     data = generate(SEED)
     return _read(site_url, result, sorted(i.title for i in data.issues if i.status == "deferred"), ordered=True)
+
+
+def last_message(task: Any, result: Any, site_url: str) -> JudgeResult:
+    author, text = generate(SEED).issue("Export to CSV drops the last row").messages[-1]
+    return _read(site_url, result, [author, text])
 
 
 def in_progress_count(task: Any, result: Any, site_url: str) -> JudgeResult:

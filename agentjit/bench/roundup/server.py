@@ -99,10 +99,13 @@ def populate(home: Path, data: Dataset) -> None:
         priority = {db.priority.get(i, "name"): i for i in db.priority.list()}
     finally:
         db.close()
-    for issue in data.issues:
+    from roundup.date import Date
+
+    for n, issue in enumerate(data.issues):
         db = tracker.open(issue.creator)
         try:
-            msgs = [db.msg.create(content=text, author=ids[author]) for author, text in issue.messages]
+            msgs = [db.msg.create(content=text, author=ids[author], date=Date(f"2026-01-{1 + n % 28:02d}.{9 + k:02d}:00:00"))
+                    for k, (author, text) in enumerate(issue.messages)]
             nosy = sorted({ids[a] for a, _ in issue.messages} | ({ids[issue.assignedto]} if issue.assignedto else set()), key=int)
             db.issue.create(title=issue.title, status=status[issue.status], priority=priority[issue.priority],
                             assignedto=ids[issue.assignedto] if issue.assignedto else None, messages=msgs, nosy=nosy)
