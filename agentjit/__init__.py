@@ -11,7 +11,7 @@ list (``tests/test_layers.py`` walks the imports with ``ast`` to keep it so)::
     planner      sandbox, CFG, checker, cost, prompts, Algorithm 1
     scheduler    latency fits, plan usage, Monte Carlo, Algorithm 2
     runtime      browser pool, tool invocation, plan interpreter, strategies, effect log
-    agent        stepwise agent loop (baseline)
+    agent        stepwise agent loop (the bench baseline, ai_exec, a trace source)
     bench        local web apps, tasks and judges, harness
     api, sync, testing, cli   entry points
 
@@ -45,6 +45,7 @@ from .exceptions import (
 )
 
 if _TYPE_CHECKING:  # the names below load on first use: `agentjit --help` must not import scipy
+    from .agent import StepwiseAgent, agent_ai_exec
     from .cache import ToolCache
     from .llm import (
         FunctionModel,
@@ -53,6 +54,7 @@ if _TYPE_CHECKING:  # the names below load on first use: `agentjit --help` must 
         Model,
         ModelResponse,
         OpenAIModel,
+        SimulatedLatency,
         TestModel,
         Usage,
         infer_model,
@@ -75,6 +77,9 @@ _LAZY: dict[str, str] = {
     "TestModel": ".llm",
     "Usage": ".llm",
     "infer_model": ".llm",
+    "SimulatedLatency": ".llm",
+    "StepwiseAgent": ".agent",
+    "agent_ai_exec": ".agent",
     "CheckResult": ".planner",
     "CompiledPlan": ".planner",
     "Diagnostic": ".planner",
@@ -127,11 +132,13 @@ __all__ = [
     "ToolManifest", "Effect", "load_manifest", "satisfies", "apply", "read_trace", "ToolCache",
     # models
     "Model", "Message", "ModelResponse", "Usage", "FunctionModel", "TestModel", "OpenAIModel",
-    "GeminiModel", "infer_model",
+    "GeminiModel", "infer_model", "SimulatedLatency",
     # planner
     "Planner", "CompiledPlan", "check", "CheckResult", "Diagnostic", "NoValidPlan",
     # scheduler
     "Scheduler", "Schedule", "schedule_plan", "plan_usage", "fit_latency",
     # runtime
     "BrowserPool", "Runtime", "RunResult", "CallOutcome", "call_tool", "run_plan",
+    # agent
+    "StepwiseAgent", "agent_ai_exec",
 ]  # fmt: skip
