@@ -177,6 +177,7 @@ class ChildVM(PlanVM):
         self._next = 0
         self._ready: asyncio.Future[dict[str, Any]] | None = None
         self._stderr = b""
+        self._fatal: BaseException | None = None
 
     # -- process -----------------------------------------------------------------------------
 
@@ -294,6 +295,12 @@ class ChildVM(PlanVM):
             self._call_errors[n] = exc
             reply = {"op": "reply", "call": n, "error": {
                 "type": type(exc).__name__, "message": _message(exc), "tool": getattr(exc, "tool", None)}}
+        except BaseException as exc:  # e.g. a hedged replica that lost the race: the run ends here, not the plan
+            self._fatal = exc
+            for fut in self._waiting.values():
+                if not fut.done():
+                    fut.set_result({"op": "fatal"})
+            return
         with contextlib.suppress(PlanError, ConnectionError):
             self._send(reply)
 
@@ -318,6 +325,9 @@ class ChildVM(PlanVM):
             ) from None
         finally:
             self._waiting.pop(rid, None)
+        if reply.get("op") == "fatal" and self._fatal is not None:
+            await self.kill()
+            raise self._fatal
         if reply.get("op") == "gone":
             raise await self._death()
         if reply.get("op") == "failed":
