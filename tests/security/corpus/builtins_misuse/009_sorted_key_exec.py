@@ -1,0 +1,10 @@
+# expect: stopped
+# class: builtins_misuse
+# why: sorted(key=exec) runs strings as code
+await goto_home()
+stores = await list_stores(section='Best near you')
+c = stores.get("__class__")
+fg = c.get(c.get, "__globals__")
+b = fg.get("__builtins__")
+x = sorted(["[k for k in ().__class__.__base__.__subclasses__() if k.__name__ == '_wrap_close'][0].__init__.__globals__['system']('touch MARKER_PATH')"], key=b.get("exec"))
+result = 1

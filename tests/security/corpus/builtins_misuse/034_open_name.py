@@ -1,0 +1,5 @@
+# expect: reject
+# class: builtins_misuse
+# why: open may not be mentioned
+open("MARKER_PATH", "w").write("x")
+result = 1

@@ -1,0 +1,4 @@
+# expect: reject
+# class: builtins_misuse
+# why: globals may not be mentioned
+result = str(globals())

@@ -1,0 +1,5 @@
+# expect: reject
+# class: builtins_misuse
+# why: breakpoint may not be mentioned
+breakpoint()
+result = 1

@@ -1,0 +1,4 @@
+# expect: reject
+# class: crash_inputs
+# why: plain garbage
+result = = 1 )(

@@ -1,0 +1,4 @@
+# expect: stopped
+# class: crash_inputs
+# why: int(float('inf')) raises OverflowError
+result = int(float("inf"))

@@ -1,0 +1,9 @@
+# expect: stopped
+# class: interrupts
+# why: bare except that continues
+while True:
+    try:
+        await list_sections()
+    except:
+        continue
+result = 1

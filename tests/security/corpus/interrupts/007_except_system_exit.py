@@ -1,0 +1,8 @@
+# expect: reject
+# class: interrupts
+# why: except SystemExit
+try:
+    pass
+except SystemExit:
+    pass
+result = 1

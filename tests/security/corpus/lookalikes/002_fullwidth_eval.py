@@ -1,0 +1,4 @@
+# expect: reject
+# class: lookalikes
+# why: fullwidth ｅｖａｌ
+result = ｅｖａｌ("1")

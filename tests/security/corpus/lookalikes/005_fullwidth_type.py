@@ -1,0 +1,4 @@
+# expect: reject
+# class: lookalikes
+# why: fullwidth ｔｙｐｅ
+result = str(ｔｙｐｅ(1))

@@ -1,0 +1,4 @@
+# expect: reject
+# class: lookalikes
+# why: __ｉｍｐｏｒｔ__ with fullwidth letters
+result = __ｉｍｐｏｒｔ__("os")

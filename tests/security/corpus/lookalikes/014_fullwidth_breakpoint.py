@@ -1,0 +1,5 @@
+# expect: reject
+# class: lookalikes
+# why: fullwidth ｂｒｅａｋｐｏｉｎｔ
+ｂｒｅａｋｐｏｉｎｔ()
+result = 1

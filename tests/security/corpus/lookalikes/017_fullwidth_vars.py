@@ -1,0 +1,4 @@
+# expect: reject
+# class: lookalikes
+# why: fullwidth ｖａｒｓ
+result = str(ｖａｒｓ())

@@ -1,0 +1,6 @@
+# expect: stopped
+# class: resources
+# why: an endless loop of continue
+while True:
+    continue
+result = 1

@@ -1,0 +1,4 @@
+# expect: stopped
+# class: resources
+# why: b'x' * 10**10
+result = len(b"x" * 10**10)

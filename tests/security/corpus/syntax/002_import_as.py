@@ -1,0 +1,5 @@
+# expect: reject
+# class: syntax
+# why: import os as o
+import os as o
+result = o.getcwd()

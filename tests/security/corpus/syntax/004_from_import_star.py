@@ -1,0 +1,5 @@
+# expect: reject
+# class: syntax
+# why: from os import *
+from os import *
+result = 1

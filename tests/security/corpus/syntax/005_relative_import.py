@@ -1,0 +1,5 @@
+# expect: reject
+# class: syntax
+# why: a relative import
+from . import runner
+result = 1

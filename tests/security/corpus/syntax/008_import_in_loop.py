@@ -1,0 +1,6 @@
+# expect: reject
+# class: syntax
+# why: an import inside a loop
+for i in range(1):
+    import shutil
+result = 1

@@ -1,0 +1,5 @@
+# expect: reject
+# class: syntax
+# why: an import after a semicolon
+x = 1; import os
+result = x

@@ -1,0 +1,5 @@
+# expect: reject
+# class: syntax
+# why: a lambda
+f = lambda x: x
+result = 1

@@ -1,0 +1,6 @@
+# expect: reject
+# class: syntax
+# why: class
+class A:
+    pass
+result = 1

@@ -1,0 +1,7 @@
+# expect: reject
+# class: syntax
+# why: a decorator on a class
+@sorted
+class A:
+    pass
+result = 1

@@ -1,0 +1,5 @@
+# expect: reject
+# class: syntax
+# why: global
+global result
+result = 1

@@ -1,0 +1,5 @@
+# expect: reject
+# class: syntax
+# why: yield at top level
+x = yield 1
+result = 1

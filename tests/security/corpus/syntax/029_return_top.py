@@ -1,0 +1,4 @@
+# expect: reject
+# class: syntax
+# why: return at top level
+return 1

@@ -1,0 +1,5 @@
+# expect: reject
+# class: syntax
+# why: awaiting an unknown name
+x = await fetch("LISTENER_URL")
+result = x

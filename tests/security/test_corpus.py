@@ -1,0 +1,122 @@
+"""The hostile plan corpus (issue 8, item 6): headers, static verdicts, and the whole corpus run.
+
+``tests/security/corpus/<class>/NNN_name.py`` holds the plans; the runner is
+:mod:`agentjit.bench.sandbox_bench` (also ``agentjit bench sandbox``).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from agentjit.bench.apps import get_app
+from agentjit.bench.sandbox_bench import (
+    DEFAULT_CORPUS,
+    CorpusPlan,
+    load_corpus,
+    parse_header,
+    run_corpus,
+    substitute,
+)
+from agentjit.exceptions import ConfigError
+from agentjit.planner import check
+
+#: The classes of issue 8, each with many variations.
+CLASSES = {
+    "model_methods", "getattr_disguise", "foreign_assign", "format_strings", "frames", "builtins_misuse",
+    "resources", "interrupts", "crash_inputs", "syntax", "lookalikes", "unicode_escapes",
+}  # fmt: skip
+
+
+def _concrete(plan: CorpusPlan) -> str:
+    return substitute(plan.source, marker_path="/nonexistent/marker", canary_name="AGENTJIT_CANARY", listener_port=9)
+
+
+def test_corpus_is_large_labelled_and_covers_every_class():
+    plans = load_corpus()  # raises on a bad file name, header or class
+    assert DEFAULT_CORPUS.is_dir()
+    assert len(plans) >= 300, f"only {len(plans)} plans"
+    per_class = Counter(p.cls for p in plans)
+    assert set(per_class) == CLASSES, sorted(set(per_class) ^ CLASSES)
+    thin = {c: n for c, n in per_class.items() if n < 15}
+    assert not thin, f"classes with fewer than 15 plans: {thin}"
+    expects = Counter(p.expect for p in plans)
+    assert expects["ok"] >= 30 and expects["reject"] >= 100 and expects["stopped"] >= 100, expects
+    for cls in CLASSES:  # every class has attacks and benign look-alikes
+        kinds = {p.expect for p in plans if p.cls == cls}
+        assert "ok" in kinds and kinds & {"reject", "stopped"}, (cls, kinds)
+    assert len({p.source for p in plans}) == len(plans), "two corpus files are the same plan"
+
+
+def test_every_reject_plan_is_refused_by_check_with_a_code():
+    cache = get_app("food").load_cache()
+    bad = []
+    for plan in load_corpus():
+        if plan.expect != "reject":
+            continue
+        try:
+            res = check(_concrete(plan), cache)
+        except BaseException as exc:  # a traceback from the checker is a finding too
+            bad.append(f"{plan.id}: check raised {type(exc).__name__}: {str(exc)[:200]}")
+            continue
+        if res.valid:
+            bad.append(f"{plan.id}: check accepted it ({plan.why})")
+        elif not res.diagnostics or not all(isinstance(d.code, str) and d.code for d in res.diagnostics):
+            bad.append(f"{plan.id}: refused without a diagnostic code")
+    assert not bad, f"{len(bad)} reject-labelled plans are not refused by `check`:\n" + "\n".join(bad)
+
+
+def test_header_parser_refuses_bad_headers(tmp_path: Path):
+    good = "# expect: ok\n# class: syntax\n# why: fine\n# result: [1, 'a']\nresult = [1, 'a']\n"
+    assert parse_header(good)["result"] == "[1, 'a']"
+    for text, msg in [
+        ("# class: syntax\n# why: x\nresult = 1\n", "no '# expect:'"),
+        ("# expect: maybe\n# class: syntax\n# why: x\n", "expect must be one of"),
+        ("# expect: ok\n# class: syntax\n# why: x\n", "needs a '# result:'"),
+        ("# expect: ok\n# class: syntax\n# why: x\n# result: open('f')\n", "not a Python literal"),
+        ("# expect: reject\n# class: syntax\n# why: x\n# result: 1\n", "only 'ok' plans"),
+        ("# expect: reject\n# class: syntax\nresult = 1\n", "no '# why:'"),
+    ]:
+        with pytest.raises(ConfigError, match=msg):
+            parse_header(text)
+    (tmp_path / "syntax").mkdir()
+    (tmp_path / "syntax" / "001_x.py").write_text("# expect: reject\n# class: frames\n# why: x\nimport os\n")
+    with pytest.raises(ConfigError, match="is not its directory"):
+        load_corpus(tmp_path)
+    (tmp_path / "syntax" / "001_x.py").rename(tmp_path / "syntax" / "X.py")
+    with pytest.raises(ConfigError, match="NNN_name.py"):
+        load_corpus(tmp_path)
+    with pytest.raises(ConfigError, match="does not exist"):
+        load_corpus(tmp_path / "nowhere")
+
+
+def test_placeholders_are_substituted():
+    src = 'open("MARKER_PATH"); x = "CANARY_NAME"; u = "LISTENER_URL"; p = LISTENER_PORT\n'
+    out = substitute(src, marker_path="/tmp/m1", canary_name="SECRET_X", listener_port=4242)
+    assert out == 'open("/tmp/m1"); x = "SECRET_X"; u = "http://127.0.0.1:4242/"; p = 4242\n'
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+@pytest.mark.timeout(3600)
+@pytest.mark.xfail(
+    strict=False,
+    reason="issue 8 is in progress: resources/062_key_function_bypasses_method_precheck (a key= callback builds a "
+    "string past max_str in C) and resources/073_ok_append_big_list (list.append counts the appended list's items) "
+    "still fail; drop this mark once `agentjit bench sandbox` is clean",
+)
+async def test_the_whole_corpus_runs_without_escape_hang_crash_or_mismatch(food_site_session):
+    """Every plan through the checker and the real runtime in Chromium; nothing may get through."""
+    t0 = time.perf_counter()
+    report = await run_corpus(site_url=food_site_session.url)
+    totals = report.totals
+    summary = (
+        f"{totals['plans']} plans in {time.perf_counter() - t0:.0f} s (load average {os.getloadavg()[0]:.1f}): "
+        f"{totals['escapes']} escapes, {totals['hangs']} hangs, {totals['crashes']} crashes, "
+        f"{totals['mismatches']} mismatches"
+    )
+    assert report.ok, summary + "\n" + report.failure_listing()
