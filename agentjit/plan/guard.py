@@ -1,6 +1,6 @@
 """The run-time guard: every attribute, item, call and operator of a plan goes through it.
 
-The static sandbox (:mod:`agentjit.planner.sandbox`) is the first line; this is
+The static sandbox (:mod:`agentjit.plan.sandbox`) is the first line; this is
 the second, and safety must not depend on the first being complete. Before a
 checked plan tree is compiled, :func:`rewrite` turns
 
@@ -321,6 +321,8 @@ class Guard:
             pre = self._prechecks.get(key)
             if pre is not None:
                 pre(args, kwargs)
+            if "key" in kwargs and kwargs["key"] is not None:
+                self._guard_key(kwargs)
             return fn(*args, **kwargs)
         owner = getattr(fn, "__self__", None)
         name = getattr(fn, "__name__", None)
@@ -344,6 +346,16 @@ class Guard:
         what = name or type(fn).__name__
         raise _Refused(f"calling {what!r} is not allowed in a plan (only tools, ai_eval, ask_human, "
                        "safe builtins and methods of plain values)")
+
+    def _guard_key(self, kwargs: dict[str, Any]) -> None:
+        """``key=f`` is called from C (sorted, min, max, list.sort): route every call through the guard."""
+        key_fn = kwargs["key"]
+        call = self.call
+
+        def guarded_key(value: Any) -> Any:
+            return call(key_fn, value)
+
+        kwargs["key"] = guarded_key
 
     def _too_many(self, n: int) -> None:
         raise LimitHit("items", f"a list, dict, set or tuple would hold {n} items, more than the limit of "
@@ -391,14 +403,20 @@ class Guard:
                     if total > lim.max_str:
                         self._too_long(total)
             return
-        if name in ("extend", "update", "union", "intersection", "difference", "symmetric_difference",
-                    "difference_update", "intersection_update") or name in _MUTATING_GROWTH:
+        if name in _MUTATING_GROWTH:  # one more item, whatever it is
+            n = (len(owner) if hasattr(owner, "__len__") else 0) + 1
+            if n > lim.max_items:
+                self._too_many(n)
+        elif name in ("extend", "update", "union", "intersection", "difference", "symmetric_difference",
+                      "difference_update", "intersection_update"):
             n = len(owner) if hasattr(owner, "__len__") else 0
             for a in args:
                 m = _size(a)
                 n += m if m is not None else 1
             if n > lim.max_items:
                 self._too_many(n)
+        if "key" in kwargs and kwargs["key"] is not None:
+            self._guard_key(kwargs)
         if name in ("get", "pop", "setdefault"):
             for a in args:
                 self._key(a)

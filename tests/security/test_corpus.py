@@ -103,12 +103,6 @@ def test_placeholders_are_substituted():
 @pytest.mark.browser
 @pytest.mark.slow
 @pytest.mark.timeout(3600)
-@pytest.mark.xfail(
-    strict=False,
-    reason="issue 8 is in progress: resources/062_key_function_bypasses_method_precheck (a key= callback builds a "
-    "string past max_str in C) and resources/073_ok_append_big_list (list.append counts the appended list's items) "
-    "still fail; drop this mark once `agentjit bench sandbox` is clean",
-)
 async def test_the_whole_corpus_runs_without_escape_hang_crash_or_mismatch(food_site_session):
     """Every plan through the checker and the real runtime in Chromium; nothing may get through."""
     t0 = time.perf_counter()

@@ -58,6 +58,8 @@ both = pytest.mark.parametrize("limits", [LIMITS, ISOLATED], ids=["in-process", 
         ("xs = [3, 1, 2]\nxs.sort(reverse=True)\nresult = ' '.join(str(x) for x in xs)", "3 2 1"),
         ("try:\n    [][1]\nexcept IndexError as e:\n    result = e.args[0]", "list index out of range"),
         ("result = 2 ** 100 % 7", 2),
+        ("big = list(range(999999))\nkeep = []\nkeep.append(big)\nkeep.append(big)\nresult = len(keep)", 2),
+        ("result = [max(['bb', 'a'], key=len), sorted([-3, 2], key=abs)]", ["bb", [2, -3]]),
     ],
 )
 async def test_plain_plans_run(source: str, expected: object) -> None:
@@ -126,6 +128,8 @@ async def test_records_are_read_only() -> None:
         ("result = [*range(10 ** 9)]", "items", 1),
         ("try:\n    while True:\n        pass\nexcept:\n    result = 'swallowed'", "steps", 2),
         ("a = []\nfor i in range(150):\n    a = [a]\nresult = a", "depth", None),
+        ("result = sorted([5 * 10 ** 8], key='x'.ljust)", "str", 1),  # key= runs in C: guarded all the same
+        ("xs = [10 ** 9]\nxs.sort(key='y'.zfill)", "str", 2),
     ],
 )
 @both
