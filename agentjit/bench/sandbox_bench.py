@@ -1135,9 +1135,7 @@ async def bench_sandbox_command(args: Any) -> int:
     return 0 if report.ok else 1
 
 
-if __name__ == "__main__":  # the worker process
+if __name__ == "__main__":  # the worker process; people run `agentjit bench sandbox`
     if "--worker" in sys.argv[1:]:
         sys.exit(_worker_entry(sys.argv[1:]))
-    from agentjit.cli import main
-
-    sys.exit(main(["bench", "sandbox", *sys.argv[1:]]))
+    sys.exit("run the corpus with: agentjit bench sandbox [--corpus DIR] [--json]")
