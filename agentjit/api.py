@@ -11,8 +11,8 @@ from agentjit.cache import ToolCache
 from agentjit.exceptions import ConfigError, InputFileError
 from agentjit.llm.base import Model
 from agentjit.plan import PlanLimits
+from agentjit.plan.sandbox import MAX_PLAN_BYTES
 from agentjit.planner.gate import admit
-from agentjit.planner.sandbox import MAX_PLAN_BYTES
 from agentjit.runtime import BrowserPool, RunResult, Runtime
 
 __all__ = ["run", "read_plan"]
@@ -22,11 +22,18 @@ def _is_path(source: str | Path) -> bool:
     return isinstance(source, Path) or (isinstance(source, str) and source.endswith(".py") and "\n" not in source)
 
 
+def _plan_usage(source: str, cache: ToolCache) -> Any:
+    """The scheduler's usage analysis for the parallel strategy, imported on first use (scipy is slow to load)."""
+    from agentjit.scheduler.usage import plan_usage
+
+    return plan_usage(source, cache)
+
+
 def read_plan(source: str | Path) -> str:
     """Plan text from a path (``.py``) or the text itself.
 
     A file that is missing, unreadable, larger than a plan may be
-    (:data:`~agentjit.planner.sandbox.MAX_PLAN_BYTES`; only that much is read),
+    (:data:`~agentjit.plan.sandbox.MAX_PLAN_BYTES`; only that much is read),
     not UTF-8 or binary raises :class:`~agentjit.exceptions.InputFileError`
     naming it.
     """
@@ -109,7 +116,7 @@ async def run(
         site_url = site.url
     try:
         options: dict[str, Any] = {"limits": limits} if limits is not None else {}
-        runtime = Runtime(tools, site_url, pool=pool, trace_dir=trace_dir, model=model, **options)
+        runtime = Runtime(tools, site_url, pool=pool, trace_dir=trace_dir, model=model, analyse=_plan_usage, **options)
         return await runtime.run(text, strategy=strategy, task=task)
     finally:
         if site is not None:

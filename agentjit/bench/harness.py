@@ -65,6 +65,13 @@ class DemoReport(BaseModel):
     summary: dict[str, Any] = Field(default_factory=dict)
 
 
+def _plan_usage(source: str, cache: ToolCache) -> Any:
+    """The scheduler's usage analysis for the parallel strategy, imported on first use (scipy is slow to load)."""
+    from agentjit.scheduler.usage import plan_usage
+
+    return plan_usage(source, cache)
+
+
 def jsonable(value: Any) -> Any:
     """A plan's value as plain JSON data (pydantic tool results become dicts).
 
@@ -261,7 +268,7 @@ async def run_tasks(
     results: list[TaskResult] = []
     t0 = time.perf_counter()
     async with _pool(pool) as active:
-        runtime = Runtime(cache, site.url, pool=active, trace_dir=trace_dir, **_runtime_options(limits))
+        runtime = Runtime(cache, site.url, pool=active, trace_dir=trace_dir, analyse=_plan_usage, **_runtime_options(limits))
         for task in tasks:
             if plan_for is not None:
                 plan = plan_for(task, cache)

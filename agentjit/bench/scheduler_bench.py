@@ -44,6 +44,7 @@ from agentjit.scheduler import (
     fits_to_json,
     load_latency,
     observed_lengths_from_steps,
+    plan_usage,
     refit_from_traces,
     schedule_plan,
 )
@@ -86,7 +87,7 @@ class RunEvent:
 def runtime_strategy(schedule: Schedule) -> str | RunStrategy:
     """The runtime strategy that carries out ``schedule`` (its strategy with its worker count)."""
     if schedule.strategy == "parallel":
-        return ParallelStrategy(workers=schedule.workers)
+        return ParallelStrategy(workers=schedule.workers, analyse=plan_usage)
     if schedule.strategy == "hedge":
         return HedgeStrategy(replicas=schedule.workers)
     return "serial"
@@ -326,7 +327,7 @@ def _configs(schedule: Schedule) -> list[tuple[str, int]]:
 
 def _strategy_instance(name: str, workers: int) -> str | RunStrategy:
     if name == "parallel":
-        return ParallelStrategy(workers=workers)
+        return ParallelStrategy(workers=workers, analyse=plan_usage)
     if name == "hedge":
         return HedgeStrategy(replicas=workers)
     return "serial"

@@ -6,12 +6,7 @@ samples candidates in parallel, repairs failed ones from their diagnostics, and 
 cheapest valid plan as a :class:`CompiledPlan` (or a stored one from the plan cache).
 """
 
-from .cfg import CFG, Block, build_cfg
-from .checker import CheckResult, check, check_tree
-from .compiled import CandidateReport, CompiledPlan, PlanOrigin, PlanStats
-from .cost import CallSite, CostModel, call_sites, estimate_cost, trip_count
-from .gate import admit, rejection
-from .messages import (
+from agentjit.plan.diagnostics import (
     ALL_CODES,
     ArgumentType,
     Diagnostic,
@@ -29,9 +24,21 @@ from .messages import (
     UnknownTool,
     render,
 )
+from agentjit.plan.sandbox import (
+    PLAN_BUILTINS,
+    SAFE_BUILTINS,
+    SAFE_EXCEPTIONS,
+    check_sandbox,
+    parse_source,
+)
+
+from .cfg import CFG, Block, build_cfg
+from .checker import CheckResult, check, check_tree
+from .compiled import CandidateReport, CompiledPlan, PlanOrigin, PlanStats
+from .cost import CallSite, CostModel, call_sites, estimate_cost, trip_count
+from .gate import admit, rejection
 from .planner import Planner, normalize_task, pass_at_k, pass_at_t, plan_key
 from .prompts import SYSTEM_PROMPT, extract_code, plan_messages, repair_messages
-from .sandbox import PLAN_BUILTINS, SAFE_BUILTINS, SAFE_EXCEPTIONS, check_sandbox, parse_source
 from .stubs import render_stubs, tool_stub
 
 __all__ = [

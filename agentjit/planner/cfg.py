@@ -28,8 +28,8 @@ import ast
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 
-from .cost import trip_count
-from .sandbox import child_nodes
+from agentjit.plan.sandbox import child_nodes
+from agentjit.plan.trips import trip_count
 
 __all__ = ["Use", "Def", "CallEvent", "Event", "Block", "CFG", "build_cfg"]
 

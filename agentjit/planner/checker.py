@@ -2,11 +2,11 @@
 
 A pyflakes-style walker (STYLE.md item 5): node handlers are found by the
 node's type name (``handle_Call``, ``handle_Attribute``, ...); findings are the
-small classes of :mod:`agentjit.planner.messages`. The passes:
+small classes of :mod:`agentjit.plan.diagnostics`. The passes:
 
 1. parse (``syntax``), with the size bounds first (``too-complex``);
 2. the sandbox allow-list (``forbidden``, ``unknown-tool``) and the AST depth
-   and node bounds (``too-complex``: no later pass runs then), see :mod:`.sandbox`;
+   and node bounds (``too-complex``: no later pass runs then), see :mod:`agentjit.plan.sandbox`;
 3. a walk over the nodes: arguments against ``input_schema``
    (``missing-argument``, ``unexpected-argument``, ``argument-type`` for
    literals), attribute use against ``output_schema`` (``unknown-field``,
@@ -40,12 +40,7 @@ from typing import Any, ClassVar
 import jsonschema
 
 from agentjit.cache import ToolCache
-from agentjit.protocol.manifest import ToolManifest
-from agentjit.protocol.state import ANY, UNKNOWN, OneOf, State, apply, join, render_value, unmet
-
-from .cfg import CFG, Block, CallEvent, Def, Use, build_cfg
-from .cost import CallSite, CostModel, call_sites, estimate_cost, named_trip_counts
-from .messages import (
+from agentjit.plan.diagnostics import (
     ArgumentType,
     Diagnostic,
     EffectViolation,
@@ -57,7 +52,13 @@ from .messages import (
     UnknownField,
     UnknownName,
 )
-from .sandbox import FORBIDDEN_NAMES, PLAN_BUILTINS, SAFE_BUILTINS, parse_source, scan
+from agentjit.plan.sandbox import FORBIDDEN_NAMES, PLAN_BUILTINS, SAFE_BUILTINS, parse_source, scan
+from agentjit.plan.trips import named_trip_counts
+from agentjit.protocol.manifest import ToolManifest
+from agentjit.protocol.state import ANY, UNKNOWN, OneOf, State, apply, join, render_value, unmet
+
+from .cfg import CFG, Block, CallEvent, Def, Use, build_cfg
+from .cost import CallSite, CostModel, call_sites, estimate_cost
 
 __all__ = ["CheckResult", "check", "check_tree", "Checker"]
 

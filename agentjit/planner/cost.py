@@ -17,19 +17,20 @@ seconds.
 
 from __future__ import annotations
 
-import ast
 import logging
 import math
 from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
+from agentjit.plan.trips import MAX_TRIP_COUNT, named_trip_counts, trip_count
 from agentjit.protocol.manifest import Effect, ToolManifest
 
 if TYPE_CHECKING:
     from .cfg import CFG
 
-__all__ = ["CostModel", "CallSite", "call_sites", "estimate_cost", "trip_count", "named_trip_counts"]
+__all__ = ["CostModel", "CallSite", "call_sites", "estimate_cost", "trip_count", "named_trip_counts",
+           "MAX_TRIP_COUNT"]
 
 log = logging.getLogger(__name__)
 
@@ -64,71 +65,6 @@ class CallSite:
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
-
-
-MAX_TRIP_COUNT = 10**9
-"""Static trip counts are capped here, so a ``range(10**30)`` loop has a finite (huge) cost."""
-
-
-def _int(node: ast.expr) -> int | None:
-    if isinstance(node, ast.Constant) and type(node.value) is int:
-        return node.value
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
-        v = _int(node.operand)
-        return -v if v is not None else None
-    return None
-
-
-def trip_count(node: ast.expr, named: Mapping[str, int] | None = None) -> int | None:
-    """How many times a loop over ``node`` runs, when that is known statically (an upper bound for slices)."""
-    if isinstance(node, ast.List | ast.Tuple | ast.Set) and not any(isinstance(e, ast.Starred) for e in node.elts):
-        return len(node.elts)
-    if isinstance(node, ast.Constant) and isinstance(node.value, str | bytes):
-        return len(node.value)
-    if isinstance(node, ast.Name) and named is not None:
-        return named.get(node.id)
-    if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Slice):
-        s = node.slice
-        if s.step is not None:
-            return None
-        lower = 0 if s.lower is None else _int(s.lower)
-        upper = _int(s.upper) if s.upper is not None else None
-        if lower is None or upper is None or lower < 0 or upper < 0:
-            return None
-        return min(max(0, upper - lower), MAX_TRIP_COUNT)
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
-        args = [_int(a) for a in node.args]
-        if node.func.id == "range" and not node.keywords and 1 <= len(args) <= 3 and all(a is not None for a in args):
-            ints = [a for a in args if a is not None]
-            start, stop, step = (0, ints[0], 1) if len(ints) == 1 else (ints[0], ints[1], ints[2] if len(ints) == 3 else 1)
-            if step == 0:
-                return None  # range() raises; the cost does not matter
-            n = (stop - start + step - (1 if step > 0 else -1)) // step  # len(range(...)) for ints of any size
-            return min(max(n, 0), MAX_TRIP_COUNT)
-        if node.func.id in ("enumerate", "reversed", "sorted", "list", "tuple") and len(node.args) == 1:
-            return trip_count(node.args[0], named)
-    return None
-
-
-def named_trip_counts(nodes: Iterable[ast.AST]) -> dict[str, int]:
-    """Names bound exactly once, by a plain assignment from something with a static trip count.
-
-    ``nodes`` is every node of the plan (the sandbox scan's list).
-    """
-    values: dict[str, ast.expr] = {}
-    stores: dict[str, int] = {}
-    for node in nodes:
-        if type(node) is ast.Assign and len(node.targets) == 1 and type(node.targets[0]) is ast.Name:
-            values[node.targets[0].id] = node.value
-        elif type(node) is ast.Name and type(node.ctx) is ast.Store:
-            stores[node.id] = stores.get(node.id, 0) + 1
-    out: dict[str, int] = {}
-    for name, value in values.items():
-        if stores.get(name) == 1:
-            n = trip_count(value)
-            if n is not None:
-                out[name] = n
-    return out
 
 
 def call_sites(cfg: CFG, tools: Mapping[str, ToolManifest]) -> list[CallSite]:

@@ -32,12 +32,12 @@ from typing import Any
 from agentjit.cache import ToolCache
 from agentjit.exceptions import ModelError, PlanRejected
 from agentjit.llm import Message, Model, Usage
+from agentjit.plan.diagnostics import Diagnostic, NoValidPlan
 
 from .checker import CheckResult, check
 from .compiled import CandidateReport, CompiledPlan, PlanStats
 from .cost import CostModel
 from .gate import rejection
-from .messages import Diagnostic, NoValidPlan
 from .prompts import extract_code, plan_messages, repair_messages
 
 __all__ = ["Planner", "model_name", "normalize_task", "plan_key", "pass_at_k", "pass_at_t"]

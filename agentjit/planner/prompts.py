@@ -16,8 +16,8 @@ from typing import Any
 
 from agentjit.cache import ToolCache
 from agentjit.llm import Message
+from agentjit.plan.diagnostics import Diagnostic, render
 
-from .messages import Diagnostic, render
 from .stubs import render_stubs
 
 __all__ = ["SYSTEM_PROMPT", "plan_messages", "repair_messages", "extract_code"]

@@ -44,7 +44,7 @@ from agentjit.exceptions import (
 from agentjit.plan.data import plain, to_record
 from agentjit.plan.guard import PLAN_FILENAME
 from agentjit.plan.limits import DEFAULT_LIMITS, PlanLimits
-from agentjit.planner.sandbox import check_sandbox, parse_source
+from agentjit.plan.sandbox import PLAN_BUILTINS, check_sandbox, parse_source
 from agentjit.protocol import state as algebra
 from agentjit.protocol.manifest import ToolManifest
 from agentjit.protocol.schema import to_plain, validate_inputs
@@ -104,7 +104,7 @@ async def _no_ai_exec(page: Any, instruction: str) -> Any:
 def parse_plan(source: str, tool_names: set[str] | frozenset[str]) -> ast.Module:
     """Parse plan source and apply the sandbox; raises PlanError / SandboxViolation.
 
-    :func:`~agentjit.planner.sandbox.parse_source` bounds the plan's size and
+    :func:`~agentjit.plan.sandbox.parse_source` bounds the plan's size and
     depth before anything recursive touches it, and never raises itself.
     """
     tree, findings = parse_source(source, filename=PLAN_FILENAME)
@@ -112,7 +112,7 @@ def parse_plan(source: str, tool_names: set[str] | frozenset[str]) -> ast.Module
         first = findings[0] if findings else None
         message = f"[{first.code}] {first.message}" if first is not None else "the plan cannot be parsed"
         raise PlanError(message, line=first.line if first else None, col=first.col if first else None)
-    findings = check_sandbox(tree, callables=set(tool_names) | {"ai_eval", "ask_human", "ai_exec"})
+    findings = check_sandbox(tree, callables=set(tool_names) | PLAN_BUILTINS)
     if findings:
         first = findings[0]
         rest = f" (and {len(findings) - 1} more)" if len(findings) > 1 else ""

@@ -15,7 +15,7 @@ import logging
 import time
 import uuid
 from abc import ABC, abstractmethod
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -141,8 +141,12 @@ class Runtime:
         snapshots: bool = False,
         limits: PlanLimits | None = None,
         ai_exec: AiExec | None = None,
+        analyse: Callable[[str, ToolCache], Any] | None = None,
     ) -> None:
         self.cache = cache
+        self.analyse = analyse
+        """Reads a plan's usage for the parallel strategy (:func:`agentjit.scheduler.usage.plan_usage`);
+        the runtime does not analyse plans itself, so the layer above hands this in."""
         self.ai_exec = ai_exec
         """Runs ``ai_exec`` steps of a plan (e.g. :func:`agentjit.agent.agent_ai_exec`)."""
         self.limits = limits or DEFAULT_LIMITS

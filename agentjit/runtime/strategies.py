@@ -4,9 +4,11 @@ Both plug into :class:`~agentjit.runtime.runner.Strategy` and share an
 :class:`~agentjit.runtime.effects.EffectLog` among all their workers, so a
 WRITE reaches the site at most once.
 
-**Parallel.** The scheduler's plan analysis
-(:func:`agentjit.scheduler.usage.plan_usage`) finds the plan's main loop and
-says whether its iterations are independent (map- or reduction-shaped). If so,
+**Parallel.** The caller's plan analysis (the scheduler's
+:func:`agentjit.scheduler.usage.plan_usage`, handed in as ``usage=`` or
+``analyse=``: the runtime never imports the scheduler) finds the plan's main
+loop and says whether its iterations are independent (map- or
+reduction-shaped). If so,
 the plan is cut, on its checked AST, into
 
 * the prefix (every statement before the loop, plus ``list(<iterable>)``), run
@@ -41,14 +43,14 @@ import contextlib
 import copy
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from agentjit.exceptions import ConfigError, InfrastructureError, PlanError
 from agentjit.plan.machine import ALL
 from agentjit.plan.recorder import Op
-from agentjit.planner.sandbox import check_sandbox
+from agentjit.plan.sandbox import PLAN_BUILTINS, check_sandbox
 from agentjit.protocol.trace import StepEvent, TraceWriter
 
 from .effects import EffectLog
@@ -56,13 +58,15 @@ from .interpreter import execute_plan, parse_plan
 from .runner import STRATEGIES, Runtime, Strategy
 
 if TYPE_CHECKING:
-    from agentjit.scheduler.usage import LoopUse, PlanUsage
+    from agentjit.cache import ToolCache
 
 __all__ = [
     "Clock",
     "MonotonicClock",
     "StepClock",
     "ParallelStrategy",
+    "PlanFacts",
+    "LoopFacts",
     "HedgeStrategy",
     "RaceEvent",
     "IterationSpan",
@@ -71,6 +75,43 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 Outcome = tuple[Any, list[StepEvent], int, dict[str, Any]]
+
+
+class ReplayCall(Protocol):
+    """A prefix call a new parallel worker replays to reach the loop's entry state."""
+
+    @property
+    def tool(self) -> str: ...
+
+
+class LoopFacts(Protocol):
+    """What the parallel cut reads about the plan's main loop (the scheduler's ``LoopUse`` has it)."""
+
+    @property
+    def line(self) -> int: ...
+
+    @property
+    def parallel_ok(self) -> bool: ...
+
+    @property
+    def reason(self) -> str: ...
+
+    @property
+    def accumulators(self) -> Collection[str]: ...
+
+    @property
+    def entry_replay(self) -> Sequence[ReplayCall]: ...
+
+
+class PlanFacts(Protocol):
+    """A plan's analysis as the parallel strategy reads it (the scheduler's ``PlanUsage`` has it)."""
+
+    @property
+    def loop(self) -> LoopFacts | None: ...
+
+
+Analyse = Callable[[str, "ToolCache"], PlanFacts]
+"""Reads a plan's usage from its source and the cache (:func:`agentjit.scheduler.usage.plan_usage`)."""
 
 
 # -- time ------------------------------------------------------------------------------------
@@ -195,7 +236,7 @@ def _find_loop(tree: ast.Module, line: int) -> tuple[int, ast.AST] | None:
     return None
 
 
-def _cut(tree: ast.Module, usage: PlanUsage) -> tuple[_LoopCut | None, str]:
+def _cut(tree: ast.Module, usage: PlanFacts) -> tuple[_LoopCut | None, str]:
     """Cut ``tree`` around the main loop, or say why it runs serially."""
     loop = usage.loop
     if loop is None:
@@ -224,7 +265,7 @@ def _cut(tree: ast.Module, usage: PlanUsage) -> tuple[_LoopCut | None, str]:
         inside = {id(n) for n in ast.walk(node)}
         if any(id(n) not in inside for n in outside):
             return None, (f"the statement on line {stmt.lineno} awaits outside its comprehension; "
-                          "parallel runs only a comprehension whose statement has no other awaits (TODO)")
+                          "parallel runs only a comprehension whose statement has no other awaits")
         iterable = node.generators[0].iter
         comp = copy.deepcopy(node)
         comp.generators[0].iter = _name(_ONE, ast.Load(), iterable)
@@ -239,7 +280,7 @@ def _cut(tree: ast.Module, usage: PlanUsage) -> tuple[_LoopCut | None, str]:
             comp_type=type(node),
         ), loop.reason
     return None, (f"the loop on line {loop.line} is not a top-level `for` or a list/set/dict comprehension; "
-                  "the parallel runtime runs it serially (TODO)")
+                  "the parallel runtime runs it serially")
 
 
 def _replace(stmt: ast.stmt, old: ast.AST, new: ast.expr) -> ast.stmt:
@@ -304,7 +345,10 @@ class ParallelStrategy(Strategy):
     """Fan the iterations of the plan's main loop out to ``workers`` browser contexts.
 
     ``usage`` is the plan's :class:`~agentjit.scheduler.usage.PlanUsage` when
-    the scheduler already has it (else it is computed from the source).
+    the caller already has it; else ``analyse`` (e.g.
+    :func:`agentjit.scheduler.usage.plan_usage`), or the runtime's own
+    ``Runtime.analyse``, computes it from the source. The runtime does not
+    analyse plans itself: without any of the three, running is a ConfigError.
     ``effects`` is the task run's effect log (a fresh one per run when omitted).
     After :meth:`execute`, ``used`` is ``"parallel"`` or ``"serial"``,
     ``reason`` says why, and ``spans`` holds one :class:`IterationSpan` per
@@ -316,8 +360,9 @@ class ParallelStrategy(Strategy):
     def __init__(
         self,
         workers: int = 4,
-        usage: PlanUsage | None = None,
+        usage: PlanFacts | None = None,
         *,
+        analyse: Analyse | None = None,
         effects: EffectLog | None = None,
         clock: Clock | None = None,
     ) -> None:
@@ -325,6 +370,7 @@ class ParallelStrategy(Strategy):
             raise ConfigError(f"ParallelStrategy: workers must be at least 1, got {workers}")
         self.workers = workers
         self.usage = usage
+        self.analyse = analyse
         self.effects = effects
         self.clock: Clock = clock or MonotonicClock()
         self.used: str = self.name
@@ -338,16 +384,17 @@ class ParallelStrategy(Strategy):
         tree = parse_plan(source, frozenset(runtime.cache.tools))
         usage = self.usage
         if usage is None:
-            # imported here: the scheduler package pulls in scipy, which a serial run never needs
-            from agentjit.scheduler.usage import plan_usage
-
-            usage = plan_usage(source, runtime.cache)
+            analyse = self.analyse or runtime.analyse
+            if analyse is None:
+                raise ConfigError("the parallel strategy needs the plan's usage: pass usage= or analyse= "
+                                  "(agentjit.scheduler.usage.plan_usage) to ParallelStrategy or analyse= to Runtime")
+            usage = analyse(source, runtime.cache)
         cut, why = _cut(tree, usage)
         if cut is None or self.workers < 2 or usage.loop is None:
             self.used, self.reason = "serial", (why if cut is None else "one worker")
             log.info("parallel strategy runs serially: %s", self.reason)
             return await _run_serial(runtime, source, trace, effects)
-        callables = set(runtime.cache.tools) | {"ai_eval", "ask_human"}
+        callables = set(runtime.cache.tools) | PLAN_BUILTINS
         for piece in (cut.prefix, cut.iteration, cut.suffix):
             findings = check_sandbox(piece, callables=callables)
             if findings:  # pragma: no cover - pieces of a checked plan plus our own glue
@@ -356,7 +403,7 @@ class ParallelStrategy(Strategy):
         return await self._fan_out(runtime, cut, usage.loop, trace, effects)
 
     async def _fan_out(
-        self, runtime: Runtime, cut: _LoopCut, loop: LoopUse, trace: TraceWriter | None, effects: EffectLog
+        self, runtime: Runtime, cut: _LoopCut, loop: LoopFacts, trace: TraceWriter | None, effects: EffectLog
     ) -> Outcome:
         """Prefix on worker 0 while the other contexts open; then iterations everywhere; merge; suffix.
 

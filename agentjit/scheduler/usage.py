@@ -18,8 +18,8 @@ else :data:`DEFAULT_TRIPS`. ``LoopUse.trip_source`` says which. A count above
 :data:`MAX_TRIPS` (``range(10**30)``, nested loops) is priced as :data:`MAX_TRIPS`:
 the Monte Carlo holds trials x calls draws.
 
-The plan is parsed and bounded by the planner's sandbox first
-(:func:`agentjit.planner.sandbox.parse_source` and :func:`~agentjit.planner.sandbox.scan`),
+The plan is parsed and bounded by the plan layer's sandbox first
+(:func:`agentjit.plan.sandbox.parse_source` and :func:`~agentjit.plan.sandbox.scan`),
 so a huge or deeply nested plan is a :class:`PlanError`, never a RecursionError.
 
 This module does its own small AST walk instead of importing the planner's CFG,
@@ -36,8 +36,9 @@ from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Literal
 
 from agentjit.exceptions import PlanError
-from agentjit.planner.messages import TooComplex
-from agentjit.planner.sandbox import parse_source, scan
+from agentjit.plan.diagnostics import TooComplex
+from agentjit.plan.sandbox import parse_source, scan
+from agentjit.plan.trips import PASS_THROUGH, literal_count, range_count, slice_count
 from agentjit.protocol.manifest import Effect, ToolManifest
 from agentjit.protocol.trace import StepEvent
 
@@ -61,12 +62,6 @@ MAX_TRIPS = 1_000
 """Largest trip count (and call count of one call site) the usage reports; larger ones are capped."""
 
 
-def _range_len(start: int, stop: int, step: int = 1) -> int:
-    """``len(range(start, stop, step))`` capped at :data:`MAX_TRIPS`, for any size of int (step != 0)."""
-    n = (stop - start + step - (1 if step > 0 else -1)) // step
-    return min(max(n, 0), MAX_TRIPS)
-
-
 def _cap(n: int) -> int:
     return n if n <= MAX_TRIPS else MAX_TRIPS
 
@@ -79,7 +74,6 @@ _ACCUMULATE = frozenset({"append", "extend", "add", "update"})
 _MUTATING = frozenset(
     {"pop", "insert", "remove", "clear", "sort", "reverse", "setdefault", "popitem", "discard"}
 )
-_PASS_THROUGH = frozenset({"enumerate", "sorted", "reversed", "list", "tuple", "set"})
 _LOOPS = (
     ast.For,
     ast.AsyncFor,
@@ -196,21 +190,6 @@ class _Len:
     producer: str | None = None
 
 
-def _const_int(node: ast.expr | None) -> int | None:
-    if node is None:
-        return None
-    if (
-        isinstance(node, ast.Constant)
-        and isinstance(node.value, int)
-        and not isinstance(node.value, bool)
-    ):
-        return node.value
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
-        inner = _const_int(node.operand)
-        return -inner if inner is not None else None
-    return None
-
-
 class _Analyzer:
     def __init__(self, tools: Mapping[str, ToolManifest], observed: Mapping[str, float]) -> None:
         self.tools = tools
@@ -302,32 +281,17 @@ class _Analyzer:
         if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Slice):
             sl = node.slice
             inner = self.length(node.value)
-            lower, upper, step = _const_int(sl.lower), _const_int(sl.upper), _const_int(sl.step)
-            if (sl.lower is None or lower is not None) and (
-                sl.step is None or step not in (None, 0)
-            ):
-                if upper is not None and upper >= 0 and (lower or 0) >= 0:
-                    n = _range_len(lower or 0, upper, step or 1)
-                    if inner.count is not None and inner.source in ("slice", "literal", "range"):
-                        n = _cap(len(range(inner.count)[slice(lower, upper, step)]))
-                    return _Len(n, "slice", inner.producer)
-                if inner.count is not None and inner.source in ("slice", "literal", "range"):
-                    return _Len(
-                        _cap(len(range(inner.count)[slice(lower, upper, step)])),
-                        inner.source,
-                        inner.producer,
-                    )
-            return _Len(None, None, inner.producer)
+            exact = inner.count if inner.source in ("slice", "literal", "range") else None
+            n = slice_count(sl, exact)
+            if n is None:
+                return _Len(None, None, inner.producer)
+            return _Len(_cap(n), "slice" if exact is None or sl.upper is not None else inner.source, inner.producer)
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
             fname = node.func.id
-            if fname == "range" and node.args and not node.keywords:
-                args = [_const_int(a) for a in node.args]
-                if all(a is not None for a in args) and len(args) <= 3 and args[-1] != 0:
-                    ints = [a for a in args if a is not None]
-                    start, stop, step = (0, ints[0], 1) if len(ints) == 1 else (ints[0], ints[1], ints[2] if len(ints) == 3 else 1)
-                    return _Len(_range_len(start, stop, step), "range")
-                return _Len()
-            if fname in _PASS_THROUGH and node.args:
+            if fname == "range":
+                n = range_count(node)
+                return _Len(_cap(n), "range") if n is not None else _Len()
+            if fname in PASS_THROUGH and node.args:
                 return self.length(node.args[0])
             if fname == "zip" and node.args:
                 parts = [self.length(a) for a in node.args]
@@ -336,9 +300,10 @@ class _Analyzer:
                     best = min(known, key=lambda p: p.count or 0)
                     return best
                 return _Len(None, None, next((p.producer for p in parts if p.producer), None))
+        n = literal_count(node)
+        if n is not None:
+            return _Len(_cap(n), "literal")
         if isinstance(node, ast.List | ast.Tuple | ast.Set):
-            if not any(isinstance(e, ast.Starred) for e in node.elts):
-                return _Len(len(node.elts), "literal")
             return _Len()
         if isinstance(node, ast.Name):
             return self.env.get(node.id, _Len())

@@ -206,7 +206,7 @@ async def test_parallel_map_and_reductions_equal_serial_and_workers_overlap(
 ) -> None:
     shop.path_delays = {"/item/": 0.15}
     serial = await shop_runtime.run(REDUCE_PLAN, strategy="serial")
-    par = ParallelStrategy(3)
+    par = ParallelStrategy(3, analyse=plan_usage)
     result = await shop_runtime.run(REDUCE_PLAN, strategy=par)
 
     assert result.strategy == "parallel"
@@ -233,13 +233,13 @@ async def test_parallel_map_and_reductions_equal_serial_and_workers_overlap(
 
 async def test_parallel_comprehension_equals_serial(shop: ShopSite, shop_runtime: Runtime) -> None:
     serial = await shop_runtime.run(COMPREHENSION_PLAN, strategy="serial")
-    result = await shop_runtime.run(COMPREHENSION_PLAN, strategy=ParallelStrategy(2))
+    result = await shop_runtime.run(COMPREHENSION_PLAN, strategy=ParallelStrategy(2, analyse=plan_usage))
     assert result.strategy == "parallel"
     assert result.value == serial.value == sorted((it["price"] for it in ITEMS if it["id"] != "b2"), reverse=True)
 
 
 async def test_parallel_falls_back_to_serial_for_a_loop_with_break(shop: ShopSite, shop_runtime: Runtime) -> None:
-    par = ParallelStrategy(3)
+    par = ParallelStrategy(3, analyse=plan_usage)
     result = await shop_runtime.run(BREAK_PLAN, strategy=par)
     assert result.value == ["Apple", "Bread", "Cheese"]
     assert result.strategy == "serial" and result.workers == 1
@@ -252,7 +252,7 @@ async def test_parallel_then_write_in_the_suffix_orders_once(
 ) -> None:
     source = CHEAPEST_THEN_ORDER
     assert plan_usage(source, shop_runtime.cache).loop.parallel_ok  # type: ignore[union-attr]
-    result = await shop_runtime.run(source, strategy=ParallelStrategy(2))
+    result = await shop_runtime.run(source, strategy=ParallelStrategy(2, analyse=plan_usage))
     cheapest = min(ITEMS, key=lambda it: it["price"])["id"]
     assert result.strategy == "parallel" and result.value == cheapest
     assert [o["item"] for o in shop.orders] == [cheapest]
@@ -273,7 +273,7 @@ for x in ["a1", "zz", "b2", "c3"]:
 result = names
 """
     with pytest.raises(ToolCallFailed) as info:
-        await shop_runtime.run(source, strategy=ParallelStrategy(2))
+        await shop_runtime.run(source, strategy=ParallelStrategy(2, analyse=plan_usage))
     assert info.value.tool == "goto_item"  # the "zz" page has no item (post_check fails)
     assert browser_pool.open_contexts == 0
 
@@ -308,7 +308,7 @@ async def test_food_write_task_leaves_the_judged_state(
     task = next(t for t in _food_tasks("write") if t.id == task_id)
     source = reference_source(task)
     for rep in range(FOOD_REPS):
-        strat = HedgeStrategy(2) if strategy == "hedge" else ParallelStrategy(2)
+        strat = HedgeStrategy(2) if strategy == "hedge" else ParallelStrategy(2, analyse=plan_usage)
         res = await run_task(task, source, runtime=runtime, site=food_site, strategy=strat)
         assert res.ok, f"{task.id} ({strategy}, run {rep}): {res.reason}"  # the judge: no duplicate order
         assert res.writes >= 1
@@ -331,7 +331,7 @@ async def test_food_parallel_value_equals_serial(food_site, food_cache, browser_
         serial = await runtime.run(source, strategy="serial")
         for _ in range(FOOD_REPS):
             food_site.reset()
-            par = ParallelStrategy(2)
+            par = ParallelStrategy(2, analyse=plan_usage)
             result = await runtime.run(source, strategy=par)
             assert result.strategy == "parallel", task.id
             assert result.value == serial.value, task.id
