@@ -1160,8 +1160,6 @@ def build_parser() -> argparse.ArgumentParser:
     site_arg(p)
     json_arg(p)
 
-    for extra in _EXTRA_PARSERS:
-        extra(sub)
     finish_parser(parser, sub)
     return parser
 
@@ -1194,9 +1192,6 @@ def _version() -> str:
     from agentjit._version import __version__
 
     return __version__
-
-
-_EXTRA_PARSERS: list[Callable[[Any], None]] = []
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -18,7 +18,6 @@ import sys
 import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any
 
 from agentjit.cli import nonneg_float, positive_int
 from agentjit.exceptions import ConfigError
@@ -214,10 +213,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         return code
 
     return guarded(body, prog="toolcache", argv=argv)
-
-
-def _unused(_: Any) -> None:  # pragma: no cover
-    return None
 
 
 if __name__ == "__main__":  # pragma: no cover

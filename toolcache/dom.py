@@ -98,9 +98,6 @@ class Node:
     def find_all(self, pred: object) -> list[Node]:
         return [node for node in self.iter() if callable(pred) and pred(node)]
 
-    def by_testid(self, testid: str) -> list[Node]:
-        return [n for n in self.iter() if n.attrs.get("data-testid") == testid]
-
     @property
     def signature(self) -> str:
         """What repeated siblings share: the test id, else the tag and its classes."""

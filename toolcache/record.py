@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 import time
 import urllib.request
@@ -342,7 +341,3 @@ async def record_scripts(
         async with BrowserPool() as own:
             await run(own)
     return paths
-
-
-def dump_json(data: Any) -> str:  # pragma: no cover - debugging helper
-    return json.dumps(data, indent=2)

@@ -40,9 +40,6 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-PlanSource = Callable[[Task], "Any"]
-
-
 class TaskResult(BaseModel):
     id: str
     task: str

@@ -89,10 +89,6 @@ State = dict[str, Any]
 Pattern = Mapping[str, Any]
 
 
-def _is_null(value: Any) -> bool:
-    return value is None
-
-
 def _alternatives(pattern: Any) -> list[Any] | None:
     if isinstance(pattern, str) and "|" in pattern:
         return pattern.split("|")

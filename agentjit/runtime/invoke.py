@@ -121,9 +121,22 @@ class CallOutcome(BaseModel):
     """True when a WRITE was answered from the effect log instead of being sent again."""
 
 
-def _is_navigation_error(exc: BaseException) -> bool:
-    msg = str(exc)
-    return "Execution context was destroyed" in msg or "navigation" in msg.lower() and "context" in msg.lower()
+def _playwright_errors() -> tuple[type[Exception], type[Exception]]:
+    """Playwright's ``Error`` and ``TimeoutError`` (imported when a navigating call fails, not with the module)."""
+    from playwright.async_api import Error, TimeoutError
+
+    return Error, TimeoutError
+
+
+def _is_navigation_error(exc: BaseException, page: Any) -> bool:
+    """Whether ``exc`` (raised by ``page.evaluate`` while a navigation is expected) means the document went away.
+
+    Classified by type: the runner catches every error of the tool's own
+    JavaScript, so a Playwright error other than a timeout, on a page that is
+    still open, is the execution context the navigation destroyed.
+    """
+    error, timeout = _playwright_errors()
+    return isinstance(exc, error) and not isinstance(exc, timeout) and not page.is_closed()
 
 
 # The runner is installed once per document and then called by a short expression,
@@ -226,7 +239,7 @@ async def call_tool(
                 except SiteUnreachable:
                     raise
                 except Exception as exc:
-                    if not _is_navigation_error(exc):
+                    if not _is_navigation_error(exc, page):
                         raise
                     res = {"ok": True, "output": None, "timings": {}}
                 take_timings(res)
@@ -241,7 +254,7 @@ async def call_tool(
         except Exception as exc:
             timings["navigation"] = time.perf_counter() - nav_t0
             reason = str(exc).splitlines()[0]
-            if "Timeout" in type(exc).__name__ or "Timeout" in reason:
+            if isinstance(exc, (_playwright_errors()[1], TimeoutError)):
                 reason = f"no navigation within {timeout} ms: {reason}"
             return finish(phase="navigation", reason=reason)
         timings["navigation"] = time.perf_counter() - nav_t0 - timings.get("execute", 0.0)

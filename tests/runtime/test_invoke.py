@@ -104,3 +104,23 @@ async def test_stopped_site_fails_fast_not_hangs(page):
     assert time.perf_counter() - t0 < GOTO.timeout_ms / 1000 * 3
     with pytest.raises(SiteUnreachable, match="cannot open"):
         await goto_start(page, url + "/", timeout_ms=2000)
+
+
+class _Page:
+    def __init__(self, closed: bool = False) -> None:
+        self.closed = closed
+
+    def is_closed(self) -> bool:
+        return self.closed
+
+
+def test_a_navigation_error_is_told_by_its_type_not_its_text() -> None:
+    from playwright.async_api import Error, TimeoutError
+
+    from agentjit.runtime.invoke import _is_navigation_error
+
+    destroyed = "Execution context was destroyed, most likely because of a navigation"
+    assert _is_navigation_error(Error(destroyed), _Page())
+    assert not _is_navigation_error(RuntimeError(destroyed), _Page())  # not Playwright's: the text does not count
+    assert not _is_navigation_error(TimeoutError("Timeout 30000ms exceeded"), _Page())
+    assert not _is_navigation_error(Error(destroyed), _Page(closed=True))  # the page is gone, not navigating
