@@ -25,8 +25,9 @@ that path is not modelled; documented imprecision).
 from __future__ import annotations
 
 import ast
-from collections.abc import Collection, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from agentjit.plan.sandbox import child_nodes
 from agentjit.plan.trips import trip_count
@@ -114,6 +115,12 @@ def _always_true(test: ast.expr) -> bool:
     return isinstance(test, ast.Constant) and bool(test.value)
 
 
+# the builder's ``stmt_<Type>`` / ``expr_<Type>`` method per node class (None: the generic walk),
+# looked up once per class instead of by name on every node
+_STMT: dict[type, Callable[[_Builder, Any], None] | None] = {}
+_EXPR: dict[type, Callable[[_Builder, Any], None] | None] = {}
+
+
 class _Builder:
     def __init__(self, callables: Collection[str], named_trips: Mapping[str, int]) -> None:
         self.callables = callables
@@ -160,9 +167,13 @@ class _Builder:
     def stmt(self, s: ast.stmt) -> None:
         block = self.ensure()
         block.stmts.append(s)
-        method = getattr(self, "stmt_" + type(s).__name__, None)
+        cls = type(s)
+        try:
+            method = _STMT[cls]
+        except KeyError:
+            method = _STMT[cls] = getattr(_Builder, "stmt_" + cls.__name__, None)
         if method is not None:
-            method(s)
+            method(self, s)
         else:  # the sandbox rejects anything else; still read its expressions
             for child in child_nodes(s):
                 if isinstance(child, ast.expr):
@@ -322,9 +333,13 @@ class _Builder:
             self.expr(t)
 
     def expr(self, e: ast.AST) -> None:
-        method = getattr(self, "expr_" + type(e).__name__, None)
+        cls = type(e)
+        try:
+            method = _EXPR[cls]
+        except KeyError:
+            method = _EXPR[cls] = getattr(_Builder, "expr_" + cls.__name__, None)
         if method is not None:
-            method(e)
+            method(self, e)
             return
         for child in child_nodes(e):
             self.expr(child)
