@@ -23,6 +23,7 @@ from typing import Any
 from urllib.parse import urljoin
 
 import agentjit
+from agentjit.agent.observe import ELEMENT_HELPERS_JS
 from agentjit.protocol.trace import SessionEvent, StepEvent, Target, TraceWriter
 from agentjit.runtime import BrowserPool
 
@@ -53,58 +54,7 @@ TARGET_TIMEOUT_MS = 5000
 """How long a script step waits for its target to appear."""
 
 # Runs on the target element: everything the builder needs to find it again.
-describe_js = r"""
-(el) => {
-  const implicit = (n) => {
-    const t = n.tagName.toLowerCase();
-    if (t === 'a' && n.hasAttribute('href')) return 'link';
-    if (t === 'button') return 'button';
-    if (t === 'select') return 'combobox';
-    if (t === 'textarea') return 'textbox';
-    if (t === 'input') {
-      const ty = (n.getAttribute('type') || 'text').toLowerCase();
-      return {checkbox: 'checkbox', radio: 'radio', submit: 'button', button: 'button',
-              number: 'spinbutton', search: 'searchbox'}[ty] || 'textbox';
-    }
-    if (/^h[1-6]$/.test(t)) return 'heading';
-    return null;
-  };
-  const clean = (s) => (s || '').replace(/\s+/g, ' ').trim();
-  const labelOf = (n) => {
-    if (n.getAttribute('aria-label')) return n.getAttribute('aria-label');
-    if (n.labels && n.labels.length) return clean(n.labels[0].textContent);
-    if (n.getAttribute('placeholder')) return n.getAttribute('placeholder');
-    if (n.getAttribute('title')) return n.getAttribute('title');
-    return clean(n.innerText || n.textContent).slice(0, 120);
-  };
-  const sig = (n) => {
-    const data = {};
-    for (const a of n.attributes) if (a.name.startsWith('data-') && a.name !== 'data-testid') data[a.name] = a.value.slice(0, 200);
-    return {tag: n.tagName.toLowerCase(), testid: n.getAttribute('data-testid'),
-            classes: (typeof n.className === 'string' ? n.className.trim() : ''), id: n.id || null,
-            role: n.getAttribute('role') || implicit(n), data};
-  };
-  const selectorOf = (n) => {
-    const parts = [];
-    let cur = n;
-    while (cur && cur.nodeType === 1 && cur.tagName.toLowerCase() !== 'html') {
-      const tid = cur.getAttribute('data-testid');
-      if (cur.id) { parts.unshift('#' + CSS.escape(cur.id)); break; }
-      let part = cur.tagName.toLowerCase();
-      if (tid) part += '[data-testid="' + tid + '"]';
-      const parent = cur.parentElement;
-      if (parent) {
-        const same = Array.from(parent.children).filter((c) => c.tagName === cur.tagName &&
-          (!tid || c.getAttribute('data-testid') === tid));
-        if (same.length > 1) part += ':nth-of-type(' + (Array.from(parent.children).filter((c) => c.tagName === cur.tagName).indexOf(cur) + 1) + ')';
-      }
-      parts.unshift(part);
-      if (tid && document.querySelectorAll('[data-testid="' + tid + '"]').length === 1) break;
-      cur = parent;
-    }
-    return parts.join(' > ');
-  };
-  const ancestors = [];
+describe_js = "(el) => {\n" + ELEMENT_HELPERS_JS + r"""  const ancestors = [];
   for (let p = el.parentElement; p && p.tagName.toLowerCase() !== 'body'; p = p.parentElement) ancestors.push(sig(p));
   const attrs = {};
   for (const a of el.attributes) attrs[a.name] = a.value.slice(0, 200);

@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["Observation", "Element", "observe", "parse_elements", "INDEX_ATTR"]
+__all__ = ["Observation", "Element", "observe", "parse_elements", "INDEX_ATTR", "ELEMENT_HELPERS_JS"]
 
 INDEX_ATTR = "data-aj-index"
 
@@ -24,8 +24,7 @@ CHARS_PER_TOKEN = 4
 
 # Runs in the page. The descriptor fields match toolcache's recorder (describe_js), so
 # traces written by the agent carry the same targets as recorded demonstrations.
-_OBSERVE_JS = r"""
-(maxText) => {
+ELEMENT_HELPERS_JS = r"""
   const implicit = (n) => {
     const t = n.tagName.toLowerCase();
     if (t === 'a' && n.hasAttribute('href')) return 'link';
@@ -75,7 +74,10 @@ _OBSERVE_JS = r"""
     }
     return parts.join(' > ');
   };
-  const visible = (n) => {
+"""
+"""In-page helpers (role, accessible name, signature, selector of an element) shared with toolcache's recorder."""
+
+_OBSERVE_JS = "(maxText) => {\n" + ELEMENT_HELPERS_JS + r"""  const visible = (n) => {
     if (n.closest('[hidden],[aria-hidden=true]')) return false;
     const r = n.getBoundingClientRect();
     if (r.width === 0 && r.height === 0 && n.getClientRects().length === 0) return false;
