@@ -36,6 +36,7 @@ import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import urlparse
 
 from agentjit.protocol.manifest import Effect, ToolManifest, ToolType
 
@@ -102,11 +103,37 @@ const __find = (els, nameOf, want) => {
   return els.find((e) => __norm(nameOf(e)) === w) || els.find((e) => __norm(nameOf(e)).startsWith(w))
     || els.find((e) => __norm(nameOf(e)).includes(w)) || null;
 };
-const __setValue = (el, value) => {
+const __row = (row) => {
+  const table = row.closest('table');
+  const head = table && (table.tHead ? table.tHead.rows[0] : [...table.rows].find((r) => [...r.cells].every((c) => c.tagName === 'TH')));
+  const out = {};
+  [...row.cells].forEach((c, i) => { const h = head && head.cells[i] ? __clean(head.cells[i].textContent) : String(i); out[h || String(i)] = __clean(c.innerText || c.textContent); });
+  return out;
+};
+const __setValue = (el, value, leave = false) => {
+  // leave: focus, set, then blur as a person moving to the next field does (some widgets keep a
+  // typed value only when the field loses focus)
+  if (leave && !el.isContentEditable) { el.focus(); __setValue(el, value); el.blur(); return; }
+  if (el.isContentEditable) {  // a code editor (CodeMirror) or rich text: replace its text as typing would
+    el.focus();
+    document.getSelection().selectAllChildren(el);
+    document.execCommand('insertText', false, String(value));
+    return;
+  }
   const proto = el.tagName === 'TEXTAREA' ? HTMLTextAreaElement.prototype : el.tagName === 'SELECT' ? HTMLSelectElement.prototype : HTMLInputElement.prototype;
   Object.getOwnPropertyDescriptor(proto, 'value').set.call(el, String(value));
   el.dispatchEvent(new Event('input', {bubbles: true}));
   el.dispatchEvent(new Event('change', {bubbles: true}));
+};
+const __settle = async (before, quiet = 300, limit = 10000) => {
+  // a single-page app's redraw: the URL changes (when it will), then the DOM stays still for a moment
+  const t0 = Date.now();
+  while (before != null && location.href === before && Date.now() - t0 < 1500) await new Promise((r) => setTimeout(r, 20));
+  let last = Date.now();
+  const obs = new MutationObserver(() => { last = Date.now(); });
+  obs.observe(document.body, {subtree: true, childList: true, characterData: true, attributes: true});
+  try { while (Date.now() - last < quiet && Date.now() - t0 < limit) await new Promise((r) => setTimeout(r, 30)); }
+  finally { obs.disconnect(); }
 };
 const __watchWrites = () => {
   const pending = [];
@@ -166,6 +193,29 @@ class Synth:
     """Arguments seen in the traces, in order."""
 
 
+def _href_or_query(sel: str) -> str:
+    """``a[href="/x/"]`` -> also ``a[href^="/x/?"]``: the link with the query a filter added."""
+    m = re.fullmatch(r'a\[href="([^"?#]+)"\]', sel)
+    return f'{sel}, a[href^="{m.group(1)}?"]' if m else sel
+
+
+def _shared_prefix(pages: list[str]) -> str:
+    """The leading words every page name shares (``example_beancount_file`` of Fava's ledger slug),
+    when there are two pages or more and each keeps a word of its own."""
+    if len(pages) < 2:
+        return ""
+    words = [snake(p).split("_") for p in pages]
+    n = 0
+    while all(len(w) > n + 1 for w in words) and len({w[n] for w in words}) == 1:
+        n += 1
+    return "_".join(words[0][:n])
+
+
+def _is_item_page(page: str | None) -> bool:
+    """A page showing one item: its route has an id or a name in it (``issue{id}``, ``account_{name}``)."""
+    return "{id}" in (page or "") or "{name}" in (page or "")
+
+
 def _page_pattern(pages: set[str] | list[str]) -> str:
     return "|".join(sorted(pages))
 
@@ -189,11 +239,15 @@ def _body(*parts: str) -> str:
 
 
 class _Namer:
-    def __init__(self) -> None:
+    def __init__(self, strip: str = "") -> None:
         self.used: set[str] = set()
+        self.strip = strip
+        """A prefix every page name shares (a mount point or tenant slug): it tells no tool apart."""
 
     def __call__(self, name: str) -> str:
         name = re.sub(r"[^A-Za-z0-9_]", "_", name).strip("_") or "tool"
+        if self.strip and f"_{self.strip}_" in f"_{name}_":
+            name = f"_{name}_".replace(f"_{self.strip}_", "_", 1).strip("_") or name
         if name[0].isdigit():
             name = "t_" + name
         out, i = name, 2
@@ -216,7 +270,7 @@ def _name_of_js(el: Element) -> str:
 
 def synthesize(schema: SiteSchema, traces: dict[str, list[LabeledStep]]) -> list[Synth]:
     """All tools the schema and the labeled traces support, deterministic and named uniquely."""
-    name = _Namer()
+    name = _Namer(_shared_prefix(list(schema.pages)))
     out: list[Synth] = []
     steps = [s for ss in traces.values() for s in ss]
 
@@ -441,9 +495,9 @@ def synthesize(schema: SiteSchema, traces: dict[str, list[LabeledStep]]) -> list
                 parts.append(f"{json.dumps(snake(fname))}: (document.querySelector({json.dumps(sel)}) ? {expr} : null)")
             else:
                 parts.append(f"{json.dumps(snake(fname))}: {p.js('document')}")
-        noun = page.replace("{id}", "").strip("_")
+        noun = re.sub(r"_?\{(id|name)\}", "", page).strip("_")
         out.append(Synth(ToolManifest(
-            name=name(f"get_{snake(noun)}" if "{id}" in page and noun else f"get_{snake(page)}_details"),
+            name=name(f"get_{snake(noun)}" if _is_item_page(page) and noun else f"get_{snake(page)}_details"),
             description=f"Read the facts shown on the {page} page: {', '.join(snake(f) for f in fields)}.",
             type=ToolType.GET_FIELDS,
             output_schema={"type": "object", "properties": {snake(f): _out_type(p) for f, p in fields.items()}},
@@ -491,6 +545,8 @@ def synthesize(schema: SiteSchema, traces: dict[str, list[LabeledStep]]) -> list
         lpages: set[str] = set()
         for s_ in sels:
             lpages |= single_pages.get(s_, set())
+        # a single-page app keeps its filters in its links (``/journal/?time=2025``): the same link
+        sels = [_href_or_query(s_) for s_ in sels]
         m = ToolManifest(
             name=name(tool_name),
             description=f"Go to the {target} page with the site's own link ({', '.join(sels)}).",
@@ -513,6 +569,44 @@ def synthesize(schema: SiteSchema, traces: dict[str, list[LabeledStep]]) -> list
             navigates=True,
         )
         out.append(Synth(m, "goto_link", evidence=clicks))
+
+    # -- singular links/buttons that open a dialog: the abstract state records it (``dialog``) ---
+    openers: dict[tuple[str, str], list[LabeledStep]] = defaultdict(list)
+    for s in steps:
+        oel = s.element
+        if oel is None or oel.repeated or oel.modal or s.step.action != "click" or not s.step.ok or s.writes:
+            continue
+        opened = sorted(s.modal_after - s.modal_before)
+        if opened and s.page_after == s.page_before:
+            openers[(opened[0], oel.selector)].append(s)
+    for (modal, osel), clicks in sorted(openers.items()):
+        opages = single_pages.get(osel) or {c.page_before for c in clicks if c.page_before}
+        ops = schema.pages.get(sorted(opages)[0])
+        msel = (ops.modals.get(modal) if ops else None) or "dialog, [role=dialog]"
+        words = re.sub(r"Modal$", "", modal)
+        m = ToolManifest(
+            name=name(f"open_{snake(words)}"),
+            description=f"Open the {snake(words).replace('_', ' ')} dialog (the site's own {osel} control); tools acting inside it need it open.",
+            type=ToolType.GOTO_FIELD,
+            output_schema={"type": "object", "properties": {"dialog": {"type": "string"}}},
+            pre={"page": _page_pattern(opages), "dialog": ""},
+            post={"dialog": modal},
+            pre_check=_body(f"const ok = {_page_check(opages)[7:-1]};", "if (ok !== true) return ok;",
+                            f"return __q({json.dumps(osel)}) ? true : [false, 'no {words} control here'];"),
+            execute=_body(
+                f"__q({json.dumps(osel)}).click();",
+                f"const modal = () => document.querySelector({json.dumps(msel)});",
+                "for (let i = 0; i < 150 && !(modal() && (modal().open || __visible(modal()))); i++) await new Promise((r) => setTimeout(r, 20));",
+                "await __settle(null, 100, 3000);",
+                f"return {{dialog: {json.dumps(modal)}}};",
+            ),
+            post_check=_body(
+                f"const d = document.querySelector({json.dumps(msel)});",
+                "return d && (d.open || (__visible(d) && d.tagName !== 'DIALOG')) ? true : [false, 'the dialog did not open'];",
+            ),
+            elements=sorted({f"{c.page_before}.{c.element.name}" for c in clicks if c.element}),
+        )
+        out.append(Synth(m, "open_dialog", element=clicks[0].element.name if clicks[0].element else None, evidence=clicks))
 
     # -- filters and forms from step sequences ---------------------------------------------------
     forms: dict[tuple[str, str], list[list[LabeledStep]]] = defaultdict(list)
@@ -538,7 +632,7 @@ def synthesize(schema: SiteSchema, traces: dict[str, list[LabeledStep]]) -> list
             if s.step.action in ("fill", "select") or el.kind in ("radio", "checkbox") or (el.repeated and el.modal):
                 pending.append(s)
                 continue
-            if s.step.action == "press" and el.kind == "input" and s.page_after != s.page_before:
+            if s.step.action == "press" and el.kind == "input" and (s.page_after != s.page_before or _query_changed(s)):
                 filters[el.selector].append((s, s))
                 pending = []
                 continue
@@ -551,7 +645,7 @@ def synthesize(schema: SiteSchema, traces: dict[str, list[LabeledStep]]) -> list
                     # a form that posts a document is one tool per page (the same button edits and creates)
                     fkey = (s.page_before or "", el.selector) if _posts_document(s) else ("", el.selector)
                     forms[fkey].append(seq)
-                elif pending and s.page_after and s.page_after != s.page_before:
+                elif pending and s.page_after and (s.page_after != s.page_before or _query_changed(s)):
                     forms[(s.page_before or "", el.selector)].append(pending + [s])  # a query form (GET)
                 pending = []
                 if s.modal_before - s.modal_after:
@@ -568,16 +662,34 @@ def synthesize(schema: SiteSchema, traces: dict[str, list[LabeledStep]]) -> list
         target = pairs[0][1].page_after or "search"
         pname = "query"
         submit_sel = pairs[0][1].element.selector if pairs[0][1] is not pairs[0][0] and pairs[0][1].element else None
+        # a filter of a single-page app: Enter changes the URL's query, the page stays and redraws
+        in_place = all(p.page_after == p.page_before and _query_changed(p) for p, _ in pairs)
+        what = snake(inp.name.split(".")[-1])
+        what = what.removeprefix("filter_by_")
+        fname = "search" if "search" in (inp.name.lower() + target) else (f"filter_by_{what}" if in_place else f"set_{what}")
+        if in_place:
+            pname = what if what.isidentifier() and what not in ("query", "filter") else "value"
         m = ToolManifest(
-            name=name("search" if "search" in (inp.name.lower() + target) else f"set_{snake(inp.name)}"),
-            description=f"Type a query into {inp.name} and submit it; opens the {target} page.",
+            name=name(fname),
+            description=(
+                f"Filter what this page shows by {inp.name.split('.')[-1]} (the {inp.name.split('.')[-1]} box, then Enter);"
+                " the page stays and shows only the matching entries; an empty value clears the filter."
+                if in_place else f"Type a query into {inp.name} and submit it; opens the {target} page."
+            ),
             type=ToolType.SET_FILTER,
-            input_schema={"type": "object", "properties": {pname: {"type": "string", "minLength": 1}}, "required": [pname]},
+            input_schema={"type": "object", "properties": {pname: {"type": "string", "minLength": 0 if in_place else 1}}, "required": [pname]},
             output_schema={"type": "object", "properties": {pname: {"type": "string"}}},
             pre={"page": _page_pattern(pages)},
-            post={"page": target},
+            post={} if in_place else {"page": target},
             pre_check=_body(f"return __q({json.dumps(sel)}) ? true : [false, 'no {inp.name} here'];"),
             execute=_body(
+                f"const input = __q({json.dumps(sel)});",
+                f"__setValue(input, inputs.{pname});",
+                "const before = location.href;",
+                "input.dispatchEvent(new KeyboardEvent('keydown', {key: 'Enter', code: 'Enter', bubbles: true}));",
+                "await __settle(before);",
+                f"return {{{pname}: inputs.{pname}}};",
+            ) if in_place else _body(
                 f"const input = __q({json.dumps(sel)});",
                 f"__setValue(input, inputs.{pname});",
                 f"const submit = {json.dumps(submit_sel)} && __q({json.dumps(submit_sel)});",
@@ -585,9 +697,9 @@ def synthesize(schema: SiteSchema, traces: dict[str, list[LabeledStep]]) -> list
                 " else input.dispatchEvent(new KeyboardEvent('keydown', {key: 'Enter', bubbles: true})); }, 0);",
                 f"return {{{pname}: inputs.{pname}}};",
             ),
-            post_check=_body(_page_check({target})),
+            post_check=_body(_page_check(pages)) if in_place else _body(_page_check({target})),
             elements=[f"{p}.{inp.name}" for p in sorted(pages)],
-            navigates=True,
+            navigates=not in_place,
         )
         out.append(Synth(m, "filter", element=inp.name, evidence=[p for pair in pairs for p in pair],
                          witness_args=[{pname: p.step.value} for p, _ in pairs]))
@@ -639,6 +751,12 @@ def synthesize(schema: SiteSchema, traces: dict[str, list[LabeledStep]]) -> list
     return out
 
 
+def _query_changed(s: LabeledStep) -> bool:
+    """The step changed the URL's query (a single-page app's filter) without leaving the page type."""
+    before, after = urlparse(s.step.url or ""), urlparse(s.step.url_after or "")
+    return bool(s.step.url_after) and before.path == after.path and before.query != after.query
+
+
 def _posts_document(s: LabeledStep) -> bool:
     """The step's write was a form post that loaded a new document (not a fetch from the page)."""
     return any(w.get("resource") == "document" for w in s.writes)
@@ -646,7 +764,7 @@ def _posts_document(s: LabeledStep) -> bool:
 
 def _noun(page: str | None) -> str:
     """``issue{id}`` / ``issue_item`` / ``issue`` -> ``issue``."""
-    return snake((page or "").replace("{id}", "").split("_")[0]) or "item"
+    return snake(re.sub(r"\{(id|name)\}", "", page or "").strip("_").split("_")[0]) or "item"
 
 
 def _form_name(seqs: list[list[LabeledStep]], base: str, has_secret: bool, writes: bool, typed: int) -> str:
@@ -656,9 +774,9 @@ def _form_name(seqs: list[list[LabeledStep]], base: str, has_secret: bool, write
     if has_secret and writes:
         return "login"
     if writes and _posts_document(last):
-        if "{id}" in before:
+        if _is_item_page(before):
             return f"edit_{_noun(before)}"
-        if "{id}" in after:
+        if _is_item_page(after):
             return f"create_{_noun(after)}"
     if not writes and after and after != before:
         return f"{'search' if typed == 1 and len(seqs[0]) == 2 else 'filter'}_{plural(_noun(after))}"
@@ -728,6 +846,8 @@ def _form_tool(
         required.append(pname)
         seen.add(pname)
     choice_el = None
+    row_el: Element | None = None
+    row_fields: list[str] = []
     for seq in seqs:
         w: dict[str, Any] = {}
         if card is not None and opener is not None and seq[0].element is card:
@@ -735,6 +855,19 @@ def _form_tool(
         for s in seq[1 if seq[0] is opener else 0:-1]:
             el = s.element
             if el is None:
+                continue
+            tattrs = ((s.step.target.model_extra or {}).get("attributes") or {}) if s.step.target else {}
+            field_name = tattrs.get("placeholder") or tattrs.get("aria-label") or ""
+            if el.repeated and s.step.action == "fill" and field_name:
+                # a repeated row of named controls (an entry's lines): the k-th fill of a name is row k
+                rows = w.setdefault("lines", [])
+                k = sum(1 for r in rows if field_name in r)
+                while len(rows) <= k:
+                    rows.append({})
+                rows[k][field_name] = s.step.value
+                row_el = el
+                if field_name not in row_fields:
+                    row_fields.append(field_name)
                 continue
             if el.repeated and el.modal:
                 choice_el = el
@@ -786,8 +919,33 @@ def _form_tool(
                         f" if (el && inputs.{pname} != null && el.value !== String(inputs.{pname}))"
                         f" return [false, '{pname} shows ' + JSON.stringify(el.value)]; }}"
                     )
-                setters.append(f"if (inputs.{pname} != null) __setValue(__q({json.dumps(el.selector)}), inputs.{pname});")
+                setters.append(f"if (inputs.{pname} != null) __setValue(__q({json.dumps(el.selector)}), inputs.{pname}, true);")
         witness.append(w)
+    if row_el is not None:
+        keys = {f: snake(f) for f in row_fields}
+        props["lines"] = {
+            "type": "array", "minItems": 1,
+            "description": f"The form's repeated rows, in order: one object per row with {', '.join(keys.values())}.",
+            "items": {"type": "object", "properties": {k: {"type": "string"} for k in keys.values()}, "additionalProperties": False},
+        }
+        required.append("lines")
+        scope = "document"
+        setters.append(
+            f"const names = {json.dumps(keys)};\n"
+            "for (let i = 0; i < inputs.lines.length; i++) {\n"
+            f"  const rows = [...{scope}.querySelectorAll({json.dumps(row_el.selector)})].filter((r) => r.offsetParent !== null || r.closest('dialog[open]'));\n"
+            "  if (!rows[i]) throw new Error('the form has no row ' + (i + 1));\n"
+            "  for (const [label, key] of Object.entries(names)) {\n"
+            "    if (inputs.lines[i][key] == null) continue;\n"
+            "    const c = rows[i].querySelector(`[placeholder=\"${label}\"], [aria-label=\"${label}\"]`);\n"
+            "    if (!c) throw new Error('no ' + label + ' in row ' + (i + 1));\n"
+            "    __setValue(c, inputs.lines[i][key], true);\n"
+            "    await __settle(null, 60, 1500);\n"
+            "  }\n"
+            "}"
+        )
+        for w in witness:
+            w["lines"] = [{keys[f]: v for f, v in r.items()} for r in w.get("lines", [])]
     if choice_el is not None:
         props["options"] = {"type": "object", "description": "Choices by group name: {group: choice} (a list for multi-choice groups).",
                             "additionalProperties": {"type": ["string", "array"]}}
@@ -804,6 +962,10 @@ def _form_tool(
         )
     writes = any(s[-1].writes for s in seqs)
     in_page_write = writes and not navigates
+    # a single-page app's query form: the page stays, its URL's query and its content change
+    in_place = not writes and all(seq[-1].page_after == seq[-1].page_before and _query_changed(seq[-1]) for seq in seqs)
+    if in_place:
+        navigates = False
     open_js = ""
     if card is not None:
         ps = schema.pages[sorted(pages)[0]]
@@ -821,7 +983,12 @@ def _form_tool(
     base = re.sub(r"_(button|btn|submit)$", "", snake(sel.name.split(".")[-1])) or "submit"
     base = _form_name(seqs, base, has_secret, writes, typed)
     click = f"const btn = __q({json.dumps(sel.selector)});\nif (!btn) throw new Error('no {base} button here');"
-    if in_page_write:
+    if in_place:
+        base = f"{base}_{snake(re.sub(r'[{](id|name)[}]', '', target)).strip('_').split('_')[-1]}" if base in ("submit", "ok", "go", "run") else base
+        # an editor (CodeMirror) takes in typed text on its next tick: let it settle before submitting
+        tail = "await __settle(null, 100, 2000);\nconst before = location.href;\nbtn.click();\nawait __settle(before);\nreturn {success: true, status: 0};"
+        post_check = _body(_page_check(pages))
+    elif in_page_write:
         tail = "const wait = __watchWrites();\nbtn.click();\nconst res = await wait(20000);\nreturn {success: !!res.ok, status: res.status || 0};"
         post_check = "return output && output.success === true ? true : [false, 'the site refused: status ' + (output && output.status)];"
     else:
@@ -834,14 +1001,21 @@ def _form_tool(
             *(shows if writes else []),
             "return true;",
         )
+    # a form inside a dialog another tool opened (not a card's own modal) needs that dialog open
+    dialog_pre: dict[str, str] = {}
+    dialog_post: dict[str, str] = {}
+    if sel.modal and card is None and all(sel.modal in seq[0].modal_before for seq in seqs):
+        dialog_pre["dialog"] = sel.modal
+        if all(sel.modal not in seq[-1].modal_after for seq in seqs):
+            dialog_post["dialog"] = ""
     m = ToolManifest(
         name=name(base),
         description=_form_description(base, props, required, card, sel, target, navigates, writes, stays),
         type=ToolType.SET_FIELDS,
         input_schema={"type": "object", "properties": props, **({"required": required} if required else {})},
         output_schema={"type": "object", "properties": {"success": {"type": "boolean"}, "status": {"type": "integer"}}, "required": ["success"]},
-        pre={"page": _page_pattern(pages)},
-        post={} if stays else {"page": target},
+        pre={"page": _page_pattern(pages), **dialog_pre},
+        post={**({} if stays or in_place else {"page": target}), **dialog_post},
         pre_check=_body(
             f"const ok = {_page_check(pages)[7:-1]};",
             "if (ok !== true) return ok;",

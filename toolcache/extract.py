@@ -50,6 +50,8 @@ class Prop:
 
     def js(self, var: str) -> str:
         """A JS expression reading this property from element ``var``."""
+        if self.source == "row":
+            return f"__row({var})"
         if self.source == "pair":
             raw = f"__pair({_js_str(self.key)})"
         elif self.source == "cell":
@@ -244,7 +246,38 @@ def url_pattern(url: str | None) -> str:
     return "/" + "/".join([parts[0]] + ["*"] * (len(parts) - 1))
 
 
+_HASHED = re.compile(r"(^|[-_])(?=[a-z0-9]*\d)(?=[a-z0-9]*[a-z])[a-z0-9]{5,}$", re.I)
+_TEXTBOX_ROLES = ("textbox", "combobox", "searchbox")
+
+
+def is_hashed_class(c: str) -> bool:
+    """A class a CSS-in-JS or component framework generated (``svelte-1kd9pqk``, ``css-1x2y3z``):
+    stable within a build, but it names nothing a reader knows."""
+    return bool(_HASHED.search(c)) or not c.isascii()
+
+
+def _readable_class(n: Node) -> str | None:
+    return next((c for c in n.classes if not is_hashed_class(c)), None)
+
+
+def _is_control(n: Node) -> bool:
+    """A form control: an input, select or text area, or an editable element with a textbox role."""
+    if n.tag in ("input", "select", "textarea"):
+        return n.attrs.get("type", "text") not in ("hidden", "submit", "button", "reset", "image")
+    return n.attrs.get("contenteditable") == "true" or n.attrs.get("role") in _TEXTBOX_ROLES
+
+
+def _accessible_name(n: Node) -> str:
+    """What a person calls a control: its ``aria-label``, placeholder, ``aria-placeholder``, ``title`` or ``name``."""
+    for key in ("aria-label", "placeholder", "aria-placeholder", "title", "name"):
+        if n.attrs.get(key, "").strip():
+            return n.attrs[key].strip()
+    return ""
+
+
 def _is_actionable(n: Node) -> bool:
+    if n.attrs.get("contenteditable") == "true" or n.attrs.get("role") in _TEXTBOX_ROLES:
+        return True
     if n.tag in _ACTION_TAGS:
         if n.tag == "a":
             return "href" in n.attrs
@@ -274,6 +307,12 @@ def _selector(n: Node) -> str:
         return n.tag + css_attr("aria-label", n.attrs["aria-label"])
     if n.tag in ("input", "textarea") and n.attrs.get("placeholder"):
         return n.tag + css_attr("placeholder", n.attrs["placeholder"])
+    if n.attrs.get("aria-placeholder"):
+        return css_attr("aria-placeholder", n.attrs["aria-placeholder"])
+    if n.tag == "input" and n.attrs.get("type") not in (None, "text"):
+        form = next((a for a in n.ancestors() if a.tag in ("form", "dialog")), None)
+        own = "input" + css_attr("type", n.attrs["type"])
+        return (_selector(form) + " " + own) if form is not None and (form.attrs.get("id") or form.tag == "dialog") else own
     text = n.text
     if (n.tag == "button" or n.attrs.get("role") in ("button", "link", "tab", "menuitem")) and 0 < len(text) <= 60:
         return f"{n.signature} >> text={text}"  # role + accessible name, as Playwright's locators find it
@@ -281,9 +320,16 @@ def _selector(n: Node) -> str:
 
 
 def _name_for(n: Node) -> str:
-    for cand in (n.testid, n.attrs.get("id"), n.attrs.get("name"), n.attrs.get("aria-label")):
+    for cand in (n.testid, n.attrs.get("id"), n.attrs.get("name"), n.attrs.get("aria-label"), n.attrs.get("placeholder")):
         if cand:
             return camel(cand)
+    if _is_control(n) and n.tag not in ("select",):
+        if n.attrs.get("aria-placeholder"):
+            # "…enter a BQL query. 'help' to ..." -> query: the last word of the first phrase
+            words = re.findall(r"[A-Za-z]+", re.split(r"[.;:!?'(]", n.attrs["aria-placeholder"])[0])
+            return camel(words[-1]) if words else "text"
+        if n.attrs.get("type") in ("date", "email", "number", "time", "datetime-local", "url", "tel"):
+            return camel(n.attrs["type"])
     text = n.text[:30]
     if not text and n.tag == "input" and n.attrs.get("type") in ("submit", "button"):
         return camel(n.attrs.get("value", "")[:30] or "submit") + "Button"
@@ -292,6 +338,8 @@ def _name_for(n: Node) -> str:
 
 
 def _kind(n: Node) -> str:
+    if n.tag not in ("input", "select", "textarea") and _is_control(n):
+        return "input"
     if n.tag == "a":
         return "link"
     if n.tag == "input":
@@ -306,8 +354,18 @@ def _kind(n: Node) -> str:
     return "button"
 
 
+def _group_noun(n: Node) -> str:
+    """A name for a repeated element without a readable class: its role, or what its tag is for."""
+    role = n.attrs.get("role")
+    if role:
+        return role
+    return {"li": "item", "tr": "row", "p": "line", "span": "part", "div": "block", "a": "link", "td": "cell"}.get(n.tag, n.tag)
+
+
 def _modal_name(n: Node) -> str:
-    base = camel(n.testid or n.attrs.get("id") or "dialog")
+    head = n.find(lambda x: x.tag in ("h1", "h2", "h3", "h4", "legend"))
+    title = n.attrs.get("aria-label") or (" ".join(head.text.split()[:2]) if head is not None and not n.testid and not n.attrs.get("id") else "")
+    base = camel(n.testid or n.attrs.get("id") or title or "dialog")
     return base if "modal" in base.lower() else base + "Modal"
 
 
@@ -398,12 +456,15 @@ def _label(text: str) -> str:
 def _table_list(table: Node, page: str) -> Element | None:
     """A data table (a header row of ``th``, two or more rows of ``td``) as a list whose fields are the header cells."""
     rows = _rows(table)
-    head = next((r for r in rows if len(_cells(r)) >= 2 and all(c.tag == "th" for c in _cells(r))), None)
+    # a table with its own <thead> is data even with one column or one row (a query's result)
+    thead = next((c for c in table.children if c.tag == "thead"), None)
+    least = 1 if thead is not None else 2
+    head = next((r for r in rows if len(_cells(r)) >= least and all(c.tag == "th" for c in _cells(r))), None)
     data = [r for r in rows if _cells(r) and all(c.tag == "td" for c in _cells(r))]
     if head is None:
         return None
     data = [r for r in data if len(_cells(r)) == len(_cells(head))]
-    if len(data) < 2 or head.find(lambda x: x.tag in ("a", "form", "input")):
+    if len(data) < least or head.find(lambda x: x.tag in ("a", "form", "input")):
         return None
     headers = [_label(c.text) for c in _cells(head)]
     props: dict[str, Prop] = {}
@@ -418,6 +479,9 @@ def _table_list(table: Node, page: str) -> Element | None:
             link_col = name
     if not props:
         return None
+    if thead is not None:
+        # columns that change with what was asked (a query shell): every cell by its header, live
+        props["cells"] = Prop("cells", "row", "", "object")
     href = next((a.attrs["href"] for r in data for a in r.iter() if a.tag == "a" and a.attrs.get("href")), None)
     own = table.attrs.get("id") or next((c for c in table.classes if c.lower() not in _GENERIC_CLASSES and not c.startswith("table-")), "")
     noun = _one(own) if own else (page_name(href).replace("{id}", "").strip("_") if href else "")
@@ -510,9 +574,11 @@ def extract_snapshot(html: str, url: str | None, known: set[str] | None = None) 
 
     modals: dict[int, str] = {}
     for n in scope.iter():
-        if n.attrs.get("role") == "dialog" or n.attrs.get("aria-modal") == "true":
+        if n.tag == "dialog" or n.attrs.get("role") == "dialog" or n.attrs.get("aria-modal") == "true":
             modals[id(n)] = _modal_name(n)
-            ps.modals[_modal_name(n)] = _selector(n)
+            ps.modals[_modal_name(n)] = _selector(n) if n.tag != "dialog" or n.testid or n.attrs.get("id") else "dialog"
+            if n.tag == "dialog" and "open" not in n.attrs:
+                continue  # a native <dialog> is shown only while it has the open attribute
             if "hidden" not in n.attrs and n.attrs.get("data-open") != "false":
                 ps.open_modals.add(_modal_name(n))
 
@@ -539,10 +605,26 @@ def extract_snapshot(html: str, url: str | None, known: set[str] | None = None) 
         if not n.testid and (_is_chrome(n) or n.tag in ("tr", "td", "th")):
             continue  # site chrome (sidebar blocks, header boxes) is not a list, nor are a form's table cells
         members_of[n.signature].append(n)
+    # variants of one kind of row (``li.transaction.cleared`` beside ``li.transaction.pending``) are one group
+    variants: dict[tuple[int, str], set[str]] = defaultdict(set)
+    for sig, nodes in members_of.items():
+        for n in nodes:
+            lead = n.classes[0] if n.classes and not n.testid and not is_hashed_class(n.classes[0]) else None
+            if lead is not None and n.parent is not None and n.find(_is_control) is None:  # rows of a form stay apart
+                variants[(id(n.parent), f"{n.tag}.{lead}")].add(sig)
+    for (_pid, base_sig), sigs in variants.items():
+        if len(sigs) < 2 or (base_sig in members_of and base_sig not in sigs) or sum(len(members_of.get(sg, [])) for sg in sigs) < 3:
+            continue
+        merged = [n for sg in sorted(sigs) for n in members_of.pop(sg, [])]
+        if merged:
+            members_of[base_sig] = merged
     for sig, nodes in members_of.items():
         counts = Counter(id(n.parent) for n in nodes)
         if "[data-testid" not in sig and len(nodes) < 4 and all(_is_actionable(n) for n in nodes):
             continue  # a few buttons or links side by side (a toolbar) are controls, not a list
+        held = [c for c in (n.find(_is_control) for n in nodes) if c is not None]
+        if "[data-testid" not in sig and held and len({_accessible_name(c) for c in held}) > 1:
+            continue  # form controls (or their wrappers) told apart by name (Time, Account, Payee) are fields, not a list
         if counts and (max(counts.values()) >= 2 or sig in (known or set())):
             by_parent[sig] = {id(n) for n in nodes}
     candidates = dict(by_parent)
@@ -550,8 +632,9 @@ def extract_snapshot(html: str, url: str | None, known: set[str] | None = None) 
     # a candidate without a test id inside another candidate is markup, not a group
     for sig in list(candidates):
         nodes = members_of[sig]
-        if "[data-testid" not in sig and all(any(id(a) in member_sig and member_sig[id(a)] != sig for a in n.ancestors()) for n in nodes):
-            del candidates[sig]
+        inside = sum(1 for n in nodes if any(id(a) in member_sig and member_sig[id(a)] != sig for a in n.ancestors()))
+        if "[data-testid" not in sig and inside >= 0.9 * len(nodes):
+            del candidates[sig]  # (a header cell or two outside the rows do not make the cells a list)
     member_sig = {nid: sig for sig, ids in candidates.items() for nid in ids}
     containers: dict[str, str] = {}  # inner sig -> container sig
     for sig in candidates:
@@ -571,7 +654,7 @@ def extract_snapshot(html: str, url: str | None, known: set[str] | None = None) 
         first = nodes[0]
         props, actions = _card_props(nodes)
         modal = _modal_of(first, modals)
-        base = camel(first.testid) if first.testid else camel(first.classes[0] if first.classes else first.tag)
+        base = camel(first.testid) if first.testid else camel(_readable_class(first) or _group_noun(first))
         name = f"{modal}.{base}" if modal else base
         el = Element(
             name=name, page=page, kind="card", selector=sig, repeated=True, modal=modal, props=props,
@@ -633,7 +716,10 @@ def extract_snapshot(html: str, url: str | None, known: set[str] | None = None) 
             continue
         base = _name_for(n)
         name = f"{modal}.{base}" if modal else base
-        el = Element(name=name, page=page, kind=kind, selector=_selector(n), modal=modal, text=n.text[:80], chrome=_is_chrome(n),
+        own = _selector(n)
+        if modal and not own.startswith(("[data-testid", "#")) and not own.startswith(ps.modals[modal]):
+            own = f"{ps.modals[modal]} {own}"  # the dialog's own control, not the page's one with the same name
+        el = Element(name=name, page=page, kind=kind, selector=own, modal=modal, text=n.text[:80], chrome=_is_chrome(n),
                      input_name=n.attrs.get("name"), input_type=n.attrs.get("type"), clickable=True,
                      form=_selector(form) if form is not None else None)
         if n.tag == "select":
@@ -674,7 +760,7 @@ def extract_snapshot(html: str, url: str | None, known: set[str] | None = None) 
         pairs, controls = _pairs(scope, in_table)
         # one item's facts: an item page's form holds its values; elsewhere a form of controls is
         # something to fill (a search form, a new-item form, a list's display options), not to read
-        if "{id}" in page or not (controls or table_lists):
+        if "{id}" in page or "{name}" in page or not (controls or table_lists):
             for fname, prop in pairs.items():
                 ps.fields.setdefault(fname, prop)
     return ps

@@ -121,6 +121,16 @@ def label_step(step: StepEvent, schema: PageSchema | None) -> tuple[Element | No
         for el in singles:
             if el.selector == own or el.selector.endswith(" " + own):
                 return el, None, None, "target"
+    # a control found the way Playwright's get_by_placeholder / get_by_label does; inside an open
+    # dialog, the dialog's own control (the page may show one with the same placeholder)
+    in_dialog = bool((step.target.model_extra or {}).get("in_dialog"))
+    named = [css_attr(k, attrs[k]) for k in ("aria-label", "placeholder") if attrs.get(k)]
+    owns = [f"{me.get('tag')}{n}" for n in named] + ([css_attr("aria-placeholder", attrs["aria-placeholder"])] if attrs.get("aria-placeholder") else [])
+    if attrs.get("type") and me.get("tag") == "input":
+        owns.append(f"input{css_attr('type', attrs['type'])}")
+    hits = [el for el in singles if any(el.selector == o or el.selector.endswith(" " + o) for o in owns)]
+    if hits:
+        return sorted(hits, key=lambda e: (bool(e.modal) != in_dialog, e.chrome))[0], None, None, "target"
     if me.get("tag") == "a" and attrs.get("href"):
         for el in singles:
             if el.selector == "a" + css_attr("href", attrs["href"]):

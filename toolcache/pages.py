@@ -3,7 +3,8 @@
 A page is named by ``<body data-page>`` when the site sets it; otherwise by
 the template of its URL: the first path segment as it is, ids made
 placeholders (``/issue123`` -> ``issue{id}``, ``/orders/8f3a9c`` ->
-``orders_{id}``), and, on a page that shows no single item, the view a query
+``orders_{id}``), values made ``{name}`` (a segment with capitals, colons, ``@`` or
+spaces: ``/account/Assets:Cash/`` -> ``account_{name}``), and, on a page that shows no single item, the view a query
 parameter selects (``/issue?@template=search`` -> ``issue_search``). ``/`` is
 ``home``. :data:`PAGE_JS` is the same function for the browser (the checks
 generated tools run); a test keeps the two in step.
@@ -21,6 +22,8 @@ VIEW_PARAMS = ("@template", "template", "view", "tab")
 
 _ITEM = re.compile(r"^([A-Za-z_-]*?)-?(\d+)$")
 _OPAQUE = re.compile(r"^(?=.*\d)[0-9a-fA-F-]{6,}$")
+_VALUE = re.compile(r"[A-Z:@\s]")
+"""A segment with capitals, colons, ``@`` or spaces is a value (an account, a user name), not a route word."""
 
 
 def _segment(seg: str) -> str:
@@ -29,6 +32,8 @@ def _segment(seg: str) -> str:
         return f"{m.group(1)}{{id}}" if m.group(1) else "{id}"
     if _OPAQUE.match(seg):
         return "{id}"
+    if _VALUE.search(seg):
+        return "{name}"
     return re.sub(r"[^A-Za-z0-9_{}]+", "_", seg).strip("_").lower() or "x"
 
 
@@ -54,6 +59,7 @@ const __pageOf = (href) => {
     let m = s.match(/^([A-Za-z_-]*?)-?(\d+)$/);
     if (m) return m[1] ? m[1] + '{id}' : '{id}';
     if (/^(?=.*\d)[0-9a-fA-F-]{6,}$/.test(s)) return '{id}';
+    if (/[A-Z:@\s]/.test(s)) return '{name}';
     return s.replace(/[^A-Za-z0-9_{}]+/g, '_').replace(/^_+|_+$/g, '').toLowerCase() || 'x';
   };
   const parts = u.pathname.split('/').filter(Boolean).map((p) => seg(decodeURIComponent(p)));

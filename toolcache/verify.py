@@ -126,7 +126,7 @@ async def verify_tools(
         report.verdicts[s.manifest.name] = ToolVerdict(s.manifest.name)
     step_tool: dict[int, tuple[Synth, int]] = {}
     for s in synths:
-        if s.kind in ("goto_card", "goto_link", "card_action"):
+        if s.kind in ("goto_card", "goto_link", "card_action", "open_dialog"):
             for ev in s.evidence:
                 step_tool[id(ev)] = (s, 0)
         elif s.kind == "filter":
@@ -338,7 +338,7 @@ def _args_for(synth: Synth, ls: LabeledStep, i: int, secrets: dict[str, str]) ->
         if not ls.card_name or not synth.name_param:
             return None
         return {synth.name_param: ls.card_name}
-    if synth.kind == "goto_link":
+    if synth.kind in ("goto_link", "open_dialog"):
         return {}
     if synth.kind in ("filter", "form"):
         if i < len(synth.witness_args):

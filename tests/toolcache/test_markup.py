@@ -21,6 +21,8 @@ URLS = [
     ("http://x.test/orders/8f3a9c1d", "orders_{id}"),
     ("http://x.test/account/settings", "account_settings"),
     ("http://x.test/users/42/edit", "users_{id}_edit"),
+    ("http://x.test/ledger/account/Assets:US:Cash/", "ledger_account_{name}"),
+    ("http://x.test/ledger/account/Expenses:Food/?time=2025", "ledger_account_{name}"),
 ]
 
 
@@ -108,7 +110,7 @@ def test_buttons_and_fields_without_ids_are_found_by_name_not_by_tag() -> None:
     assert sels["saveChangesButton"] == "button.btn >> text=Save changes"
     assert sels["cancelButton"] == "button.btn >> text=Cancel"
     assert sels["journal"] == "span >> text=Journal"
-    assert sels["input"] == 'input[placeholder="Search issues"]'
+    assert sels["searchIssues"] == 'input[placeholder="Search issues"]'  # named by its placeholder
 
 
 async def test_text_locators_find_the_named_element(page: Any) -> None:
@@ -155,3 +157,35 @@ async def test_record_list_reads_in_the_browser(page: Any) -> None:
         "() => {" + PRELUDE + f"return [...document.querySelectorAll({msg.selector!r})].map((c) => {_item_expr(msg.props, 'c')}); }}")
     assert items == [{"author": "bob", "date": "2026-01-02", "content": "Confirmed."},
                      {"author": "carol", "date": "2026-01-01", "content": "It drops the last row."}]
+
+
+SPA = """<body><header><div class="flex-row svelte-1cc11g6">
+<span class="svelte-1kd9pqk"><input class="content-sized svelte-1kd9pqk" role="combobox" placeholder="Time"></span>
+<span class="svelte-1kd9pqk"><input class="content-sized svelte-1kd9pqk" role="combobox" placeholder="Account"></span>
+<span class="svelte-1kd9pqk"><input class="content-sized svelte-1kd9pqk" role="combobox" placeholder="Filter by tag"></span>
+</div></header>
+<article><ol class="journal"><li class="transaction cleared">a</li><li class="transaction pending">b</li>
+<li class="transaction cleared">c</li><li class="svelte-2a4xq8">x</li><li class="svelte-2a4xq8">y</li></ol>
+<form><div class="cm-content" role="textbox" contenteditable="true" aria-placeholder="enter a BQL query. help"></div>
+<button type="submit" class="svelte-qhxsgh">Submit</button></form>
+<table><thead><tr><th>sum(position)</th></tr></thead><tbody><tr><td>12.00 USD</td></tr></tbody></table></article>
+<dialog class="svelte-17bkxwi"><form><h3>Add Entry</h3><input type="date">
+<input role="combobox" class="svelte-1kd9pqk" placeholder="Account"><button type="submit">Save</button></form></dialog></body>"""
+
+
+def test_single_page_app_controls_are_told_apart_by_name_never_by_hashed_class() -> None:
+    ps = extract_snapshot(SPA, "http://x.test/ledger/journal/")
+    inputs = {n: e.selector for n, e in ps.elements.items() if e.kind == "input"}
+    # three comboboxes with one shared (hashed) class are three fields, not one list
+    assert inputs["time"] == 'input[placeholder="Time"]' and inputs["account"] == 'input[placeholder="Account"]'
+    assert inputs["query"] == '[aria-placeholder="enter a BQL query. help"]'  # a contenteditable editor
+    # a native <dialog>: its own controls, scoped to it; closed, so not open in this snapshot
+    assert inputs["addEntryModal.account"] == 'dialog input[placeholder="Account"]'
+    assert inputs["addEntryModal.date"] == 'dialog input[type="date"]'
+    assert ps.modals == {"addEntryModal": "dialog"} and not ps.open_modals
+    lists = {n: e for n, e in ps.elements.items() if e.repeated}
+    assert "transaction" in lists and lists["transaction"].visible_count == 3  # class variants, one row kind
+    assert not any("svelte" in n.lower() for n in ps.elements)  # hashed classes name nothing
+    # a <thead> table is data even with one column and one row; its cells come by their live headers
+    row = next(e for e in lists.values() if e.member_sig == "tr")
+    assert row.props["cells"].source == "row"

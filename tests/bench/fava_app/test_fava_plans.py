@@ -1,7 +1,7 @@
 """Fava reference plans over the built cache (no hand-written tool) pass their judges.
 
-``agentjit/bench/fava/cache`` is what ``toolcache build traces/fava --site URL`` wrote;
-so far its tools answer only the two balance tasks (traces/fava/README.md says why).
+``agentjit/bench/fava/cache`` is what ``toolcache build traces/fava --app fava`` wrote;
+11 of the 12 tasks have plans over its tools (traces/fava/README.md says why not the 12th).
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from agentjit.bench.fava import FavaSite
 from agentjit.bench.harness import run_tasks
 from agentjit.cache import ToolCache
 from agentjit.planner.checker import check
+from agentjit.planner.messages import PreconditionNotMet
 from agentjit.runtime import BrowserPool
 
 APP = get_app("fava")
@@ -33,7 +34,22 @@ def test_the_cache_was_built_not_written() -> None:
 
 
 def test_which_tasks_have_plans() -> None:
-    assert [t.id for t in PLANNED] == ["checking-balance", "slate-balance"]
+    assert len(PLANNED) == 11 and "last-verizon" not in [t.id for t in PLANNED]
+
+
+def test_the_checker_wants_the_dialog_open_before_saving() -> None:
+    """The abstract state tracks dialogs: Save acts inside the add-entry dialog its opener opens."""
+    tools = cache()
+    opener = tools.tool("open_add_transaction_balance_note")
+    save = tools.tool("save")
+    assert save.pre["dialog"] == opener.post["dialog"] and save.post["dialog"] == ""
+    call = 'result = await save(date="2025-12-30", payee="P", narration="N", lines=[{"account": "Expenses:X", "amount": "1 USD"}])'
+    refused = check(call, tools)
+    assert not refused.valid
+    assert any(isinstance(d, PreconditionNotMet) for d in refused.diagnostics), [str(d) for d in refused.diagnostics]
+    assert check("await open_add_transaction_balance_note()\n" + call, tools).valid
+    # and the dialog cannot be opened twice
+    assert not check("await open_add_transaction_balance_note()\nresult = await open_add_transaction_balance_note()", tools).valid
 
 
 @pytest.mark.parametrize("t", PLANNED, ids=[t.id for t in PLANNED])
@@ -47,4 +63,5 @@ async def test_reference_plans_pass_their_judges(fava_site: FavaSite, browser_po
     report = await run_tasks(PLANNED, cache=cache(), site=fava_site, pool=browser_pool)
     failed = {r.id: r.reason for r in report.tasks if not r.ok}
     assert not failed
-    assert all(r.writes == 0 for r in report.tasks)
+    # reads change nothing; each write task saves exactly one entry (no duplicated write)
+    assert {r.id: r.writes for r in report.tasks} == {t.id: int(t.kind == "write") for t in PLANNED}

@@ -1,7 +1,7 @@
 # The balance of Assets:US:BofA:Checking, read from the balance sheet. The built tools have no
 # row-level report reader yet: list_columns gives each report column as one text, and the
 # amount follows the account's short name in it.
-await goto_example_beancount_file_balance_sheet()
+await goto_balance_sheet()
 columns = await list_columns()
 result = None
 for column in columns.items:

@@ -1,6 +1,6 @@
 # What is owed on Liabilities:US:Chase:Slate, read from the balance sheet's Liabilities column
 # (see checking-balance.py: the amount follows the account's short name).
-await goto_example_beancount_file_balance_sheet()
+await goto_balance_sheet()
 columns = await list_columns()
 result = None
 for column in columns.items:
