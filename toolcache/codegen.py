@@ -40,7 +40,7 @@ from urllib.parse import urlparse
 
 from agentjit.protocol.manifest import Effect, ToolManifest, ToolType
 
-from .dom import snake
+from .dom import camel, snake
 from .extract import Element, Prop, SiteSchema
 from .label import LabeledStep
 from .pages import PAGE_JS
@@ -572,6 +572,8 @@ def synthesize(schema: SiteSchema, traces: dict[str, list[LabeledStep]]) -> list
 
     # -- singular links/buttons that open a dialog: the abstract state records it (``dialog``) ---
     openers: dict[tuple[str, str], list[LabeledStep]] = defaultdict(list)
+    dialog_titles: dict[str, str] = {}
+    """Dialog -> what its opener is called ("Add Journal Entry"): the words that name the dialog's tools."""
     for s in steps:
         oel = s.element
         if oel is None or oel.repeated or oel.modal or s.step.action != "click" or not s.step.ok or s.writes:
@@ -584,8 +586,11 @@ def synthesize(schema: SiteSchema, traces: dict[str, list[LabeledStep]]) -> list
         ops = schema.pages.get(sorted(opages)[0])
         msel = (ops.modals.get(modal) if ops else None) or "dialog, [role=dialog]"
         words = re.sub(r"Modal$", "", modal)
+        called = next((c.step.target.name or c.step.target.text or "" for c in clicks if c.step.target), "").strip()
+        if re.search(r"[A-Za-z]{2}", called) and len(called) <= 40:
+            words = dialog_titles[modal] = called
         m = ToolManifest(
-            name=name(f"open_{snake(words)}"),
+            name=name(f"open_{snake(camel(words))}"),
             description=f"Open the {snake(words).replace('_', ' ')} dialog (the site's own {osel} control); tools acting inside it need it open.",
             type=ToolType.GOTO_FIELD,
             output_schema={"type": "object", "properties": {"dialog": {"type": "string"}}},
@@ -739,7 +744,7 @@ def synthesize(schema: SiteSchema, traces: dict[str, list[LabeledStep]]) -> list
                          source_list=list_tool.get(sel), witness_args=[{pname: a.card_name} for a in acts if a.card_name]))
 
     for seqs in forms.values():
-        out.append(_form_tool(name, schema, seqs, list_tool, group_pages, groups, single_pages))
+        out.append(_form_tool(name, schema, seqs, list_tool, group_pages, groups, single_pages, dialog_titles))
     out.append(Synth(ToolManifest(
         name=name("observe_page"),
         description="Say which page the browser is on (page type, URL path, title).",
@@ -816,6 +821,7 @@ def _form_tool(
     group_pages: dict[str, set[str]],
     groups: dict[str, Element],
     single_pages: dict[str, set[str]] | None = None,
+    dialog_titles: dict[str, str] | None = None,
 ) -> Synth:
     submit = seqs[0][-1]
     sel = submit.element
@@ -982,6 +988,9 @@ def _form_tool(
         )
     base = re.sub(r"_(button|btn|submit)$", "", snake(sel.name.split(".")[-1])) or "submit"
     base = _form_name(seqs, base, has_secret, writes, typed)
+    title = (dialog_titles or {}).get(sel.modal or "")
+    if title and base in ("save", "submit", "ok", "done", "apply", "confirm", "create", "add"):
+        base = snake(camel(title))  # Save in the "Add Journal Entry" dialog: add_journal_entry
     click = f"const btn = __q({json.dumps(sel.selector)});\nif (!btn) throw new Error('no {base} button here');"
     if in_place:
         base = f"{base}_{snake(re.sub(r'[{](id|name)[}]', '', target)).strip('_').split('_')[-1]}" if base in ("submit", "ok", "go", "run") else base

@@ -38,18 +38,18 @@ def test_which_tasks_have_plans() -> None:
 
 
 def test_the_checker_wants_the_dialog_open_before_saving() -> None:
-    """The abstract state tracks dialogs: Save acts inside the add-entry dialog its opener opens."""
+    """The abstract state tracks dialogs: the entry form acts inside the add-entry dialog its opener opens."""
     tools = cache()
-    opener = tools.tool("open_add_transaction_balance_note")
-    save = tools.tool("save")
+    opener = tools.tool("open_add_journal_entry")
+    save = tools.tool("add_journal_entry")
     assert save.pre["dialog"] == opener.post["dialog"] and save.post["dialog"] == ""
-    call = 'result = await save(date="2025-12-30", payee="P", narration="N", lines=[{"account": "Expenses:X", "amount": "1 USD"}])'
+    call = 'result = await add_journal_entry(date="2025-12-30", payee="P", narration="N", lines=[{"account": "Expenses:X", "amount": "1 USD"}])'
     refused = check(call, tools)
     assert not refused.valid
     assert any(isinstance(d, PreconditionNotMet) for d in refused.diagnostics), [str(d) for d in refused.diagnostics]
-    assert check("await open_add_transaction_balance_note()\n" + call, tools).valid
+    assert check("await open_add_journal_entry()\n" + call, tools).valid
     # and the dialog cannot be opened twice
-    assert not check("await open_add_transaction_balance_note()\nresult = await open_add_transaction_balance_note()", tools).valid
+    assert not check("await open_add_journal_entry()\nresult = await open_add_journal_entry()", tools).valid
 
 
 @pytest.mark.parametrize("t", PLANNED, ids=[t.id for t in PLANNED])
