@@ -25,6 +25,7 @@ venv: $(STAMP)
 demo: chromium venv
 	$(VENV)/bin/agentjit demo
 	$(VENV)/bin/agentjit demo --app roundup
+	$(VENV)/bin/agentjit demo --app fava
 
 test: chromium venv
 	$(VENV)/bin/ruff check agentjit toolcache tests
