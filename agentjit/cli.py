@@ -974,8 +974,27 @@ def _write_json_file(path: str, data: Any) -> None:
     atomic_write_json(Path(path), data)
 
 
+async def bench_contexts(args: argparse.Namespace) -> int:
+    """Memory per extra browser context (PSS of Chromium's processes as contexts open)."""
+    from agentjit.bench.contexts import measure_contexts
+
+    report = await measure_contexts(_app_name(args), site_url=args.site, cache=_load_cache(args), n=min(args.n, 16))
+    if args.json:
+        emit_json(report)
+    elif not report.get("supported"):
+        _out().print(f"not measured: {report.get('reason')}", markup=False)
+    else:
+        _out().print(
+            f"browser alone {report['browser_alone_mib']} MiB; each extra context with one page "
+            f"{report['per_context_median_mib']} MiB (median of {report['contexts']}); PSS {report['pss_mib']}",
+            markup=False,
+        )
+    return 0
+
+
 _BENCHES: dict[str, Handler] = {
     "overhead": bench_overhead, "scheduler": bench_scheduler, "isolation": bench_isolation, "e2e": bench_e2e,
+    "contexts": bench_contexts,
 }  # fmt: skip
 
 
@@ -1112,8 +1131,9 @@ def build_parser() -> argparse.ArgumentParser:
     cache_args(p)
     planner_args(p)
 
-    p = sub.add_parser("bench", help="benchmarks: overhead (tool call vs bare evaluate), scheduler, sandbox, e2e")
-    p.add_argument("bench", help="which benchmark: overhead | scheduler | sandbox | isolation | e2e")
+    p = sub.add_parser("bench", help="benchmarks: overhead (tool call vs bare evaluate), scheduler, sandbox, "
+                                     "isolation, contexts, e2e")
+    p.add_argument("bench", help="which benchmark: overhead | scheduler | sandbox | isolation | contexts | e2e")
     p.add_argument("--corpus", help="hostile plan corpus directory (sandbox; default: tests/security/corpus)")
     p.add_argument("-n", type=positive_int, default=200, help="repetitions (overhead) or tool calls per plan (isolation)")
     p.add_argument("--tool", default="list_stores", help="a tool that stays on its page (overhead; default: list_stores)")
