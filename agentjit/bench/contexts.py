@@ -21,7 +21,10 @@ from agentjit.runtime.runner import goto_start
 
 from .harness import resolve_target
 
-__all__ = ["measure_contexts", "browser_pss_mib"]
+__all__ = ["measure_contexts", "browser_pss_mib", "SUPPORTED"]
+
+SUPPORTED = Path("/proc/self/smaps_rollup").exists()
+"""Whether this OS gives PSS per process (Linux 4.14 and later)."""
 
 
 def _children() -> dict[int, list[int]]:
@@ -66,7 +69,7 @@ async def measure_contexts(
     app_name: str | None = "food", *, site_url: str | None = None, cache: ToolCache | None = None, n: int = 6
 ) -> dict[str, Any]:
     """PSS of the browser with 0..n open contexts (one page each, at the start page), and the step per context."""
-    if not os.path.exists("/proc/self/smaps_rollup"):
+    if not SUPPORTED:
         return {"supported": False, "reason": "needs Linux /proc/PID/smaps_rollup"}
     target = resolve_target(app_name, site_url=site_url, cache=cache, need_tasks=False, latency_scale=0)
     site = target.site
