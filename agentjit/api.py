@@ -76,6 +76,7 @@ async def run(
     task: str | None = None,
     limits: PlanLimits | None = None,
     origin: str | None = None,
+    browser: str | None = None,
 ) -> RunResult:
     """Run a plan on ``site_url`` with ``cache``'s tools (a ToolCache or its directory), or on
     a named app profile.
@@ -92,8 +93,18 @@ async def run(
     invalid plan raises :class:`~agentjit.exceptions.PlanRejected`, naming
     ``origin`` (where the plan came from; a path ``source`` names itself).
     ``limits`` bounds the run (default: :data:`agentjit.plan.DEFAULT_LIMITS`).
+    ``browser`` is a browser spec (``ws://...`` or ``cdp=http://...``, see
+    :meth:`BrowserPool.from_spec`) used when no ``pool`` is given; default
+    ``AGENTJIT_BROWSER``, else a launched local Chromium.
     """
     text = read_plan(source)
+    if pool is None and browser is not None:
+        async with BrowserPool.from_spec(browser) as own:
+            return await run(
+                text, app=app, site_url=site_url, cache=cache, strategy=strategy, model=model,
+                latency_scale=latency_scale, trace_dir=trace_dir, pool=own, task=task, limits=limits,
+                origin=origin if origin is not None or not _is_path(source) else str(source),
+            )  # fmt: skip
     if origin is None and _is_path(source):
         origin = str(source)
     if app is None and cache is None:

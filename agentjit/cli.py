@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import logging
 import math
@@ -30,7 +31,7 @@ import re
 import sys
 import time
 import traceback
-from collections.abc import Callable, Coroutine, Sequence
+from collections.abc import Callable, Coroutine, Iterator, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -383,12 +384,41 @@ def _model(spec: str | None) -> Any:
 
 
 async def _run_command(handler: Handler, args: argparse.Namespace) -> int:
+    with use_browser(getattr(args, "browser", None)):
+        try:
+            return await handler(args)
+        finally:
+            await _close_models()
+
+
+@contextlib.contextmanager
+def use_browser(spec: str | None) -> Iterator[None]:
+    """Make ``--browser SPEC`` (checked here: a bad one is a ConfigError) the pool every
+    part of the command opens; with none, ``AGENTJIT_BROWSER`` or a local Chromium."""
+    from agentjit.runtime.browser import browser_default, parse_browser_spec
+
+    if spec is not None:
+        parse_browser_spec(spec)
+    elif os.environ.get("AGENTJIT_BROWSER"):
+        parse_browser_spec(os.environ["AGENTJIT_BROWSER"])  # fail before anything starts
+    token = browser_default.set(spec)
     try:
-        return await handler(args)
+        yield
     finally:
-        while _OPEN_MODELS:
-            _, model = _OPEN_MODELS.pop()
-            await model.aclose()
+        browser_default.reset(token)
+
+
+async def _close_models() -> None:
+    while _OPEN_MODELS:
+        _, model = _OPEN_MODELS.pop()
+        await model.aclose()
+
+
+def add_browser_arg(p: argparse.ArgumentParser) -> None:
+    """``--browser`` for a command that opens a browser (also used by ``toolcache``)."""
+    p.add_argument("--browser", default=None, metavar="SPEC",
+                   help="use a browser agentjit does not launch: ws://HOST:PORT/... (`playwright launch-server`) "
+                        "or cdp=http://HOST:PORT (default: $AGENTJIT_BROWSER, else launch the local Chromium)")
 
 
 # -- commands ---------------------------------------------------------------
@@ -1096,6 +1126,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--model", help="model spec, e.g. openai:gpt-4.1 or gemini:gemini-2.5-flash")
     p.add_argument("--latency-scale", type=nonneg_float, default=0.0, help="bundled site's injected latency (0 = off)")
     p.add_argument("--trace-dir", default=None, help="write the run's JSONL trace here")
+    add_browser_arg(p)
     app_arg(p)
     site_arg(p)
     json_arg(p)
@@ -1109,6 +1140,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--latency-scale", type=nonneg_float, default=1.0, help="injected latency (0 = off; default 1)")
     tasks_arg(p)
     p.add_argument("--trace-dir", default=None, help="write each run's JSONL trace here (default: no traces)")
+    add_browser_arg(p)
     app_arg(p)
     site_arg(p)
     json_arg(p)
@@ -1149,6 +1181,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--llm-scale", type=nonneg_float, default=1.0, help="multiply the profile's latency (e2e; 0 = free calls)")
     p.add_argument("--out", help="also write the JSON report to this file (e2e)")
     p.add_argument("--model", help="a real model both sides use instead of the oracle and the reference plans (e2e)")
+    add_browser_arg(p)
     app_arg(p)
     site_arg(p)
     cache_dir_arg(p)
@@ -1171,6 +1204,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--latency-scale", type=nonneg_float, default=1.0, help="injected latency (0 = off)")
     p.add_argument("--seed", type=int, default=0, help="seed of the injected latencies")
     tasks_arg(p)
+    add_browser_arg(p)
     p.add_argument("--cache", help="cache directory whose latency.json --write replaces (default: the bundled cache, "
                                    "whose fits --write stores in ~/.cache/agentjit/APP-latency.json instead)")
     p.add_argument("--write", action="store_true",

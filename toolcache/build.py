@@ -285,7 +285,7 @@ async def build_cache(
                 progress("verify", done_traces[0], len(labeled))
 
         if pool is None:
-            async with BrowserPool() as own:
+            async with BrowserPool.from_spec() as own:
                 vreport = await verify_tools(synths, labeled, own, base_url, reset=reset, on_trace=on_trace, secrets=secrets)
         else:
             vreport = await verify_tools(synths, labeled, pool, base_url, reset=reset, on_trace=on_trace, secrets=secrets)

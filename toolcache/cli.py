@@ -149,7 +149,7 @@ def _cmd_build(args: argparse.Namespace) -> int:
 
 
 def _parser() -> argparse.ArgumentParser:
-    from agentjit.cli import EXIT_CODES, Parser
+    from agentjit.cli import EXIT_CODES, Parser, add_browser_arg
 
     p = Parser(
         prog="toolcache", description="Build verified website tool caches from recorded traces.",
@@ -168,6 +168,7 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--site-name", default=None, help="app name written into the traces (with --site)")
     r.add_argument("--repeat", type=positive_int, default=1, help="record each script N times (<name>-<i>.jsonl)")
     r.add_argument("--latency-scale", type=nonneg_float, default=1.0, help="bundled app latency (0 turns it off)")
+    add_browser_arg(r)
     r.set_defaults(func=_cmd_record)
 
     i = sub.add_parser("import-browser-use", help="convert browser-use AgentHistoryList JSON files to traces")
@@ -187,6 +188,7 @@ def _parser() -> argparse.ArgumentParser:
     b.add_argument("--secret", action="append", default=[], metavar="NAME=VALUE",
                    help="a redacted input's value for verification (e.g. login_password=...); never stored")
     b.add_argument("--json", action="store_true", help="print the build report as JSON")
+    add_browser_arg(b)
     b.set_defaults(func=_cmd_build)
     from agentjit.cli import finish_parser
 
@@ -202,14 +204,15 @@ def _version() -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Parse ``argv`` and run the command; errors and exit codes as ``agentjit``'s (README, "Exit codes")."""
-    from agentjit.cli import guarded
+    from agentjit.cli import guarded, use_browser
 
     argv = list(sys.argv[1:] if argv is None else argv)
 
     def body() -> int:
         args = _parser().parse_args(argv)
         logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
-        code: int = args.func(args)
+        with use_browser(getattr(args, "browser", None)):
+            code: int = args.func(args)
         return code
 
     return guarded(body, prog="toolcache", argv=argv)

@@ -412,7 +412,7 @@ def main(argv: list[str] | None = None) -> int:
     built = ToolCache.load(args.built)
 
     async def go(url: str) -> Comparison:
-        async with BrowserPool() as pool:
+        async with BrowserPool.from_spec() as pool:
             return await compare_caches(hand, built, url, pool)
 
     with FoodSite(latency_scale=0) as site:

@@ -288,6 +288,6 @@ async def record_scripts(
     if pool is not None:
         await run(pool)
     else:
-        async with BrowserPool() as own:
+        async with BrowserPool.from_spec() as own:
             await run(own)
     return paths

@@ -73,7 +73,7 @@ def main(argv: list[str] | None = None) -> int:
         site = get_app(args.app).site(latency_scale=0.0)
         site.start()
         try:
-            async with BrowserPool() as pool:
+            async with BrowserPool.from_spec() as pool:
                 return await record_with_agent(args.demos, site, args.out_dir, pool=pool)
         finally:
             site.stop()

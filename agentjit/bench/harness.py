@@ -296,5 +296,5 @@ async def _pool(given: BrowserPool | None) -> AsyncIterator[BrowserPool]:
     if given is not None:
         yield given
         return
-    async with BrowserPool() as own:
+    async with BrowserPool.from_spec() as own:
         yield own

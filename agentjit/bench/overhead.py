@@ -47,7 +47,7 @@ async def measure_overhead(
     bare = f"async (inputs) => {{ const {{{', '.join(names)}}} = inputs; {tool.execute}\n}}"
     site.start()
     try:
-        async with BrowserPool() as pool, pool.page() as page:
+        async with BrowserPool.from_spec() as pool, pool.page() as page:
             await goto_start(page, site.url + cache.info.start_path)
             tool_times: list[float] = []
             bare_times: list[float] = []

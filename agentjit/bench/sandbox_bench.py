@@ -625,7 +625,7 @@ async def _worker_main(report_fd: int, site_url: str, time_s: float, grace_s: fl
     secret = os.environ.get(CANARY_NAME, "")
     cache = get_app("food").load_cache()
     kwargs, supported = _runtime_kwargs(time_s)
-    async with BrowserPool() as pool:
+    async with BrowserPool.from_spec() as pool:
         if memory_mb > 0:  # after Chromium started: its processes keep their own limits
             limit = memory_mb * 1024 * 1024
             resource.setrlimit(resource.RLIMIT_AS, (limit, limit))

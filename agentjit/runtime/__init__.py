@@ -1,6 +1,6 @@
 """The runtime: browser pool, tool invocation, the plan interpreter and run strategies."""
 
-from .browser import HOST_RULES, BrowserPool, chromium_executable
+from .browser import HOST_RULES, BrowserPool, chromium_executable, parse_browser_spec
 from .effects import EffectGate, EffectKey, EffectLog, EffectRecord
 from .interpreter import PlanRun, execute_plan, format_prompt, parse_plan
 from .invoke import CallOutcome, call_tool
@@ -16,7 +16,7 @@ from .runner import (
 from .strategies import HedgeStrategy, MonotonicClock, ParallelStrategy, StepClock
 
 __all__ = [
-    "HOST_RULES", "BrowserPool", "chromium_executable",
+    "HOST_RULES", "BrowserPool", "chromium_executable", "parse_browser_spec",
     "PlanRun", "execute_plan", "format_prompt", "parse_plan",
     "CallOutcome", "call_tool",
     "EffectGate", "EffectKey", "EffectLog", "EffectRecord",

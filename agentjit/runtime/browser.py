@@ -9,7 +9,14 @@ Which browser, in order:
 4. Playwright's own downloaded browser, when one is installed.
 
 Every outside lookup is blocked with a host-resolver rule (BROWSER.md), so a
-plan can only reach 127.0.0.1 / localhost.
+plan can only reach 127.0.0.1 / localhost. That flag only applies to a browser
+agentjit launches: a connected pool instead routes every request of every
+context it opens and aborts those to any other origin (:meth:`BrowserPool.allows`).
+
+:meth:`BrowserPool.from_spec` reads the one spelling commands and the API
+share: ``ws://HOST:PORT/...`` (a Playwright browser server), ``cdp=http://HOST:PORT``
+(a CDP endpoint), or nothing: the ``AGENTJIT_BROWSER`` environment variable,
+else a launched local Chromium.
 """
 
 from __future__ import annotations
@@ -17,17 +24,48 @@ from __future__ import annotations
 import logging
 import os
 import shutil
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterable
 from contextlib import asynccontextmanager
+from contextvars import ContextVar
 from typing import Any
+from urllib.parse import urlsplit
 
-from agentjit.exceptions import BrowserError
+from agentjit.exceptions import BrowserError, ConfigError
 
-__all__ = ["BrowserPool", "HOST_RULES", "chromium_executable"]
+__all__ = ["BrowserPool", "HOST_RULES", "LOOPBACK_HOSTS", "browser_default", "chromium_executable", "parse_browser_spec"]
 
 log = logging.getLogger(__name__)
 
 HOST_RULES = "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1 , EXCLUDE localhost"
+LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "[::1]", "::1"})
+ENV_VAR = "AGENTJIT_BROWSER"
+
+#: The ``--browser`` of the running command: pools made with ``from_spec()`` and
+#: no spec use it before ``AGENTJIT_BROWSER``. The CLI sets it once per command.
+browser_default: ContextVar[str | None] = ContextVar("agentjit_browser_default", default=None)
+
+
+def parse_browser_spec(spec: str) -> dict[str, str]:
+    """``ws://...`` -> ``{"connect": spec}``; ``cdp=http://...`` -> ``{"cdp": url}``;
+    anything else is a :class:`ConfigError` that says what is accepted."""
+    text = spec.strip()
+    expected = "expected ws://HOST:PORT/... (a Playwright browser server) or cdp=http://HOST:PORT"
+    if text.startswith(("ws://", "wss://")):
+        if not urlsplit(text).hostname:
+            raise ConfigError(f"browser {spec!r} names no host: {expected}")
+        return {"connect": text}
+    if text.startswith("cdp="):
+        url = text[4:]
+        parts = urlsplit(url)
+        if parts.scheme not in ("http", "https", "ws", "wss") or not parts.hostname:
+            raise ConfigError(f"browser {spec!r}: the CDP endpoint must be an http://HOST:PORT URL; {expected}")
+        return {"cdp": url}
+    raise ConfigError(f"browser {spec!r} not understood: {expected}")
+
+
+def _origin(url: str) -> str:
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}".lower()
 
 
 def chromium_executable(explicit: str | None = None) -> str | None:
@@ -43,7 +81,7 @@ def chromium_executable(explicit: str | None = None) -> str | None:
 
 
 class BrowserPool:
-    """One browser, many isolated contexts. Use as ``async with BrowserPool() as pool``.
+    """One browser, many isolated contexts. Use as ``async with BrowserPool.from_spec() as pool``.
 
     ``pool.context()`` is an async context manager yielding a fresh
     ``BrowserContext`` that is always closed on exit, cancellation included.
@@ -58,6 +96,7 @@ class BrowserPool:
         cdp: str | None = None,
         args: list[str] | None = None,
         context_options: dict[str, Any] | None = None,
+        allowed_origins: Iterable[str] | None = None,
     ) -> None:
         self.executable = executable
         self.headless = headless
@@ -65,9 +104,59 @@ class BrowserPool:
         self.cdp_endpoint = cdp
         self.args = list(args or [])
         self.context_options = dict(context_options or {"viewport": {"width": 1280, "height": 720}})
+        #: None: any loopback host (127.0.0.1, localhost, [::1]) on any port; else
+        #: exactly these origins (``http://127.0.0.1:8000``), plus data:/blob:/about:.
+        self.allowed_origins = None if allowed_origins is None else frozenset(_origin(o) for o in allowed_origins)
         self._playwright: Any = None
         self._browser: Any = None
         self.open_contexts = 0
+        self.blocked: list[str] = []  # URLs the origin rule aborted, for tests and logs
+        self.site_origins: set[str] = set()
+
+    def allow_site(self, url: str) -> None:
+        """Let pages reach ``url``'s origin too: the site a runtime drives (any host)."""
+        self.site_origins.add(_origin(url))
+
+    @classmethod
+    def from_spec(cls, spec: str | None = None, **options: Any) -> BrowserPool:
+        """A pool for ``spec`` (see :func:`parse_browser_spec`); with no spec, the running
+        command's ``--browser``, else ``AGENTJIT_BROWSER``, else a launched local Chromium."""
+        spec = spec or browser_default.get() or os.environ.get(ENV_VAR) or None
+        if spec is None:
+            return cls(**options)
+        endpoint = parse_browser_spec(spec)
+        return cls(connect=endpoint.get("connect"), cdp=endpoint.get("cdp"), **options)
+
+    @property
+    def remote(self) -> bool:
+        """True when the pool connects to a browser it did not launch."""
+        return bool(self.connect_endpoint or self.cdp_endpoint)
+
+    def allows(self, url: str) -> bool:
+        """May a page of this pool request ``url``? (the "plans reach only the site" rule)"""
+        parts = urlsplit(url)
+        if parts.scheme in ("data", "blob", "about"):
+            return True
+        if parts.scheme not in ("http", "https", "ws", "wss"):
+            return False
+        if _origin(url) in self.site_origins:
+            return True
+        if self.allowed_origins is not None:
+            return _origin(url) in self.allowed_origins
+        host = (parts.hostname or "").lower()
+        return host in LOOPBACK_HOSTS or f"[{host}]" in LOOPBACK_HOSTS
+
+    async def _route(self, route: Any) -> None:
+        url = route.request.url
+        try:
+            if self.allows(url):
+                await route.continue_()
+            else:
+                self.blocked.append(url)
+                log.info("blocked a request outside the site: %s", url)
+                await route.abort("blockedbyclient")
+        except Exception:  # the page or context closed under the request
+            log.debug("routing %s failed", url, exc_info=True)
 
     @property
     def browser(self) -> Any:
@@ -137,6 +226,8 @@ class BrowserPool:
             raise BrowserError(f"cannot open a browser context: {exc}") from exc
         self.open_contexts += 1
         try:
+            if self.remote or self.allowed_origins is not None:
+                await ctx.route("**/*", self._route)
             yield ctx
         finally:
             self.open_contexts -= 1

@@ -168,6 +168,7 @@ class Runtime:
         """A fresh context and page at the start URL, bound to the cache's tools."""
         if self.pool is None:
             raise ConfigError("Runtime.worker needs a started BrowserPool (Runtime(pool=...))")
+        self.pool.allow_site(self.base_url)
         async with self.pool.context() as ctx:
             page = await ctx.new_page()
             await goto_start(page, self.start_url, timeout_ms=self.tool_timeout_ms)
@@ -203,7 +204,7 @@ class Runtime:
         """Run plan ``source`` with ``strategy`` and return its :class:`RunResult`."""
         strat = _strategy(strategy)
         if self.pool is None:
-            async with BrowserPool() as pool:
+            async with BrowserPool.from_spec() as pool:
                 self.pool = pool
                 try:
                     return await self.run(source, strategy=strat, task=task)
