@@ -392,12 +392,16 @@ async def _run_command(handler: Handler, args: argparse.Namespace) -> int:
 
 
 @contextlib.contextmanager
-def use_browser(spec: str | None) -> Iterator[None]:
+def use_browser(spec: str | list[str] | None) -> Iterator[None]:
     """Make ``--browser SPEC`` (checked here: a bad one is a ConfigError) the pool every
     part of the command opens; with none, ``AGENTJIT_BROWSER`` or a local Chromium."""
     from agentjit.runtime.browser import browser_default, parse_browser_spec
 
-    if spec is not None:
+    if isinstance(spec, list):  # `batch`: several browsers, each checked here, none the default
+        for one in spec:
+            parse_browser_spec(one)
+        spec = None
+    elif spec is not None:
         parse_browser_spec(spec)
     elif os.environ.get("AGENTJIT_BROWSER"):
         parse_browser_spec(os.environ["AGENTJIT_BROWSER"])  # fail before anything starts
@@ -717,6 +721,38 @@ async def cmd_demo(args: argparse.Namespace) -> int:
         _out().print(table)
         _out().print(f"wall time {wall:.1f} s, latency scale {args.latency_scale}")
     return 0 if report.summary["passed"] == report.summary["total"] else 1
+
+
+@command("batch")
+async def cmd_batch(args: argparse.Namespace) -> int:
+    from agentjit.bench.harness import TaskResult, run_batch
+
+    if args.taskfile is not None:
+        args.tasks = args.taskfile
+    tasks = _selected_tasks(args)
+    unplanned = [t.id for t in tasks if not t.has_plan]
+    if unplanned:
+        raise UsageError(f"no reference plan for task(s) {', '.join(unplanned)}: batch runs reference plans")
+    browsers: list[str | None] = list(args.browser or [None])
+    progress_console = _err()
+
+    def on_result(res: TaskResult) -> None:
+        mark = styled("  ok", "green") if res.ok else styled("  FAIL", "red")
+        progress_console.print(mark, f"{res.id} ({res.latency_s:.2f} s) {'' if res.ok else res.reason}")
+
+    report = await run_batch(
+        tasks, app_name=_app_name(args), browsers=browsers, cache=_load_cache(args),
+        latency_scale=args.latency_scale, strategy=_demo_strategy(args), per_browser=args.per_browser,
+        on_result=on_result, limits=_limits(args),
+    )  # fmt: skip
+    s = report.summary
+    if args.json:
+        emit_json({"tasks": [{k: getattr(r, k) for k in ("id", "ok", "latency_s", "reason")} for r in report.tasks],
+                   "summary": s})
+    else:
+        _out().print(f"agentjit batch: {s['passed']}/{s['total']} ok on {s['browsers']} browser(s) x {args.per_browser} "
+                     f"worker(s): wall {s['wall_s']:.2f} s, {s['tasks_per_s']} tasks/s; per browser {s['per_browser']}")
+    return 0 if s["passed"] == s["total"] else 1
 
 
 @command("bench")
@@ -1147,6 +1183,20 @@ def build_parser() -> argparse.ArgumentParser:
     strategy_arg(p)
     cache_args(p)
     planner_args(p)
+    limit_args(p)
+
+    p = sub.add_parser("batch", help="spread a task file's reference plans over one or more browsers; print throughput")
+    p.add_argument("taskfile", nargs="?", help="task file (.jsonl or .toml) (default: the app's tasks)")
+    p.add_argument("--only", help="comma-separated task ids to run")
+    p.add_argument("--browser", action="append", default=None, metavar="SPEC",
+                   help="a browser to use, repeatable: ws://HOST:PORT/... or cdp=http://HOST:PORT "
+                        "(default: $AGENTJIT_BROWSER, else the local Chromium)")
+    p.add_argument("--per-browser", type=positive_int, default=1, metavar="N", help="workers (and site copies) per browser")
+    p.add_argument("--latency-scale", type=nonneg_float, default=1.0, help="injected latency of each site copy (0 = off)")
+    app_arg(p)
+    cache_dir_arg(p)
+    json_arg(p)
+    strategy_arg(p)
     limit_args(p)
 
     p = sub.add_parser("check", help="check a plan statically: sandbox, types, state flow, cost")

@@ -13,6 +13,8 @@ A site given by URL is not started, reset or snapshotted (:class:`RemoteSite`).
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
@@ -35,7 +37,7 @@ from .tasks import Task, select_tasks
 
 __all__ = [
     "TaskResult", "DemoReport", "Target", "resolve_target", "run_task", "run_tasks", "run_demo", "jsonable",
-    "reference_source",
+    "reference_source", "run_batch",
 ]  # fmt: skip
 
 log = logging.getLogger(__name__)
@@ -298,3 +300,75 @@ async def _pool(given: BrowserPool | None) -> AsyncIterator[BrowserPool]:
         return
     async with BrowserPool.from_spec() as own:
         yield own
+
+
+async def run_batch(
+    tasks: list[Task],
+    *,
+    app_name: str | None,
+    browsers: Sequence[str | None],
+    cache: ToolCache | None = None,
+    latency_scale: float = 1.0,
+    strategy: Any = "serial",
+    per_browser: int = 1,
+    on_result: Callable[[TaskResult], None] | None = None,
+    limits: PlanLimits | None = None,
+) -> DemoReport:
+    """Spread ``tasks``' reference plans over several browsers (specs for
+    :meth:`BrowserPool.from_spec`; ``None`` is the default browser) and judge each.
+
+    Every browser gets ``per_browser`` workers, and each worker its own copy of
+    the app's site (judging reads the site's state before and after a run, so
+    two runs never share one). Workers take the next task from one queue.
+    """
+    if not browsers:
+        raise ConfigError("run_batch needs at least one browser")
+    queue: asyncio.Queue[Task] = asyncio.Queue()
+    for task in tasks:
+        queue.put_nowait(task)
+    results: list[TaskResult] = []
+    per_endpoint: dict[str, int] = {}
+    versions: set[str] = set()
+
+    async def worker(pool: BrowserPool, label: str) -> None:
+        target = resolve_target(app_name, cache=cache, tasks=tasks, latency_scale=latency_scale)
+        site = target.site
+        site.start()
+        try:
+            runtime = Runtime(target.cache, site.url, pool=pool, analyse=_plan_usage, **_runtime_options(limits))
+            while True:
+                try:
+                    task = queue.get_nowait()
+                except asyncio.QueueEmpty:
+                    return
+                res = await run_task(task, reference_source(task), runtime=runtime, site=site, strategy=strategy)
+                results.append(res)
+                per_endpoint[label] = per_endpoint.get(label, 0) + 1
+                if on_result is not None:
+                    on_result(res)
+        finally:
+            site.stop()
+
+    t0 = time.perf_counter()
+    async with contextlib.AsyncExitStack() as stack:
+        pools = [(await stack.enter_async_context(BrowserPool.from_spec(spec)), spec or "local") for spec in browsers]
+        versions.update(pool.version for pool, _ in pools)
+        async with asyncio.TaskGroup() as group:
+            for pool, label in pools:
+                for _ in range(per_browser):
+                    group.create_task(worker(pool, label))
+    wall = time.perf_counter() - t0
+    order = {t.id: i for i, t in enumerate(tasks)}
+    results.sort(key=lambda r: order.get(r.id, 0))
+    summary = {
+        "passed": sum(r.ok for r in results),
+        "total": len(results),
+        "browser": ", ".join(sorted(versions)),
+        "browsers": len(browsers),
+        "workers": len(browsers) * per_browser,
+        "per_browser": per_endpoint,
+        "wall_s": round(wall, 3),
+        "tasks_per_s": round(len(results) / wall, 3) if wall > 0 else None,
+        "latency_scale": latency_scale,
+    }
+    return DemoReport(tasks=results, summary=summary)

@@ -3,6 +3,7 @@ connected browser, and plans run through a real ``playwright launch-server``."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -80,15 +81,15 @@ def _alive(pid: int) -> bool:
     return stat.rsplit(")", 1)[1].split()[0] != "Z"
 
 
-@pytest.fixture(scope="module")
-def browser_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+@contextlib.contextmanager
+def _launch_server(tmp: Path) -> Iterator[str]:
     """``playwright launch-server`` serving the system Chromium on a free port: its ws endpoint.
 
     Stops the Python wrapper and its node child (and Chromium) by pid, and checks none is left."""
     exe = chromium_executable()
     if not PLAYWRIGHT.exists() or exe is None:
         pytest.skip(f"needs {PLAYWRIGHT} (playwright's CLI) and a system Chromium for `playwright launch-server`")
-    cfg = tmp_path_factory.mktemp("server") / "cfg.json"
+    cfg = tmp / "cfg.json"
     cfg.write_text(json.dumps({"executablePath": exe, "args": ["--no-sandbox"], "port": 0, "host": "127.0.0.1"}))
     proc = subprocess.Popen([str(PLAYWRIGHT), "launch-server", "--browser", "chromium", "--config", str(cfg)],
                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
@@ -118,6 +119,18 @@ def browser_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         for pid in left:
             os.kill(pid, signal.SIGKILL)
         assert not left, f"launch-server left processes running: {left}"
+
+
+@pytest.fixture(scope="module")
+def browser_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    with _launch_server(tmp_path_factory.mktemp("server")) as endpoint:
+        yield endpoint
+
+
+@pytest.fixture(scope="module")
+def browser_server_b(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    with _launch_server(tmp_path_factory.mktemp("server_b")) as endpoint:
+        yield endpoint
 
 
 class _Counting(ThreadingHTTPServer):
@@ -214,3 +227,21 @@ async def test_api_run_through_browser_server(browser_server, monkeypatch):
     monkeypatch.delenv("AGENTJIT_BROWSER", raising=False)
     result = await run(FOOD_PLAN, app="food", browser=browser_server, strategy="parallel")
     assert "under 20 reviews" in result.value
+
+
+def test_batch_spreads_tasks_over_two_servers(browser_server, browser_server_b, monkeypatch, capsys):
+    monkeypatch.setenv("AGENTJIT_CHROMIUM", "/nope/chromium")
+    monkeypatch.delenv("AGENTJIT_BROWSER", raising=False)
+    only = "food-custom-6,food-custom-9,food-custom-10,food-custom-13"
+    assert main(["batch", "--app", "food", "--only", only, "--latency-scale", "0", "--strategy", "serial", "--json",
+                 "--browser", browser_server, "--browser", browser_server_b]) == 0
+    summary = json.loads(capsys.readouterr().out)["summary"]
+    assert (summary["passed"], summary["total"], summary["browsers"]) == (4, 4, 2)
+    assert sorted(summary["per_browser"]) == sorted([browser_server, browser_server_b])
+    assert sum(summary["per_browser"].values()) == 4
+
+
+def test_batch_checks_every_browser(monkeypatch, capsys):
+    monkeypatch.delenv("AGENTJIT_BROWSER", raising=False)
+    assert main(["batch", "--app", "food", "--browser", "ws://127.0.0.1:1/x", "--browser", "nonsense"]) == 2
+    assert "'nonsense' not understood" in capsys.readouterr().err
