@@ -36,21 +36,18 @@ import builtins
 import itertools
 import operator
 import re
-import sys
 import time
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from agentjit.exceptions import (
     AgentJITError,
-    ConfigError,
     PlanError,
     PlanLimitExceeded,
     PreconditionFailed,
     SandboxViolation,
     ToolCallFailed,
     ToolError,
-    ToolInputError,
     ToolOutputError,
 )
 
@@ -230,9 +227,6 @@ class Guard:
             "__aj_inplace": self.inplace, "__aj_tick": self.tick, "__aj_fmt": self.fmt,
             "__aj_slice": slice, "__aj_sized": self.sized,
         }  # fmt: skip
-
-    def allow_callable(self, fn: Callable[..., Any]) -> None:
-        self._callables.add(id(fn))
 
     # -- steps and time ----------------------------------------------------------------------
 
@@ -699,11 +693,9 @@ def plan_error(exc: BaseException) -> BaseException:
         return PlanLimitExceeded(exc.message, limit=exc.limit, line=line)
     if isinstance(exc, _Refused):
         return SandboxViolation(_short(str(exc)), line=line)
-    if isinstance(exc, ToolError | ConfigError | ToolInputError | PlanError):
+    if isinstance(exc, AgentJITError):  # tool, config and plan errors stay as they are
         if isinstance(exc, PlanError) and exc.line is None and line is not None:
             exc.line = line
-        return exc
-    if isinstance(exc, AgentJITError):
         return exc
     if isinstance(exc, RecursionError):
         return PlanLimitExceeded("the plan nested calls or values too deeply", limit="depth", line=line)
@@ -731,9 +723,3 @@ async def run_code(code: Any, namespace: dict[str, Any]) -> None:
         if mapped is exc:
             raise
         raise mapped from (None if isinstance(exc, LimitHit | _Refused) else exc)
-
-
-def recursion_headroom() -> None:
-    """Keep the recursion limit at Python's default, so deep values fail fast and alike everywhere."""
-    if sys.getrecursionlimit() < 1000:
-        sys.setrecursionlimit(1000)

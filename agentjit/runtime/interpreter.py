@@ -41,7 +41,7 @@ from agentjit.exceptions import (
     ToolCallFailed,
     ToolInputError,
 )
-from agentjit.plan.data import plain, to_record
+from agentjit.plan.data import plain, to_plan_value, to_record
 from agentjit.plan.guard import PLAN_FILENAME
 from agentjit.plan.limits import DEFAULT_LIMITS, PlanLimits
 from agentjit.plan.sandbox import PLAN_BUILTINS, check_sandbox, parse_source
@@ -203,13 +203,9 @@ class PlanRun:
         return bound
 
     async def _ai_eval_plan(self, prompt: Any, **values: Any) -> Any:
-        from agentjit.plan.data import to_plan_value
-
         return to_plan_value(await self.ai_eval_call(prompt, **values))
 
     async def _ask_human_plan(self, question: Any) -> Any:
-        from agentjit.plan.data import to_plan_value
-
         return to_plan_value(await self.ask_human_call(question))
 
     async def ai_eval_call(self, prompt: Any, **values: Any) -> Any:
@@ -237,8 +233,6 @@ class PlanRun:
         return await self.ask_human(str(question))
 
     async def _ai_exec_plan(self, instruction: Any) -> Any:
-        from agentjit.plan.data import to_plan_value
-
         return to_plan_value(await self.ai_exec_call(instruction))
 
     async def ai_exec_call(self, instruction: Any) -> Any:
