@@ -17,6 +17,7 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import json
+import urllib.parse
 import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
@@ -43,7 +44,11 @@ class Site(Protocol):
 
     def state(self) -> dict[str, Any]: ...
 
-    def reset(self) -> None: ...
+    def reset(self, draws: str = "") -> None:
+        """Back to the seed state. ``draws`` names the stream of injected latencies from here on
+        (runs reset with the same name meet the same delays); sites without injected latency
+        ignore it."""
+        ...
 
 
 class RemoteSite:
@@ -74,9 +79,10 @@ class RemoteSite:
         data: dict[str, Any] = json.loads(self._request("GET", self.state_path) or b"{}")
         return data
 
-    def reset(self) -> None:
+    def reset(self, draws: str = "") -> None:
         if self.reset_path is not None:
-            self._request("POST", self.reset_path)
+            query = "?" + urllib.parse.urlencode({"draws": draws}) if draws else ""
+            self._request("POST", self.reset_path + query)
 
     def _request(self, method: str, path: str) -> bytes:
         request = urllib.request.Request(self.url + path, method=method, data=b"" if method == "POST" else None)

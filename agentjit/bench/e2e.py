@@ -116,7 +116,7 @@ def _fresh_cache(cache: ToolCache) -> ToolCache:
 async def _agent_run(task: Task, run: int, *, pool: BrowserPool, site: Site, cache: ToolCache,
                      profile: LatencyProfile, budget_tokens: int, real: Model | None) -> E2ERun:  # fmt: skip
     model = SimulatedLatency(real if real is not None else oracle_model(task), profile)
-    site.reset()
+    site.reset(draws=f"{task.id}/run-{run}")  # the draws agentjit's run of this task meets too
     before = site.state()
     async with pool.context() as ctx:
         page = await ctx.new_page()
@@ -153,7 +153,7 @@ async def _jit_run(task: Task, run: int, side: str, planner: Planner, model: Sim
                       compile_s=time.perf_counter() - t0, model_calls=model.calls - calls0)  # fmt: skip
     compile_s = time.perf_counter() - t0
     res = await run_task(task, plan.source, runtime=runtime, site=site, strategy=AutoStrategy(),
-                         plan_origin="cache" if plan.origin == "cache" else "model")  # fmt: skip
+                         plan_origin="cache" if plan.origin == "cache" else "model", draws=f"run-{run}")  # fmt: skip
     return E2ERun(
         side=side, run=run, ok=res.ok, reason=res.reason, latency_s=compile_s + res.latency_s,
         model_s=model.elapsed_s - spent0, model_calls=model.calls - calls0,

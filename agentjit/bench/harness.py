@@ -112,15 +112,23 @@ async def run_task(
     site: Site,
     strategy: Any = "serial",
     plan_origin: str = "reference",
+    draws: str = "",
 ) -> TaskResult:
-    """Check ``source`` (the gate), run it for ``task`` from a freshly reset site and judge the outcome."""
+    """Check ``source`` (the gate), run it for ``task`` from a freshly reset site and judge the outcome.
+
+    The site's injected latencies come from the stream named after the task
+    and ``draws``: runs of one task with the same ``draws`` meet the same
+    delays whatever their strategy (common random numbers), so one demo run
+    compares strategies on equal luck; give each repeat of a measurement its
+    own ``draws`` for independent samples.
+    """
     t0 = time.perf_counter()
     base: dict[str, Any] = {"id": task.id, "task": task.task, "kind": task.kind, "plan_origin": plan_origin}
     try:
         admit(source, runtime.cache, origin=_origin(task, plan_origin, runtime.cache))
     except AgentJITError as exc:
         return TaskResult(**base, ok=False, reason=f"{type(exc).__name__}: {exc}", error=str(exc), latency_s=time.perf_counter() - t0)
-    site.reset()
+    site.reset(draws=f"{task.id}/{draws}" if draws else task.id)
     before = site.state()
     t0 = time.perf_counter()
     try:

@@ -213,9 +213,11 @@ async def _profile(
     runs = 0
     with tempfile.TemporaryDirectory(prefix="agentjit-profile-") as tmp:
         runtime = Runtime(cache, site.url, pool=pool, trace_dir=tmp)
-        for _ in range(repeats):
+        for repeat in range(repeats):
             for task in tasks:
-                res = await run_task(task, reference_source(task), runtime=runtime, site=site)
+                res = await run_task(
+                    task, reference_source(task), runtime=runtime, site=site, draws=f"profile-{repeat}"
+                )
                 runs += 1
                 if not res.ok:
                     failures.append(f"{task.id} (profile, serial): {res.reason}")
@@ -394,10 +396,12 @@ async def _measure(
         )
         configs = _configs(schedule)
         runs = [StrategyRuns(strategy=name, workers=w) for name, w in configs]
-        for _ in range(repeats):  # interleaved, so drifting machine load hits every strategy alike
+        for repeat in range(repeats):  # interleaved, so drifting machine load hits every strategy alike
             for (name, workers), record in zip(configs, runs, strict=True):
+                # one draws stream per repeat: within a repeat every strategy meets the same delays
                 res = await run_task(
-                    task, source, runtime=runtime, site=site, strategy=_strategy_instance(name, workers)
+                    task, source, runtime=runtime, site=site, strategy=_strategy_instance(name, workers),
+                    draws=f"measure-{repeat}",
                 )
                 record.latencies_s.append(res.latency_s)
                 record.ok.append(res.ok)

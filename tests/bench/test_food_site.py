@@ -238,6 +238,35 @@ def test_latency_model_is_seeded_and_scaled() -> None:
         LatencyModel(scale=-1)
 
 
+def test_latency_draws_are_common_random_numbers() -> None:
+    """A delay depends on (seed, label, kind, request, occurrence), never on the other requests made."""
+    model = LatencyModel(seed=5)
+    model.restart("task-a")
+    first = model.delay("search", "GET /search?q=x")
+    again = model.delay("search", "GET /search?q=x")  # a hedged replica's identical request
+    model.restart("task-a")
+    model.delay("store", "GET /store/petco")  # other traffic in between changes nothing
+    model.delay("search", "GET /search?q=other")
+    assert model.delay("search", "GET /search?q=x") == first
+    assert model.delay("search", "GET /search?q=x") == again
+    assert again != first  # the second identical request is a fresh draw, as from a real server
+    model.restart("task-b")
+    assert model.delay("search", "GET /search?q=x") != first
+    assert LatencyModel(seed=6).delay("search", "GET /search?q=x") != LatencyModel(seed=5).delay(
+        "search", "GET /search?q=x"
+    )
+
+
+def test_reset_names_the_draws_over_http() -> None:
+    from agentjit.bench.apps import RemoteSite
+
+    with FoodSite(latency_scale=0, seed=2) as site:
+        RemoteSite(site.url, reset_path="/__reset").reset(draws="demo/custom-3 run 1")
+        assert site._latency.label == "demo/custom-3 run 1"
+        site.reset()
+        assert site._latency.label == ""
+
+
 def _timed(url: str) -> float:
     t0 = time.perf_counter()
     assert fetch(url)[0] == 200

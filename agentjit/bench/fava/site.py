@@ -206,8 +206,11 @@ class FavaSite:
         """The ledger file as beancount's loader reads it (see :func:`ledger_state`)."""
         return ledger_state(self.ledger_path)
 
-    def reset(self) -> None:
-        """Restore the generated ledger and make Fava reload it before the next request."""
+    def reset(self, draws: str = "") -> None:
+        """Restore the generated ledger and make Fava reload it before the next request.
+
+        ``draws`` is ignored: this site injects no latency.
+        """
         path = self.ledger_path
         if path.read_text(encoding="utf-8") == self._text:
             return

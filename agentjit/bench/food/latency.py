@@ -5,6 +5,18 @@ sigma) and, with probability ``tail_p``, a slow response drawn uniformly from
 ``tail`` seconds instead. Some endpoints are fast and tight, some heavy-tailed;
 the scheduler's strategies differ exactly where the tails are. The table
 :data:`PROFILES` is the one place to tune them.
+
+Draws are common random numbers: the delay of a request depends only on the
+seed, the current *draws label*, the endpoint kind, the request (method and
+URL) and how many identical requests came before it since the last reset. It
+does not depend on what other requests were made, or in which order. So two
+runs of one task from a reset with the same label meet the same delays for
+the same requests, whatever strategy each uses: a serial run and a hedged one
+share the first replica's draw of the search page, and the second replica
+gets a fresh, independent draw (the second identical request), as it would
+from a real server. Comparing strategies on one demo run is then comparing
+them on equal luck. A different label (the bench uses one per repeat) gives
+an independent sample.
 """
 
 from __future__ import annotations
@@ -12,6 +24,7 @@ from __future__ import annotations
 import math
 import random
 import threading
+from collections import Counter
 from dataclasses import dataclass
 
 __all__ = ["Profile", "PROFILES", "LatencyModel"]
@@ -54,20 +67,41 @@ PROFILES: dict[str, Profile] = {
 
 
 class LatencyModel:
-    """Seeded, thread-safe draws of per-request delays, scaled by ``scale`` (0 disables them)."""
+    """Seeded, thread-safe draws of per-request delays, scaled by ``scale`` (0 disables them).
+
+    See the module docstring: a delay is a function of ``(seed, label, kind,
+    request, occurrence)``; :meth:`restart` starts a new label and forgets the
+    occurrence counts.
+    """
 
     def __init__(self, *, seed: int = 0, scale: float = 1.0, profiles: dict[str, Profile] | None = None):
         if scale < 0:
             raise ValueError(f"latency_scale must be >= 0, got {scale}")
         self.scale = scale
+        self.seed = seed
         self.profiles = dict(PROFILES if profiles is None else profiles)
-        self._rng = random.Random(seed)
+        self.label = ""
+        self._seen: Counter[tuple[str, str]] = Counter()
         self._lock = threading.Lock()
 
-    def delay(self, kind: str) -> float:
-        """Seconds to wait before answering a request of ``kind`` (0 for unknown kinds)."""
+    def restart(self, label: str = "") -> None:
+        """Draw from the stream named ``label`` from now on, as if no request had been made."""
+        with self._lock:
+            self.label = label
+            self._seen.clear()
+
+    def delay(self, kind: str, request: str = "") -> float:
+        """Seconds to wait before answering ``request`` (e.g. ``"GET /search?q=x"``) of endpoint ``kind``.
+
+        0 for unknown kinds and with scale 0.
+        """
         profile = self.profiles.get(kind)
         if profile is None or self.scale == 0:
             return 0.0
         with self._lock:
-            return profile.draw(self._rng) * self.scale
+            self._seen[kind, request] += 1
+            occurrence = self._seen[kind, request]
+            label = self.label
+        # a str seed is hashed with SHA-512 by random.Random: stable across processes and runs
+        rng = random.Random(f"{self.seed}\x1f{label}\x1f{kind}\x1f{request}\x1f{occurrence}")
+        return profile.draw(rng) * self.scale

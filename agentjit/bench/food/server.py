@@ -3,7 +3,8 @@
 ``FoodSite`` serves the pages of :mod:`.pages` from a ``ThreadingHTTPServer``
 in a daemon thread, so a slow (latency-injected) response never blocks the
 other browser contexts. Every request first sleeps for a delay drawn from its
-endpoint's profile (:mod:`.latency`) times ``latency_scale``; the test hooks
+endpoint's profile (:mod:`.latency`) times ``latency_scale``, a common random
+number of the request and the draws label the last reset gave; the test hooks
 ``/__state``, ``/__reset`` and ``/__latency`` are never delayed.
 
 Routes::
@@ -11,7 +12,7 @@ Routes::
     GET  /  /store/<slug>  /category/<slug>  /search?q=  /cart  /checkout  /orders/<id>
     GET  /api/stores  /api/stores/<slug>/reviews  /api/cart
     POST /api/cart  /api/cart/remove  /checkout/place (form; 303 -> /orders/<id>)
-    GET  /__state     POST /__reset     POST /__latency?scale=X
+    GET  /__state     POST /__reset[?draws=LABEL]     POST /__latency?scale=X
 """
 
 from __future__ import annotations
@@ -132,7 +133,7 @@ class _Handler(BaseHTTPRequestHandler):
         raw = self._read_body() if method == "POST" else b""
         try:
             kind, handler = site._route(method, url.path)
-            delay = site._latency.delay(kind) if kind else 0.0
+            delay = site._latency.delay(kind, f"{method} {self.path}") if kind else 0.0
             if delay > 0:
                 time.sleep(delay)
             response = handler(url.path, parse_qs(url.query), raw)
@@ -243,9 +244,14 @@ class FoodSite:
         """The mutable state, as ``GET /__state`` returns it."""
         return self.state_obj.snapshot()
 
-    def reset(self) -> None:
-        """Back to the seed state (empty cart, no orders, empty log)."""
+    def reset(self, draws: str = "") -> None:
+        """Back to the seed state (empty cart, no orders, empty log); latencies from the stream ``draws``.
+
+        Two runs after ``reset(draws=X)`` meet the same delays for the same
+        requests (see :mod:`.latency`).
+        """
         self.state_obj.reset()
+        self._latency.restart(draws)
 
     # -- routing ----------------------------------------------------------
 
@@ -372,7 +378,7 @@ class FoodSite:
         return _json(self.state())
 
     def _reset(self, path: str, query: dict[str, list[str]], raw: bytes) -> _Response:
-        self.reset()
+        self.reset(draws=(query.get("draws") or [""])[0])
         return _json({"ok": True})
 
     def _set_latency(self, path: str, query: dict[str, list[str]], raw: bytes) -> _Response:

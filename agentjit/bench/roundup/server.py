@@ -235,8 +235,11 @@ class RoundupSite:
         with self._lock:
             return read_state(self.home)
 
-    def reset(self) -> None:
-        """Back to the seed data: the database directory is replaced by the copy taken at start."""
+    def reset(self, draws: str = "") -> None:
+        """Back to the seed data: the database directory is replaced by the copy taken at start.
+
+        ``draws`` is ignored: this site injects no latency.
+        """
         if self.home is None:
             raise RuntimeError("RoundupSite is not started")
         with self._lock:
