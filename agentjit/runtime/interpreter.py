@@ -300,7 +300,7 @@ class PlanRun:
                 raise PreconditionFailed(outcome.reason or "precondition", tool=name, outcome=outcome)
 
         async def perform() -> CallOutcome:
-            return await call_tool(self.page, tool, args, timeout_ms=self.timeout_ms)
+            return await call_tool(self.page, tool, args, timeout_ms=self.timeout_ms, inputs_checked=True)
 
         if tool.is_write and self.write_gate is not None:
             outcome = await self.write_gate(tool, args, perform)

@@ -172,6 +172,7 @@ async def call_tool(
     timeout_ms: int | None = None,
     poll_interval_ms: int = 25,
     validate: bool = True,
+    inputs_checked: bool = False,
 ) -> CallOutcome:
     """Run ``tool`` with ``args`` in ``page``; never raises for a tool failure.
 
@@ -179,9 +180,12 @@ async def call_tool(
     mistake); a page that stops answering raises
     :class:`~agentjit.exceptions.SiteUnreachable`. Everything else the tool
     does wrong comes back as ``CallOutcome(ok=False, phase=..., reason=...)``.
+    ``validate`` checks the arguments and the output against the tool's
+    schemas; ``inputs_checked`` says the caller (the interpreter) already
+    checked the arguments, so they are validated once per call.
     """
     args = dict(args or {})
-    if validate:
+    if validate and not inputs_checked:
         validate_inputs(tool, args)
     timeout = timeout_ms if timeout_ms is not None else tool.timeout_ms
     limit_s = timeout / 1000 * 3 + 5  # pre + post polls + execute, with slack

@@ -67,6 +67,9 @@ class Schedule:
     """Every configuration simulated (each worker / replica count)."""
     missing_latency: list[str] = field(default_factory=list)
     """Tools priced at the default constant because they have no fitted distribution."""
+    usage: PlanUsage | None = field(default=None, repr=False, compare=False)
+    """The plan usage the decision read: hand it to the strategy that carries the decision out
+    (``ParallelStrategy(usage=...)``), so the plan is analysed once."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -214,6 +217,7 @@ class Scheduler:
             reason=reason,
             candidates=candidates,
             missing_latency=sorted(model.missing),
+            usage=usage,
         )
 
 
