@@ -115,9 +115,11 @@ class GeminiModel(ProviderModel):
         return contents, config
 
     async def _attempt(
-        self, messages: list[Message], temperature: float | None, max_tokens: int | None
+        self, messages: list[Message], temperature: float | None, max_tokens: int | None, wait_s: float
     ) -> tuple[str, Usage]:
         contents, config = self._request_parts(messages, temperature, max_tokens)
+        # the paced timeout of this attempt (the client's own is only the first one)
+        config.http_options = self._types.HttpOptions(timeout=max(1, int(wait_s * 1000)))
         response = await self._get_client().aio.models.generate_content(
             model=self.model, contents=contents, config=config
         )

@@ -15,9 +15,8 @@ import os
 import re
 from typing import Any
 
-from ..exceptions import ConfigError, ModelRequestError, ModelResponseError
+from ..exceptions import ConfigError, ModelResponseError
 from .base import Message, Usage
-from .pacing import Pacing
 from .provider import ProviderModel, is_transport_transient, missing_extra
 from .retry import Verdict
 
@@ -88,8 +87,6 @@ class OpenAIModel(ProviderModel):
         if client is not None and base_url is None:
             base_url = str(getattr(client, "base_url", "")) or None
         self._base_url = base_url or os.environ.get("OPENAI_BASE_URL") or None
-        self.pacing = Pacing(base_timeout_s=self.timeout, max_timeout_s=max(900.0, self.timeout))
-        """Per-request timeouts sized from the server's measured speed (``timeout`` is the first)."""
 
     @property
     def base_url(self) -> str:
@@ -111,7 +108,7 @@ class OpenAIModel(ProviderModel):
         return self._client
 
     async def _attempt(
-        self, messages: list[Message], temperature: float | None, max_tokens: int | None
+        self, messages: list[Message], temperature: float | None, max_tokens: int | None, wait_s: float
     ) -> tuple[str, Usage]:
         params: dict[str, Any] = {
             "model": self.model,
@@ -124,18 +121,8 @@ class OpenAIModel(ProviderModel):
             # max_tokens); compatible servers widely understand only max_tokens.
             key = "max_completion_tokens" if self._base_url is None else "max_tokens"
             params[key] = max_tokens
-        timeout = self.pacing.timeout_s(max_tokens)
-        start = self.clock()
         try:
-            completion = await self._get_client().chat.completions.create(**params, timeout=timeout)
-        except self._sdk.APITimeoutError as exc:
-            if not self.pacing.timed_out(timeout):
-                raise ModelRequestError(
-                    f"{self.name} at {self.base_url}: no answer within {timeout:.0f} s, the longest a request waits"
-                ) from exc
-            log.warning("%s: no answer within %.0f s; the next attempt waits %.0f s", self.name, timeout,
-                        self.pacing.timeout_s(max_tokens))
-            raise
+            completion = await self._get_client().chat.completions.create(**params, timeout=wait_s)
         except self._sdk.APIStatusError as exc:
             foreign = _foreign_answer(exc.response)
             if foreign is not None and int(exc.status_code) < 500:  # a 5xx page from a proxy may pass
@@ -143,9 +130,7 @@ class OpenAIModel(ProviderModel):
             raise
         if isinstance(completion, str):  # the SDK hands back the body when it is not JSON
             raise ModelResponseError(self._not_openai(f"HTTP 200, {_snippet(completion)}"))
-        text, usage = self._parse(completion)
-        self.pacing.observe(self.clock() - start, usage.output_tokens)
-        return text, usage
+        return self._parse(completion)
 
     def _not_openai(self, what: str) -> str:
         return (

@@ -2,28 +2,35 @@
 
 An adapter (OpenAI, Gemini) subclasses :class:`ProviderModel` and supplies
 three things: the base URL it will call (for the guard), one attempt
-(``_attempt``: SDK call -> text and usage, raising ModelResponseError on an
-unusable answer) and a classifier from SDK exceptions to
-:class:`~agentjit.llm.retry.Verdict`. The request flow itself is written once,
-here. ``ModelResponse.latency_s`` covers the whole request, retries and
-backoff included (what a caller waited), measured with the injectable clock.
+(``_attempt``: SDK call -> text and usage within a given timeout, raising
+ModelResponseError on an unusable answer) and a classifier from SDK exceptions
+to :class:`~agentjit.llm.retry.Verdict`. The request flow itself is written
+once, here: the guard, retries, and the per-attempt timeout sized by
+:class:`~agentjit.llm.pacing.Pacing` from the server's measured speed (a
+timed-out generation is retried only with a longer wait).
+``ModelResponse.latency_s`` covers the whole request, retries and backoff
+included (what a caller waited), measured with the injectable clock.
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from abc import abstractmethod
 from collections.abc import Callable
 
 import numpy as np
 
-from ..exceptions import ConfigError, ModelResponseError
+from ..exceptions import ConfigError, ModelRequestError, ModelResponseError
 from .base import Message, Model, ModelResponse, Usage
 from .guard import check_model_request_allowed
+from .pacing import Pacing
 from .retry import RetryPolicy, SleepFn, SupportsRandom, Verdict, call_with_retries
 
-__all__ = ["ProviderModel", "is_transport_transient", "missing_extra"]
+log = logging.getLogger(__name__)
+
+__all__ = ["ProviderModel", "is_timeout", "is_transport_transient", "missing_extra"]
 
 # Exception class names of httpx/httpx2 (both may be in play: the SDKs pick one)
 _TRANSIENT_TRANSPORT_NAMES = frozenset(
@@ -36,6 +43,16 @@ def is_transport_transient(exc: BaseException) -> bool:
     if isinstance(exc, TimeoutError | ConnectionError):
         return True
     return any(cls.__name__ in _TRANSIENT_TRANSPORT_NAMES for cls in type(exc).__mro__)
+
+
+_TIMEOUT_NAMES = frozenset(
+    {"TimeoutException", "ReadTimeout", "ConnectTimeout", "WriteTimeout", "PoolTimeout", "APITimeoutError"}
+)
+
+
+def is_timeout(exc: BaseException) -> bool:
+    """A request that got no answer in time: ours (``asyncio.timeout``), httpx's or an SDK's."""
+    return isinstance(exc, TimeoutError) or any(cls.__name__ in _TIMEOUT_NAMES for cls in type(exc).__mro__)
 
 
 def missing_extra(package: str, extra: str, exc: ImportError) -> ConfigError:
@@ -72,6 +89,8 @@ class ProviderModel(Model):
         self.rng: SupportsRandom = rng if rng is not None else np.random.default_rng()
         self.sleep: SleepFn = sleep if sleep is not None else asyncio.sleep
         self.clock = clock
+        self.pacing = Pacing(base_timeout_s=self.timeout, max_timeout_s=max(900.0, self.timeout))
+        """Per-attempt timeouts sized from the server's measured speed (``timeout`` is the first)."""
 
     @property
     @abstractmethod
@@ -80,9 +99,37 @@ class ProviderModel(Model):
 
     @abstractmethod
     async def _attempt(
+        self, messages: list[Message], temperature: float | None, max_tokens: int | None, wait_s: float
+    ) -> tuple[str, Usage]:
+        """One request through the SDK, waiting at most ``wait_s`` seconds: the answer text and usage."""
+
+    async def _paced_attempt(
         self, messages: list[Message], temperature: float | None, max_tokens: int | None
     ) -> tuple[str, Usage]:
-        """One request through the SDK: the answer text and the reported usage."""
+        """One attempt within the paced timeout; the answer's speed feeds the pacing.
+
+        A timeout makes the next attempt wait longer; a timeout at the longest
+        wait is a final ModelRequestError (re-sending the same generation with
+        the same budget would time out again).
+        """
+        timeout = self.pacing.timeout_s(max_tokens)
+        start = self.clock()
+        try:
+            # the SDK is told the timeout too; this bound holds whatever its transport does
+            async with asyncio.timeout(timeout + 1.0):
+                text, usage = await self._attempt(messages, temperature, max_tokens, timeout)
+        except Exception as exc:
+            if not is_timeout(exc):
+                raise
+            if not self.pacing.timed_out(timeout):
+                raise ModelRequestError(
+                    f"{self.name} at {self.base_url}: no answer within {timeout:.0f} s, the longest a request waits"
+                ) from exc
+            log.warning("%s: no answer within %.0f s; the next attempt waits %.0f s", self.name, timeout,
+                        self.pacing.timeout_s(max_tokens))  # fmt: skip
+            raise
+        self.pacing.observe(self.clock() - start, usage.output_tokens)
+        return text, usage
 
     @abstractmethod
     def _classify(self, exc: Exception) -> Verdict | None:
@@ -100,7 +147,7 @@ class ProviderModel(Model):
             raise ConfigError(f"{self.name}: request() needs at least one message")
         start = self.clock()
         text, usage = await call_with_retries(
-            lambda: self._attempt(list(messages), temperature, max_tokens),
+            lambda: self._paced_attempt(list(messages), temperature, max_tokens),
             classify=self._classify,
             policy=self.retry,
             rng=self.rng,

@@ -104,6 +104,27 @@ async def test_timeout_is_retried(fast: dict[str, Any], sleep: Any) -> None:
     assert len(sleep.delays) == 1
 
 
+async def test_a_timed_out_generation_is_retried_with_a_longer_wait(sleep: Any) -> None:
+    # as for OpenAI (tests/test_cli_model_errors.py): the first answer takes 5 s against a 2 s
+    # timeout, the retry may wait 4 s and the server takes 3 s, so only a longer wait gets it
+    replies = [FakeReply(text="late", delay_s=5.0), FakeReply(text="second", delay_s=3.0)]
+    with FakeGeminiServer(replies) as srv:
+        async with GeminiModel("g", base_url=srv.base_url, api_key="k", timeout=2.0, max_retries=1,
+                               sleep=sleep) as model:  # fmt: skip
+            response = await model.request(ASK)
+            assert model.pacing.boost == 2.0
+    assert response.text == "second" and len(srv.requests) == 2
+
+
+async def test_a_timeout_at_the_longest_wait_is_final(fast: dict[str, Any]) -> None:
+    with FakeGeminiServer([FakeReply(text="late", delay_s=5.0), "never asked"]) as srv:
+        async with GeminiModel("g", base_url=srv.base_url, api_key="k", timeout=0.3, **fast) as model:
+            model.pacing.max_timeout_s = 0.3
+            with pytest.raises(ModelRequestError, match=r"no answer within 0 s, the longest a request waits"):
+                await model.request(ASK)
+    assert len(srv.requests) == 1  # not re-sent with the same budget
+
+
 async def test_guard_blocks_the_public_endpoint(fast: dict[str, Any]) -> None:
     model = GeminiModel("gemini-2.5-flash", api_key="real", **fast)
     assert model.base_url == "https://generativelanguage.googleapis.com"
