@@ -5,14 +5,18 @@ in a daemon thread, so a slow (latency-injected) response never blocks the
 other browser contexts. Every request first sleeps for a delay drawn from its
 endpoint's profile (:mod:`.latency`) times ``latency_scale``, a common random
 number of the request and the draws label the last reset gave; the test hooks
-``/__state``, ``/__reset`` and ``/__latency`` are never delayed.
+``/__state``, ``/__reset``, ``/__latency`` and ``/__faults`` are never delayed.
+
+``/__faults`` sets the site's fault plan (:mod:`agentjit.bench.faults`): HTTP
+500s, timeouts and dropped connections before or after a write is applied,
+and restarts on the same port (:meth:`FoodSite.restart`, state kept).
 
 Routes::
 
     GET  /  /store/<slug>  /category/<slug>  /search?q=  /cart  /checkout  /orders/<id>
     GET  /api/stores  /api/stores/<slug>/reviews  /api/cart
     POST /api/cart  /api/cart/remove  /checkout/place (form; 303 -> /orders/<id>)
-    GET  /__state     POST /__reset[?draws=LABEL]     POST /__latency?scale=X
+    GET  /__state     POST /__reset[?draws=LABEL]     POST /__latency?scale=X     GET|POST /__faults
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ from types import TracebackType
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
+from ..faults import FaultInjector
 from . import pages
 from .data import BY_SLUG, RESTAURANTS, category_by_slug, search_stores, stores_in_category
 from .latency import LatencyModel
@@ -131,6 +136,14 @@ class _Handler(BaseHTTPRequestHandler):
         site = self.server.site
         url = urlsplit(self.path)
         raw = self._read_body() if method == "POST" else b""
+        if url.path == "/__faults":
+            status, data = site.faults.handle_hook(method, raw)
+            self._send(_json(data, status))
+            return
+        hit = site.faults.decide(method, url.path)
+        if hit is not None and hit[1].when == "before":
+            self._faulted(site.faults.trip(*hit, method, url.path), None)
+            return
         try:
             kind, handler = site._route(method, url.path)
             delay = site._latency.delay(kind, f"{method} {self.path}") if kind else 0.0
@@ -140,7 +153,19 @@ class _Handler(BaseHTTPRequestHandler):
         except Exception:  # a bug in a handler must answer 500, not kill the thread silently
             log.exception("food site: %s %s failed", method, self.path)
             response = _html(pages.error_page(site.state_obj, 500, "internal error"), 500)
+        if hit is not None:  # an `after` fault: the request was applied, the answer is what fails
+            self._faulted(site.faults.trip(*hit, method, url.path), response)
+            return
         self._send(response)
+
+    def _faulted(self, action: str, response: _Response | None) -> None:
+        """Finish a faulted request: a 500 page, a dropped connection, or the real answer, late."""
+        if action == "error":
+            self._send(_html(pages.error_page(self.server.site.state_obj, 500, "injected fault"), 500))
+        elif action == "late" and response is not None:
+            self._send(response)
+        else:  # drop: close without an answer
+            self.close_connection = True
 
     def _send(self, response: _Response) -> None:
         try:
@@ -171,6 +196,8 @@ class FoodSite:
         self.seed = seed
         self._latency = LatencyModel(seed=seed, scale=latency_scale)
         self.state_obj = FoodState()
+        self.faults = FaultInjector(restart=self.restart)
+        """The fault plan (``/__faults``); never delayed, untouched by :meth:`reset`."""
         self._server: _Server | None = None
         self._thread: threading.Thread | None = None
         self._routes: list[tuple[str, re.Pattern[str], str, _Handler_t]] = [
@@ -233,6 +260,25 @@ class FoodSite:
         if self._thread is not None:
             self._thread.join(timeout=5)
             self._thread = None
+
+    def restart(self, down_s: float = 0.2) -> None:
+        """Stop serving, stay down ``down_s`` seconds, serve again on the same port; the state is kept.
+
+        Safe to call from a request thread (the ``restart`` fault does): it runs
+        in its own thread and returns once the site answers again.
+        """
+        done = threading.Event()
+
+        def bounce() -> None:
+            try:
+                self.stop()
+                time.sleep(down_s)
+                self.start()
+            finally:
+                done.set()
+
+        threading.Thread(target=bounce, name=f"food-site-restart-{self.port}", daemon=True).start()
+        done.wait(30)
 
     def __enter__(self) -> FoodSite:
         return self.start()
