@@ -90,13 +90,17 @@ def model_ai_eval(model: Model) -> AiEval:
     return ai_eval
 
 
+Outcome = tuple[Any, list[StepEvent], int, dict[str, Any]]
+"""What a strategy's run gives back: (value, calls, workers used, final abstract state)."""
+
+
 class Strategy(ABC):
     """How a plan's calls are spread over browser contexts."""
 
     name: str = "strategy"
 
     @abstractmethod
-    async def execute(self, runtime: Runtime, source: str, trace: TraceWriter | None) -> tuple[Any, list[StepEvent], int, dict[str, Any]]:
+    async def execute(self, runtime: Runtime, source: str, trace: TraceWriter | None) -> Outcome:
         """Run ``source``; return (value, calls, workers used, final abstract state)."""
 
 
@@ -105,7 +109,7 @@ class SerialStrategy(Strategy):
 
     name = "serial"
 
-    async def execute(self, runtime: Runtime, source: str, trace: TraceWriter | None) -> tuple[Any, list[StepEvent], int, dict[str, Any]]:
+    async def execute(self, runtime: Runtime, source: str, trace: TraceWriter | None) -> Outcome:
         async with runtime.worker(trace=trace) as run:
             value = await execute_plan(source, run)
             return value, run.calls, 1, run.state

@@ -18,11 +18,12 @@ from agentjit.runtime import (
     HedgeStrategy,
     ParallelStrategy,
     Runtime,
-    StepClock,
 )
+from agentjit.runtime.cut import ITEMS as CUT_ITEMS
+from agentjit.runtime.cut import ONE, OUT, cut_at_loop
 from agentjit.runtime.interpreter import parse_plan
-from agentjit.runtime.strategies import _ITEMS, _ONE, _OUT, _cut
 from agentjit.scheduler.usage import plan_usage
+from agentjit.testing import StepClock
 
 from .conftest import ITEMS, ShopSite
 
@@ -370,22 +371,22 @@ async def _cut_and_run(source: str, order: list[int] | None = None) -> tuple[obj
     tools = ECHO_TOOLS
     serial, _ = await _MachineVM().run(parse_plan(source, frozenset(tools)))
     tree = parse_plan(source, frozenset(tools))
-    cut, why = _cut(tree, plan_usage(source, tools))
+    cut, why = cut_at_loop(tree, plan_usage(source, tools))
     assert cut is not None, why
     vm0 = _MachineVM()
     values, _ = await vm0.run(cut.prefix, want=ALL)
-    items = values[_ITEMS]
+    items = values[CUT_ITEMS]
     outputs: list = [None] * len(items)
     idx = list(range(len(items)))
     random.Random(7).shuffle(idx)
     for i in order or idx:  # any execution order: the merge restores the serial one
-        one = {_ONE: [items[i]]}
+        one = {ONE: [items[i]]}
         if cut.kind == "for":
             _, outputs[i] = await vm0.run(cut.iteration, ns="iter", copy_from="main", set_vars=one,
                                           recorders=sorted(cut.accumulators), want=())
         else:
-            out, _ = await vm0.run(cut.iteration, ns="iter", copy_from="main", set_vars=one, want=(_OUT,))
-            outputs[i] = out[_OUT]
+            out, _ = await vm0.run(cut.iteration, ns="iter", copy_from="main", set_vars=one, want=(OUT,))
+            outputs[i] = out[OUT]
     await ParallelStrategy._merge(cut, vm0, outputs)
     final, _ = await vm0.run(cut.suffix)
     return serial["result"], final["result"]
@@ -430,5 +431,5 @@ async def test_comprehension_cut_keeps_the_statement_around_it() -> None:
 )
 def test_loops_the_cut_leaves_serial(source: str, why: str) -> None:
     tools = ECHO_TOOLS
-    cut, reason = _cut(parse_plan(source, frozenset(tools)), plan_usage(source, tools))
+    cut, reason = cut_at_loop(parse_plan(source, frozenset(tools)), plan_usage(source, tools))
     assert cut is None and why in reason
