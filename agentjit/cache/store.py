@@ -5,6 +5,8 @@ A cache is a directory::
     cache.json          {"format": "agentjit-cache", "format_version": 1, "app": ..., "url_pattern": ...}
     tools/<name>.json   one tool manifest each
     latency.json        fitted latency distributions (agentjit.scheduler.distributions)
+    machine.json        what an extra browser context costs on the machine that profiled
+                        (agentjit.scheduler.Overheads: start-up, per-call concurrency cost)
     schemas.json        page schemas from the offline builder
     plans.json          the plan cache: normalized task + cache fingerprint -> compiled plan
 
@@ -98,6 +100,10 @@ def _read_json(path: Path, *, required: bool, default: Any) -> Any:
         raise CacheError(f"cannot read: {exc.strerror}", path=str(path)) from exc
 
 
+_PARTS = ("latency", "schemas", "plans", "machine")
+"""The JSON-object files of a cache beside ``cache.json`` and ``tools/``."""
+
+
 class ToolCache:
     """A loaded cache directory: its info, tools, latency fits, page schemas and plans."""
 
@@ -109,6 +115,7 @@ class ToolCache:
         latency: dict[str, Any] | None = None,
         schemas: dict[str, Any] | None = None,
         plans: dict[str, Any] | None = None,
+        machine: dict[str, Any] | None = None,
         path: str | Path | None = None,
     ) -> None:
         self.info = info
@@ -118,6 +125,8 @@ class ToolCache:
         self.latency: dict[str, Any] = latency if latency is not None else {}
         self.schemas: dict[str, Any] = schemas if schemas is not None else {}
         self.plans: dict[str, Any] = plans if plans is not None else {}
+        self.machine: dict[str, Any] = machine if machine is not None else {}
+        """Measured browser-context overheads (``Overheads`` fields); empty: the scheduler's defaults."""
         self.path = Path(path) if path is not None else None
         self.plans_path: Path | None = None
         """Where :attr:`plans` came from when not ``path/plans.json`` (the CLI's per-user plan cache)."""
@@ -179,7 +188,7 @@ class ToolCache:
                     raise ManifestError(f"name {tool.name!r} does not match the file name", path=str(file), field="name")
                 tools.append(tool)
         extras = {}
-        for key in ("latency", "schemas", "plans"):
+        for key in _PARTS:
             data = _read_json(root / f"{key}.json", required=False, default={})
             if not isinstance(data, dict):
                 raise CacheError("must hold a JSON object", path=str(root / f"{key}.json"))
@@ -198,19 +207,19 @@ class ToolCache:
         for stale in tools_dir.glob("*.json"):
             if stale.stem not in self.tools:
                 stale.unlink()
-        self.save_part("latency", root)
-        self.save_part("schemas", root)
-        self.save_part("plans", root)
+        for part in _PARTS:
+            if part != "machine" or self.machine:  # no machine.json until a profile measured one
+                self.save_part(part, root)
         atomic_write_json(root / "cache.json", self.info.model_dump(mode="json"))
         self.path = root
         return root
 
     def save_part(self, part: str, path: str | Path | None = None) -> None:
-        """Write one of ``latency``, ``schemas`` or ``plans`` atomically."""
+        """Write one of ``latency``, ``schemas``, ``plans`` or ``machine`` atomically."""
         root = Path(path) if path is not None else self.path
         if root is None:
             raise CacheError("no path to save to")
-        if part not in ("latency", "schemas", "plans"):
+        if part not in _PARTS:
             raise ValueError(f"unknown cache part {part!r}")
         atomic_write_json(Path(root) / f"{part}.json", getattr(self, part))
 

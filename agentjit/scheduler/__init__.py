@@ -35,7 +35,7 @@ from .montecarlo import (
     win_rates,
 )
 from .predictor import LLMUsagePredictor
-from .scheduler import Objective, Schedule, Scheduler, load_latency, schedule_plan
+from .scheduler import Objective, Schedule, Scheduler, load_latency, load_overheads, schedule_plan
 from .usage import (
     DEFAULT_TRIPS,
     LLM_CALL,
@@ -87,5 +87,6 @@ __all__ = [
     "Schedule",
     "Scheduler",
     "load_latency",
+    "load_overheads",
     "schedule_plan",
 ]

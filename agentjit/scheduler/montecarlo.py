@@ -19,14 +19,19 @@ A tool without a distribution costs a constant: ``default_s`` if given, else
 the median of the known fits' means, else :data:`DEFAULT_LATENCY_S` (0.1 s).
 Such tools are listed in ``LatencyModel.missing``.
 
-CPU contention between contexts is not modelled (BROWSER.md: on 2 cores four
-CPU-bound contexts finish only 1.0-1.2x faster); measured per-tool latencies
-taken under parallel load already include it.
+Contention between contexts: on 2 cores four CPU-bound contexts finish only
+1.0-1.2x faster than one after another (BROWSER.md). Each call of a concurrent
+phase pays ``Overheads.busy(k)`` seconds, the per-call work the other k - 1
+contexts add, measured on this machine by ``agentjit profile`` (see
+:func:`agentjit.bench.overheads.measure_overheads`) and kept with the cache;
+without a measurement a small multiplicative ``contention`` stands in.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import logging
+import math
 import statistics
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
@@ -90,11 +95,39 @@ class Overheads:
     """Extra cost of every call that navigates (the paper's C_read: load and read a new page).
     0 by default: a compiled tool's measured latency already includes its page load."""
     contention: float = 0.05
+    busy_s: float = 0.0
+    """Seconds every call of the concurrent phase gains per *extra* context running at the same
+    time: the machine's real concurrency, measured by ``agentjit profile`` (the browser's and the
+    runtime's own work per call, which contexts compete for; a site's waiting is not part of it).
+    Additive, so a call that mostly waits on the site is not scaled up by it. Measured overheads
+    set ``contention`` to 0 and use this instead."""
     reuse_main_context: bool = True
+    measured: bool = False
+    """True when the values come from a measurement on this machine (not the defaults)."""
 
     def slowdown(self, concurrent: int) -> float:
         """Latency multiplier for calls made while ``concurrent`` contexts run at once."""
         return 1.0 + self.contention * max(concurrent - 1, 0)
+
+    def busy(self, concurrent: int) -> float:
+        """Seconds added to each call made while ``concurrent`` contexts run at once."""
+        return self.busy_s * max(concurrent - 1, 0)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Overheads:
+        """Overheads from their JSON form (unknown keys are ignored, missing ones keep defaults)."""
+        names = {f.name for f in dataclasses.fields(cls)}
+        values: dict[str, Any] = {}
+        for key, value in data.items():
+            if key not in names:
+                continue
+            if key in ("reuse_main_context", "measured"):
+                values[key] = bool(value)
+            elif isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value) and value >= 0:
+                values[key] = float(value)
+            else:
+                raise ValueError(f"overheads field {key!r} must be a number >= 0, got {value!r}")
+        return cls(**values)
 
     @property
     def startup_s(self) -> float:
@@ -290,6 +323,11 @@ def simulate_parallel_many(
         if new_workers:
             worker_total[:, lead:] += per_replay[:, :new_workers]
         worker_total *= overheads.slowdown(w)
+        if overheads.busy_s:  # every call of a worker pays the others' concurrent work
+            sizes = np.diff(np.append(starts, trips))
+            calls = sizes * sum(body.values())
+            calls[lead:] += sum(replay.values())
+            worker_total += calls * overheads.busy(w)
         if new_workers:
             worker_total[:, lead:] += overheads.startup_s
         out[asked] = shared_total + worker_total.max(axis=1) + overheads.parallel_fixed_s
@@ -333,7 +371,7 @@ def simulate_hedge_many(
     out: dict[int, np.ndarray] = {}
     for asked in replica_counts:
         n = max(1, asked)
-        replicas = race[:, :n] * overheads.slowdown(n)
+        replicas = race[:, :n] * overheads.slowdown(n) + sum(hedged.values()) * overheads.busy(n)
         replicas[:, lead:] += overheads.startup_s
         out[asked] = replicas.min(axis=1) + tail + overheads.hedge_fixed_s
     return out

@@ -25,6 +25,7 @@ from typing import Any, Literal
 import numpy as np
 
 from agentjit.cache.store import ToolCache
+from agentjit.exceptions import CacheError
 
 from .distributions import Distribution, fits_from_json
 from .montecarlo import (
@@ -41,7 +42,7 @@ from .montecarlo import (
 )
 from .usage import PlanUsage, plan_usage
 
-__all__ = ["Objective", "Schedule", "Scheduler", "schedule_plan", "load_latency"]
+__all__ = ["Objective", "Schedule", "Scheduler", "schedule_plan", "load_latency", "load_overheads"]
 
 log = logging.getLogger(__name__)
 
@@ -227,6 +228,17 @@ def load_latency(cache: ToolCache) -> dict[str, Distribution]:
     return fits_from_json(cache.latency, source=source)
 
 
+def load_overheads(cache: ToolCache) -> Overheads:
+    """The browser-context overheads measured with the cache (``machine.json``), else the defaults."""
+    if not cache.machine:
+        return Overheads()
+    try:
+        return Overheads.from_dict(cache.machine)
+    except ValueError as exc:
+        source = str(cache.path / "machine.json") if cache.path is not None else "machine.json"
+        raise CacheError(str(exc), path=source) from None
+
+
 def schedule_plan(
     source: str,
     cache: ToolCache,
@@ -238,12 +250,13 @@ def schedule_plan(
 ) -> Schedule:
     """Read plan ``source``'s usage against ``cache`` and schedule it.
 
-    ``latency`` defaults to the cache's ``latency.json``; ``rng`` to a
-    generator seeded with 0 (so a decision is reproducible); ``options`` go to
-    :class:`Scheduler`.
+    ``latency`` defaults to the cache's ``latency.json``, ``overheads`` (an
+    option) to its ``machine.json``; ``rng`` to a generator seeded with 0 (so a
+    decision is reproducible); ``options`` go to :class:`Scheduler`.
     """
     usage = plan_usage(source, cache, observed_lengths=observed_lengths)
     fits = dict(latency) if latency is not None else load_latency(cache)
+    options.setdefault("overheads", load_overheads(cache))
     return Scheduler(fits, **options).schedule(
         usage, rng if rng is not None else np.random.default_rng(0)
     )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 
@@ -213,3 +214,46 @@ def test_overheads_from_steps():
     assert ov.new_context_s == pytest.approx(0.02) and ov.new_page_s == pytest.approx(0.2)
     assert ov.hedge_fixed_s == 1.0 and ov.parallel_fixed_s == 0.0
     assert Overheads.from_steps([]) == Overheads()
+
+
+def test_measured_busy_cost_is_added_to_every_concurrent_call():
+    model = LatencyModel({}, default_s=0.1)
+    rng = np.random.default_rng(0)
+    busy = Overheads(contention=0.0, busy_s=0.05)
+    # 3 replicas: each of the 7 racing READs costs 0.1 + 2 x 0.05; the main replica wins, then 2 WRITEs
+    assert simulate_hedge(ORDER, model, rng, 10, 3, busy) == pytest.approx([7 * 0.2 + 0.2] * 10)
+    # 2 workers, 2 iterations each: the main one makes 2 calls, the new one 2 + 2 replayed, each +0.05
+    main, new = 0.2 + 2 * 0.05, 0.185 + 0.2 + 0.2 + 4 * 0.05
+    assert simulate_parallel(ORDER, model, rng, 10, 2, busy) == pytest.approx([0.3 + max(main, new) + 0.2] * 10)
+    # serial never pays it
+    assert simulate_serial(ORDER, model, rng, 10) == pytest.approx([0.9] * 10)
+
+
+def test_overheads_round_trip_and_bad_values():
+    measured = Overheads(new_context_s=0.2, busy_s=0.04, contention=0.0, measured=True)
+    record = {**dataclasses.asdict(measured), "cpus": 2, "load_average": 1.5}  # extra keys are kept notes
+    assert Overheads.from_dict(record) == measured
+    assert Overheads.from_dict({}) == Overheads()
+    for bad in ({"busy_s": -1}, {"busy_s": "fast"}, {"goto_s": float("nan")}):
+        with pytest.raises(ValueError, match="must be a number >= 0"):
+            Overheads.from_dict(bad)
+
+
+def test_the_cache_keeps_the_measured_overheads(tmp_path):
+    import json
+
+    from agentjit.cache import ToolCache
+    from agentjit.cache.store import CacheInfo
+    from agentjit.exceptions import CacheError
+    from agentjit.scheduler import load_overheads
+
+    cache = ToolCache(CacheInfo(app="t", url_pattern="http://127.0.0.1:*/*"), path=tmp_path)
+    assert load_overheads(cache) == Overheads()
+    cache.save()
+    assert not (tmp_path / "machine.json").exists()  # nothing measured, nothing written
+    cache.machine = {"busy_s": 0.03, "contention": 0.0, "measured": True}
+    cache.save()
+    assert load_overheads(ToolCache.load(tmp_path)) == Overheads(busy_s=0.03, contention=0.0, measured=True)
+    (tmp_path / "machine.json").write_text(json.dumps({"busy_s": "slow"}))
+    with pytest.raises(CacheError, match="machine.json"):
+        load_overheads(ToolCache.load(tmp_path))
