@@ -1058,9 +1058,44 @@ async def bench_contexts(args: argparse.Namespace) -> int:
     return 0
 
 
+async def bench_faults(args: argparse.Namespace) -> int:
+    """The fault matrix: WRITEs under injected faults, judged from the site's own state (0 duplicated, 0 lost)."""
+    from agentjit.bench.faults_bench import DEFAULT_RUNS, run_fault_matrix
+
+    runs = args.runs or DEFAULT_RUNS
+    with _progress() as progress:
+        bar = progress.add_task("faults", total=runs)
+
+        def on_run(done: int, total: int, record: Any) -> None:
+            progress.update(bar, advance=1, description=f"{record.strategy} {record.fault} {record.task}: {record.status}")
+
+        report = await run_fault_matrix(_app_name(args) or "food", runs=runs, on_run=on_run)
+    data = report.to_json()
+    if args.json:
+        emit_json(data)
+        return 0 if report.passed else 1
+    table = Table(title=f"faults on {report.app}: {len(report.runs)} runs, judged from the site's state")
+    cols = ("strategy", "fault", "runs", "faults", "dup", "lost", "unacc", "uncertain", "ok", "clean fail", "unclear")
+    _columns(table, cols, ids={"strategy", "fault"})
+    for c in [*report.cells(), {"strategy": "total", "fault": "", **report.totals()}]:
+        table.add_row(c["strategy"], c["fault"], *(str(c[k]) for k in (
+            "runs", "faults_injected", "duplicated", "lost", "unaccounted", "uncertain_reported", "ok",
+            "failed_clean", "unclear")))  # fmt: skip
+    out = _out()
+    out.print(table)
+    t = report.totals()
+    verdict = styled("PASS", "green") if report.passed else styled("FAIL", "red")
+    out.print(Text.assemble(verdict, (
+        f" {t['faulted_runs']} faulted runs, {t['faults_injected']} faults injected: {t['duplicated']} duplicated, "
+        f"{t['lost']} lost, {t['unaccounted']} unaccounted writes; {t['uncertain_reported']} runs reported an "
+        f"uncertain write, {t['failed_clean']} failed with a clear error, {t['ok']} finished; "
+        f"{report.wall_s:.0f} s ({report.browser})")))
+    return 0 if report.passed else 1
+
+
 _BENCHES: dict[str, Handler] = {
     "overhead": bench_overhead, "scheduler": bench_scheduler, "isolation": bench_isolation, "e2e": bench_e2e,
-    "contexts": bench_contexts,
+    "contexts": bench_contexts, "faults": bench_faults,
 }  # fmt: skip
 
 
@@ -1214,8 +1249,10 @@ def build_parser() -> argparse.ArgumentParser:
     planner_args(p)
 
     p = sub.add_parser("bench", help="benchmarks: overhead (tool call vs bare evaluate), scheduler, sandbox, "
-                                     "isolation, contexts, e2e")
-    p.add_argument("bench", help="which benchmark: overhead | scheduler | sandbox | isolation | contexts | e2e")
+                                     "isolation, contexts, e2e, faults")
+    p.add_argument("bench", help="which benchmark: overhead | scheduler | sandbox | isolation | contexts | e2e | faults")
+    p.add_argument("--runs", type=positive_int, default=None,
+                   help="faulted runs over the fault matrix (faults; default 108)")
     p.add_argument("--corpus", help="hostile plan corpus directory (sandbox; default: tests/security/corpus)")
     p.add_argument("-n", type=positive_int, default=200, help="repetitions (overhead) or tool calls per plan (isolation)")
     p.add_argument("--tool", default="list_stores", help="a tool that stays on its page (overhead; default: list_stores)")

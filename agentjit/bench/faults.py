@@ -59,6 +59,7 @@ __all__ = [
     "chromium_pids",
     "kill_pids",
     "KINDS",
+    "CLIENT_HEADER",
     "SIGNAL_KINDS",
 ]
 
@@ -66,6 +67,8 @@ log = logging.getLogger(__name__)
 
 When = Literal["before", "after"]
 KINDS: tuple[str, ...] = ("500", "timeout", "drop", "kill", "crash", "restart")
+CLIENT_HEADER = "X-Fault-Client"
+"""A header the harness puts on every request of a browser context, so a fault names the context it hit."""
 SIGNAL_KINDS: frozenset[str] = frozenset({"kill", "crash", "restart"})
 """Kinds that need someone outside the site: the harness (kill, crash) or the site's own restart."""
 
@@ -133,6 +136,8 @@ class FaultEvent:
     method: str
     path: str
     time: float
+    client: str | None = None
+    """The request's ``X-Fault-Client`` header: which browser context sent it (the harness tags each)."""
 
 
 @dataclass
@@ -189,9 +194,12 @@ class FaultInjector:
                     hit = (i, rule)
         return hit
 
-    def trip(self, index: int, rule: FaultRule, method: str, path: str) -> Action:
-        """Inject ``rule`` on this request (in the request's thread); what the server does next."""
-        event = FaultEvent(index, rule.kind, rule.when, method, path, time.time())
+    def trip(self, index: int, rule: FaultRule, method: str, path: str, client: str | None = None) -> Action:
+        """Inject ``rule`` on this request (in the request's thread); what the server does next.
+
+        ``client`` is the request's ``X-Fault-Client`` header (:data:`CLIENT_HEADER`), if any.
+        """
+        event = FaultEvent(index, rule.kind, rule.when, method, path, time.time(), client)
         with self._lock:
             self.injected.append(event)
             release = self._release
@@ -263,8 +271,9 @@ class FaultMiddleware:
         if hit is None:
             return self.app(environ, start_response)
         index, rule = hit
+        client = environ.get("HTTP_" + CLIENT_HEADER.upper().replace("-", "_"))
         if rule.when == "before":
-            action = self.injector.trip(index, rule, method, path)
+            action = self.injector.trip(index, rule, method, path, client)
             status = 500 if action == "error" else 504
             return _respond(start_response, status, f"injected fault: {rule.kind} before {method} {path}".encode())
         captured: dict[str, Any] = {}
@@ -280,7 +289,7 @@ class FaultMiddleware:
             close = getattr(chunks, "close", None)
             if close is not None:
                 close()
-        action = self.injector.trip(index, rule, method, path)
+        action = self.injector.trip(index, rule, method, path, client)
         if action == "late":
             start_response(captured["status"], captured["headers"])
             return [body]

@@ -35,7 +35,7 @@ from types import TracebackType
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
-from ..faults import FaultInjector
+from ..faults import CLIENT_HEADER, FaultInjector
 from . import pages
 from .data import BY_SLUG, RESTAURANTS, category_by_slug, search_stores, stores_in_category
 from .latency import LatencyModel
@@ -142,7 +142,7 @@ class _Handler(BaseHTTPRequestHandler):
             return
         hit = site.faults.decide(method, url.path)
         if hit is not None and hit[1].when == "before":
-            self._faulted(site.faults.trip(*hit, method, url.path), None)
+            self._faulted(site.faults.trip(*hit, method, url.path, self.headers.get(CLIENT_HEADER)), None)
             return
         try:
             kind, handler = site._route(method, url.path)
@@ -154,7 +154,7 @@ class _Handler(BaseHTTPRequestHandler):
             log.exception("food site: %s %s failed", method, self.path)
             response = _html(pages.error_page(site.state_obj, 500, "internal error"), 500)
         if hit is not None:  # an `after` fault: the request was applied, the answer is what fails
-            self._faulted(site.faults.trip(*hit, method, url.path), response)
+            self._faulted(site.faults.trip(*hit, method, url.path, self.headers.get(CLIENT_HEADER)), response)
             return
         self._send(response)
 
