@@ -11,7 +11,7 @@ getFields    every page with singular fields (``get_<page>_details``), and a
              modal opened by a card (``get_<card>_details(name)``: open, read,
              close)
 gotoField    a singular link or button whose click opened another page
-             (``goto_<page>``)
+             (``goto_<page>``), or a dialog (``open_<dialog>``)
 setFilter    an input filled and then submitted (Enter or its form's button)
              that changed the page (``search(query)``)
 setFields    fields set and a button clicked that sent a state-changing request
@@ -20,6 +20,13 @@ setFields    fields set and a button clicked that sent a state-changing request
              button inside a card that wrote (``<action>(name)``)
 observe      ``observe_page``: the page type, URL and title
 ============ ==================================================================
+
+One builder per kind of tool (``_list_tools``, ``_card_click_tools``, ...,
+``_observe_tool``) makes the tools of its kind; :func:`synthesize` runs them in
+the order of ``_BUILDERS``, a later one reading the names, list tools and
+dialog titles an earlier one made. Every tool body
+starts with the in-page helpers of :mod:`toolcache.js` (``page.js``,
+``prelude.js``).
 
 Each tool gets ``pre`` / ``post`` from the page types seen before and after,
 ``pre_check`` / ``post_check`` from ``<body data-page>`` (or the URL) and
@@ -34,7 +41,9 @@ import json
 import logging
 import re
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 from urllib.parse import urlparse
 
@@ -42,6 +51,7 @@ from agentjit.protocol.manifest import Effect, ToolManifest, ToolType
 
 from .dom import camel, snake
 from .extract import Element, Prop, SiteSchema
+from .js import source
 from .label import LabeledStep
 from .pages import PAGE_JS
 from .redact import REDACTED
@@ -50,113 +60,8 @@ __all__ = ["Synth", "synthesize", "PRELUDE", "plural", "singular"]
 
 log = logging.getLogger(__name__)
 
-PRELUDE = PAGE_JS + r"""
-const __clean = (s) => String(s ?? '').replace(/\s+/g, ' ').trim();
-const __norm = (s) => __clean(s).toLowerCase().replace(/&/g, 'and').replace(/[^a-z0-9]/g, '');
-const __num = (v) => { if (v == null) return null; const m = String(v).replace(/,/g, '').match(/-?\d+(\.\d+)?/); return m ? parseFloat(m[0]) : null; };
-const __bool = (v) => v == null ? null : String(v) === 'true';
-const __visible = (el) => !!el && !el.closest('[hidden]');
-const __pair = (label) => {
-  const want = __norm(label);
-  for (const h of document.querySelectorAll('th, dt')) {
-    if (__norm(h.textContent) !== want || !h.nextElementSibling) continue;
-    const cell = h.nextElementSibling;
-    const sel = cell.querySelector('select');
-    if (sel) { const o = sel.options[sel.selectedIndex]; return o && o.value !== '' && o.value !== '-1' ? __clean(o.textContent) : null; }
-    const inp = cell.querySelector('input:not([type=hidden]):not([type=submit]):not([type=file]):not([type=checkbox]), textarea');
-    if (inp) return inp.value === '' ? null : inp.value;
-    const t = __clean(cell.innerText || cell.textContent);
-    return t === '' ? null : t;
-  }
-  return null;
-};
-const __q = (sel) => {
-  // CSS, or Playwright-style 'CSS >> text=Name': the first match whose accessible name or text is Name
-  const i = sel.indexOf(' >> text=');
-  if (i < 0) return document.querySelector(sel);
-  const want = __norm(sel.slice(i + 9));
-  const name = (e) => e.getAttribute('aria-label') || e.value || e.innerText || e.textContent;
-  const all = [...document.querySelectorAll(sel.slice(0, i))];
-  return all.find((e) => __norm(name(e)) === want) || null;
-};
-const __labeled = (row, label) => {
-  const want = __norm(label);
-  for (const c of row.cells) {
-    const m = __clean(c.textContent).match(/^([^:]{1,40}):\s*(.*)$/);
-    if (m && __norm(m[1]) === want) return m[2] === '' ? null : m[2];
-  }
-  return null;
-};
-const __cell = (row, label) => {
-  const table = row.closest('table');
-  const head = table && [...table.rows].find((r) => r.cells.length > 1 && [...r.cells].every((c) => c.tagName === 'TH'));
-  const i = head ? [...head.cells].findIndex((c) => __norm(c.textContent) === __norm(label)) : -1;
-  if (i < 0 || !row.cells[i]) return null;
-  const t = __clean(row.cells[i].innerText || row.cells[i].textContent);
-  return t === '' ? null : t;
-};
-const __errors = () => [...document.querySelectorAll('.error-message, .errormessage, .alert-danger, .error, [role=alert]')]
-  .filter((e) => __visible(e) && e.offsetParent !== null && __clean(e.textContent)).map((e) => __clean(e.textContent));
-const __find = (els, nameOf, want) => {
-  const w = __norm(want);
-  if (!w) return null;
-  return els.find((e) => __norm(nameOf(e)) === w) || els.find((e) => __norm(nameOf(e)).startsWith(w))
-    || els.find((e) => __norm(nameOf(e)).includes(w)) || null;
-};
-const __row = (row) => {
-  const table = row.closest('table');
-  const head = table && (table.tHead ? table.tHead.rows[0] : [...table.rows].find((r) => [...r.cells].every((c) => c.tagName === 'TH')));
-  const out = {};
-  [...row.cells].forEach((c, i) => { const h = head && head.cells[i] ? __clean(head.cells[i].textContent) : String(i); out[h || String(i)] = __clean(c.innerText || c.textContent); });
-  return out;
-};
-const __setValue = (el, value, leave = false) => {
-  // leave: focus, set, then blur as a person moving to the next field does (some widgets keep a
-  // typed value only when the field loses focus)
-  if (leave && !el.isContentEditable) { el.focus(); __setValue(el, value); el.blur(); return; }
-  if (el.isContentEditable) {  // a code editor (CodeMirror) or rich text: replace its text as typing would
-    el.focus();
-    document.getSelection().selectAllChildren(el);
-    document.execCommand('insertText', false, String(value));
-    return;
-  }
-  const proto = el.tagName === 'TEXTAREA' ? HTMLTextAreaElement.prototype : el.tagName === 'SELECT' ? HTMLSelectElement.prototype : HTMLInputElement.prototype;
-  Object.getOwnPropertyDescriptor(proto, 'value').set.call(el, String(value));
-  el.dispatchEvent(new Event('input', {bubbles: true}));
-  el.dispatchEvent(new Event('change', {bubbles: true}));
-};
-const __settle = async (before, quiet = 300, limit = 10000) => {
-  // a single-page app's redraw: the URL changes (when it will), then the DOM stays still for a moment
-  const t0 = Date.now();
-  while (before != null && location.href === before && Date.now() - t0 < 1500) await new Promise((r) => setTimeout(r, 20));
-  let last = Date.now();
-  const obs = new MutationObserver(() => { last = Date.now(); });
-  obs.observe(document.body, {subtree: true, childList: true, characterData: true, attributes: true});
-  try { while (Date.now() - last < quiet && Date.now() - t0 < limit) await new Promise((r) => setTimeout(r, 30)); }
-  finally { obs.disconnect(); }
-};
-const __watchWrites = () => {
-  const pending = [];
-  const orig = window.fetch;
-  window.fetch = function (...args) {
-    const init = args[1] || {};
-    const method = String(init.method || (args[0] && args[0].method) || 'GET').toUpperCase();
-    const p = orig.apply(this, args);
-    if (method !== 'GET') pending.push(p.then((r) => ({ok: r.ok, status: r.status}), (e) => ({ok: false, status: 0, error: String(e)})));
-    return p;
-  };
-  return async (timeout) => {
-    const t0 = Date.now();
-    while (!pending.length && Date.now() - t0 < 300) await new Promise((r) => setTimeout(r, 10));
-    window.fetch = orig;
-    if (!pending.length) return {ok: false, status: 0, error: 'no request was sent'};
-    const res = await Promise.race([Promise.all(pending), new Promise((r) => setTimeout(() => r(null), timeout))]);
-    if (!res) return {ok: false, status: 0, error: 'the request did not finish'};
-    await new Promise((r) => setTimeout(r, 30));
-    return res.find((x) => !x.ok) || res[res.length - 1];
-  };
-};
-"""
+PRELUDE = PAGE_JS + "\n" + source("prelude.js")
+"""The helpers every generated tool body starts with: ``page.js`` and ``prelude.js`` of :mod:`toolcache.js`."""
 
 
 def plural(name: str) -> str:
@@ -220,10 +125,21 @@ def _page_pattern(pages: set[str] | list[str]) -> str:
     return "|".join(sorted(pages))
 
 
-def _page_check(pages: set[str] | list[str]) -> str:
+def _page_test(pages: set[str] | list[str]) -> str:
+    """A JS expression: ``true`` on one of ``pages``, else ``[false, why]`` (a check's answer)."""
     ps = sorted(pages)
     cond = " || ".join(f"__page() === {json.dumps(p)}" for p in ps)
-    return f"return ({cond}) ? true : [false, 'expected page {'/'.join(ps)}, on ' + __page()];"
+    return f"({cond}) ? true : [false, 'expected page {'/'.join(ps)}, on ' + __page()]"
+
+
+def _page_check(pages: set[str] | list[str]) -> str:
+    """A check body answering whether the browser is on one of ``pages``."""
+    return f"return {_page_test(pages)};"
+
+
+def _page_guard(pages: set[str] | list[str]) -> str:
+    """The start of a check body that goes on only on one of ``pages`` (``ok`` holds the answer)."""
+    return f"const ok = {_page_test(pages)};\nif (ok !== true) return ok;"
 
 
 def _out_type(p: Prop) -> dict[str, Any]:
@@ -257,8 +173,8 @@ class _Namer:
         return out
 
 
-def _cards_js(el: Element, scope: str = "document") -> str:
-    return f"[...{scope}.querySelectorAll({json.dumps(el.selector)})]"
+def _cards_js(el: Element) -> str:
+    return f"[...document.querySelectorAll({json.dumps(el.selector)})]"
 
 
 def _name_of_js(el: Element) -> str:
@@ -268,34 +184,120 @@ def _name_of_js(el: Element) -> str:
     return f"(c) => {prop.js('c')}"
 
 
-def synthesize(schema: SiteSchema, traces: dict[str, list[LabeledStep]]) -> list[Synth]:
-    """All tools the schema and the labeled traces support, deterministic and named uniquely."""
-    name = _Namer(_shared_prefix(list(schema.pages)))
+@dataclass
+class _Site:
+    """What the builders read (the schema, the labeled steps, where each element shows) and what
+    earlier builders leave for later ones (the tool names taken, the list tools, the dialogs' titles)."""
+
+    schema: SiteSchema
+    traces: dict[str, list[LabeledStep]]
+    name: _Namer
+    groups: dict[str, Element] = field(default_factory=dict)
+    """Card group selector -> the element with the most properties seen for it."""
+    group_pages: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))
+    """Card group selector -> the pages it appears on."""
+    single_pages: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))
+    """Single element selector -> the pages it appears on."""
+    list_tool: dict[str, str] = field(default_factory=dict)
+    """Card group selector -> the list tool whose items name its cards."""
+    dialog_titles: dict[str, str] = field(default_factory=dict)
+    """Dialog -> what its opener is called ("Add Journal Entry"): the words that name the dialog's tools."""
+
+    @classmethod
+    def index(cls, schema: SiteSchema, traces: dict[str, list[LabeledStep]]) -> _Site:
+        site = cls(schema, traces, _Namer(_shared_prefix(list(schema.pages))))
+        for page, ps in schema.pages.items():
+            for el in ps.elements.values():
+                if el.repeated and not el.modal:
+                    site.group_pages[el.selector].add(page)
+                    have = site.groups.get(el.selector)
+                    if have is None or len(el.props) > len(have.props) or (el.group_prop and not have.group_prop):
+                        if have is not None and have.group_prop and not el.group_prop:
+                            el.group_prop, el.group_selector = have.group_prop, have.group_selector
+                        site.groups[el.selector] = el
+                elif not el.repeated:
+                    site.single_pages[el.selector].add(page)
+        return site
+
+    @property
+    def steps(self) -> list[LabeledStep]:
+        return [s for ss in self.traces.values() for s in ss]
+
+    @cached_property
+    def sequences(self) -> _Sequences:
+        return _Sequences.scan(self.traces)
+
+
+@dataclass
+class _Sequences:
+    """The step sequences that make filters, card actions and forms, in trace order."""
+
+    forms: dict[tuple[str, str], list[list[LabeledStep]]] = field(default_factory=lambda: defaultdict(list))
+    """(page or "", submit selector) -> the sequences of settings ending in that submit."""
+    filters: dict[str, list[tuple[LabeledStep, LabeledStep]]] = field(default_factory=lambda: defaultdict(list))
+    """Input selector -> (the fill, the step that submitted it)."""
+    card_actions: dict[tuple[str, str], list[LabeledStep]] = field(default_factory=lambda: defaultdict(list))
+    """(card group selector, action) -> the clicks of that action's button that wrote."""
+
+    @classmethod
+    def scan(cls, traces: dict[str, list[LabeledStep]]) -> _Sequences:
+        seqs = cls()
+        forms, filters, card_actions = seqs.forms, seqs.filters, seqs.card_actions
+        for ss in traces.values():
+            pending: list[LabeledStep] = []
+            opener: LabeledStep | None = None
+            for s in ss:
+                el = s.element
+                if s.step.action == "goto" or not s.step.ok:
+                    pending, opener = [], None
+                    continue
+                if el is None:
+                    continue
+                if el.repeated and s.action and s.writes:
+                    card_actions[(el.selector, s.action)].append(s)
+                    pending = []
+                    continue
+                if el.repeated and not el.modal and s.modal_after - s.modal_before:
+                    opener, pending = s, []
+                    continue
+                if s.step.action in ("fill", "select") or el.kind in ("radio", "checkbox") or (el.repeated and el.modal):
+                    pending.append(s)
+                    continue
+                if s.step.action == "press" and el.kind == "input" and (s.page_after != s.page_before or _query_changed(s)):
+                    filters[el.selector].append((s, s))
+                    pending = []
+                    continue
+                if el.kind == "button" and s.step.action == "click":
+                    filled = [p for p in pending if p.element and p.element.kind == "input" and p.step.action == "fill"]
+                    if s.page_after == "search" and filled and not s.writes:
+                        filters[filled[-1].element.selector].append((filled[-1], s))  # type: ignore[union-attr]
+                    elif s.writes:
+                        seq = ([opener] if opener and el.modal else []) + pending + [s]
+                        # a form that posts a document is one tool per page (the same button edits and creates)
+                        fkey = (s.page_before or "", el.selector) if _posts_document(s) else ("", el.selector)
+                        forms[fkey].append(seq)
+                    elif pending and s.page_after and (s.page_after != s.page_before or _query_changed(s)):
+                        forms[(s.page_before or "", el.selector)].append(pending + [s])  # a query form (GET)
+                    pending = []
+                    if s.modal_before - s.modal_after:
+                        opener = None
+                    continue
+                if s.page_after != s.page_before:
+                    pending, opener = [], None
+        return seqs
+
+
+
+# -- listItems -------------------------------------------------------------------------------
+
+
+def _list_tools(site: _Site) -> list[Synth]:
+    """``list_<cards>`` for every card group, and ``list_<groups>`` for a grouping container."""
     out: list[Synth] = []
-    steps = [s for ss in traces.values() for s in ss]
-
-    # pages where each card group (by selector) appears, and where each single element appears
-    group_pages: dict[str, set[str]] = defaultdict(set)
-    groups: dict[str, Element] = {}
-    single_pages: dict[str, set[str]] = defaultdict(set)
-    for page, ps in schema.pages.items():
-        for el in ps.elements.values():
-            if el.repeated and not el.modal:
-                group_pages[el.selector].add(page)
-                have = groups.get(el.selector)
-                if have is None or len(el.props) > len(have.props) or (el.group_prop and not have.group_prop):
-                    if have is not None and have.group_prop and not el.group_prop:
-                        el.group_prop, el.group_selector = have.group_prop, have.group_selector
-                    groups[el.selector] = el
-            elif not el.repeated:
-                single_pages[el.selector].add(page)
-
-    # -- listItems ---------------------------------------------------------------------
-    list_tool: dict[str, str] = {}
-    for sel, el in groups.items():
-        pages = group_pages[sel]
+    for sel, el in site.groups.items():
+        pages = site.group_pages[sel]
         props = {k: v for k, v in el.props.items()}
-        tname = name("list_" + plural(el.name))
+        tname = site.name("list_" + plural(el.name))
         filt = ""
         inputs: dict[str, Any] = {}
         if el.group_prop is not None and el.group_selector:
@@ -327,8 +329,7 @@ def synthesize(schema: SiteSchema, traces: dict[str, list[LabeledStep]]) -> list
             pre={"page": _page_pattern(pages)},
             post={},
             pre_check=_body(
-                f"const ok = {_page_check(pages)[7:-1]};",
-                "if (ok !== true) return ok;",
+                _page_guard(pages),
                 f"if (document.querySelector({json.dumps(el.selector)})) return true;",
                 f"const empty = [...document.querySelectorAll({json.dumps(empty_sel)})].find(__visible);",
                 f"return empty ? true : [false, 'no {singular(el.name)} cards yet'];",
@@ -344,12 +345,12 @@ def synthesize(schema: SiteSchema, traces: dict[str, list[LabeledStep]]) -> list
             timeout_ms=5000,
         )
         out.append(Synth(manifest, "list", element=el.name))
-        list_tool[sel] = tname
+        site.list_tool[sel] = tname
         if el.group_prop is not None and el.group_selector:
             gp = el.group_prop
-            gname = name("list_" + plural(snake(gp.name)))
+            gname = site.name("list_" + plural(snake(gp.name)))
             gpages = {p for p in pages if any(
-                e.selector == sel and e.group_prop for e in schema.pages[p].elements.values())}
+                e.selector == sel and e.group_prop for e in site.schema.pages[p].elements.values())}
             gpages = gpages or pages
             value = gp.js("g") if gp.source == "attr" else f"__clean((g.querySelector({json.dumps(gp.key)}) || g).textContent)"
             out.append(Synth(ToolManifest(
@@ -369,121 +370,162 @@ def synthesize(schema: SiteSchema, traces: dict[str, list[LabeledStep]]) -> list
                 timeout_ms=5000,
             ), "group_list", element=el.name))
 
-    # -- card clicks: gotoItem / modal details -------------------------------------------
+    return out
+
+
+# -- card clicks: gotoItem / modal details ---------------------------------------------------
+
+
+@dataclass
+class _CardClicks:
+    """The clicks on one card group, and what the tools made from them share."""
+
+    sel: str
+    el: Element
+    clicks: list[LabeledStep]
+    pages: set[str]
+    pname: str
+    """The input naming the card."""
+    param: dict[str, Any]
+    find: str
+    """JS finding the card named by the input (``card``), or throwing."""
+    witnesses: list[dict[str, Any]]
+
+
+def _card_click_tools(site: _Site) -> list[Synth]:
+    """A card group's clicks: ``goto_<card>(name)`` when one opened a page, ``get_<card>_details(name)`` when one opened a modal."""
+    out: list[Synth] = []
     by_group_clicks: dict[str, list[LabeledStep]] = defaultdict(list)
-    for s in steps:
+    for s in site.steps:
         if s.element is not None and s.element.repeated and not s.element.modal and s.action is None and s.step.action == "click" and s.step.ok:
             by_group_clicks[s.element.selector].append(s)
     for sel, clicks in by_group_clicks.items():
-        maybe = groups.get(sel) or clicks[0].element
+        maybe = site.groups.get(sel) or clicks[0].element
         assert maybe is not None
         el = maybe
-        pages = group_pages.get(sel) or {c.page_before for c in clicks if c.page_before}
+        pages = site.group_pages.get(sel) or {c.page_before for c in clicks if c.page_before}
         to_pages = {c.page_after for c in clicks if c.page_after and c.page_after != c.page_before}
         modals = {m for c in clicks for m in c.modal_after - c.modal_before}
         pname = snake(el.name_prop or "name")
-        param = {"type": "string", "minLength": 1, "description": f"The {singular(el.name).replace('_', ' ')}'s {pname.replace('_', ' ')} (from {list_tool.get(sel, 'the list')})."}
+        param = {"type": "string", "minLength": 1, "description": f"The {singular(el.name).replace('_', ' ')}'s {pname.replace('_', ' ')} (from {site.list_tool.get(sel, 'the list')})."}
         find = (
             f"const cards = {_cards_js(el)};\n"
             f"const card = __find(cards, {_name_of_js(el)}, inputs.{pname});\n"
             f"if (!card) throw new Error('no {singular(el.name)} matches ' + JSON.stringify(inputs.{pname}) + '; have: ' + cards.slice(0, 20).map({_name_of_js(el)}).join(', '));"
         )
         witnesses = [{pname: c.card_name} for c in clicks if c.card_name]
+        group = _CardClicks(sel, el, clicks, pages, pname, param, find, witnesses)
         if to_pages:
-            target = sorted(to_pages)[0]
-            tps = schema.pages.get(target)
-            title = tps.title_selector if tps else None
-            post_check = _page_check({target})
-            if not title:
-                # no main heading known: the page's title or a heading must name the item opened
-                post_check = _page_check({target})[:-1].replace("return ", "const ok = ", 1) + ";\n" + (
-                    "if (ok !== true) return ok;\n"
-                    f"const want = __norm((output && output.{pname}) || inputs.{pname});\n"
-                    "const seen = __norm(document.title + ' ' + [...document.querySelectorAll('h1, h2')].map((h) => h.textContent).join(' '));\n"
-                    "return !want || seen.includes(want) ? true : [false, 'the page opened does not name ' + JSON.stringify(inputs."
-                    + pname + ")];"
-                )
-            if title:
-                post_check = _page_check({target})[:-1].replace("return ", "const ok = ", 1) + ";\n" + (
-                    "if (ok !== true) return ok;\n"
-                    f"const h = document.querySelector({json.dumps(title)});\n"
-                    f"return (!h || !inputs.{pname} || __norm(h.textContent).includes(__norm(inputs.{pname})) || __norm(inputs.{pname}).includes(__norm(h.textContent))) ? true : [false, 'opened ' + (h && h.textContent)];"
-                )
-            m = ToolManifest(
-                name=name("goto_" + singular(el.name)),
-                description=f"Open the {target} page of a {singular(el.name).replace('_', ' ')} by clicking its card on the {'/'.join(sorted(pages))} page.",
-                type=ToolType.GOTO_ITEM,
-                input_schema={"type": "object", "properties": {pname: param}, "required": [pname]},
-                output_schema={"type": "object", "properties": {pname: {"type": "string"}}},
-                pre={"page": _page_pattern(pages)},
-                post={"page": target},
-                pre_check=_body(_page_check(pages)),
-                execute=_body(
-                    find, f"const value = ({_name_of_js(el)})(card);",
-                    f"const target = card.querySelector({json.dumps(el.link_selector)}) || card;" if el.link_selector else "const target = card;",
-                    "setTimeout(() => target.click(), 0);", f"return {{{json.dumps(pname)}: value}};"),
-                post_check=_body(post_check),
-                effect=Effect.READ,
-                elements=[f"{p}.{el.name}" for p in sorted(pages)],
-                navigates=True,
-            )
-            out.append(Synth(m, "goto_card", element=el.name, evidence=clicks, name_param=pname,
-                             source_list=list_tool.get(sel), witness_args=witnesses))
+            out.append(_goto_card(site, group, sorted(to_pages)[0]))
         if modals:
-            modal = sorted(modals)[0]
-            page = sorted(pages)[0]
-            ps = schema.pages[page]
-            msel = ps.modals.get(modal, "[role=dialog]")
-            fields = {k.split(".", 1)[1]: p for k, p in ps.fields.items() if k.startswith(modal + ".")}
-            choice = next((e for e in ps.elements.values() if e.modal == modal and e.repeated), None)
-            close = next((e for e in ps.elements.values() if e.modal == modal and not e.repeated and e.kind == "button" and "close" in e.name.lower()), None)
-            fields_js = ", ".join(f"{json.dumps(snake(n))}: {p.js('modal')}" for n, p in fields.items() if p.source != "attr")
-            opts_js = ""
-            out_props: dict[str, Any] = {snake(n): _out_type(p) for n, p in fields.items() if p.source != "attr"}
-            if choice is not None:
-                cprop = choice.props.get(choice.name_prop or "")
-                group_sel = "fieldset"
-                opts_js = (
-                    f"const choiceEls = [...modal.querySelectorAll({json.dumps(choice.selector)})];\n"
-                    "const groupsOf = new Map();\n"
-                    "for (const c of choiceEls) { const g = c.closest(" + json.dumps(group_sel) + ") || modal;"
-                    " const gname = (g.dataset && (g.dataset.group || g.dataset.name)) || __clean((g.querySelector('legend') || {}).textContent) || 'options';"
-                    " if (!groupsOf.has(g)) groupsOf.set(g, {name: gname, choices: []});"
-                    f" groupsOf.get(g).choices.push({cprop.js('c') if cprop else '__clean(c.textContent)'}); }}\n"
-                    "result.options = [...groupsOf.values()];"
-                )
-                out_props["options"] = {"type": "array", "items": {"type": "object"}}
-            m = ToolManifest(
-                name=name("get_" + singular(el.name) + "_details"),
-                description=f"Open a {singular(el.name).replace('_', ' ')}'s {modal} on the {page} page, read its details{' and choices' if choice else ''}, and close it again.",
-                type=ToolType.GET_FIELDS,
-                input_schema={"type": "object", "properties": {pname: param}, "required": [pname]},
-                output_schema={"type": "object", "properties": {pname: {"type": "string"}, **out_props}},
-                pre={"page": _page_pattern(pages)},
-                post={},
-                pre_check=_body(_page_check(pages)),
-                execute=_body(
-                    find,
-                    f"const modal = document.querySelector({json.dumps(msel)});",
-                    "card.click();",
-                    "for (let i = 0; i < 100 && !__visible(modal); i++) await new Promise((r) => setTimeout(r, 20));",
-                    f"if (!__visible(modal)) throw new Error('the {modal} did not open');",
-                    f"const result = {{{json.dumps(pname)}: ({_name_of_js(el)})(card)}};",
-                    f"Object.assign(result, {{{fields_js}}});",
-                    opts_js,
-                    f"const close = modal.querySelector({json.dumps(close.selector)});" if close else "const close = null;",
-                    "if (close) close.click();",
-                    "return result;",
-                ),
-                post_check=_body(f"const modal = document.querySelector({json.dumps(msel)});", "return !__visible(modal) ? true : [false, 'the dialog is still open'];") if close else "return true;",
-                effect=Effect.READ,
-                elements=[f"{page}.{el.name}", *([f"{page}.{close.name}"] if close else [])],
-            )
-            out.append(Synth(m, "card_details", element=el.name, evidence=clicks, name_param=pname,
-                             source_list=list_tool.get(sel), witness_args=witnesses))
+            out.append(_card_details(site, group, sorted(modals)[0]))
+    return out
 
-    # -- getFields per page -------------------------------------------------------------------
-    for page, ps in sorted(schema.pages.items()):
+
+def _goto_card(site: _Site, group: _CardClicks, target: str) -> Synth:
+    """``goto_<card>(name)``: click the named card; it opens ``target``."""
+    sel, el, clicks, pages, pname, param, find, witnesses = (
+        group.sel, group.el, group.clicks, group.pages, group.pname, group.param, group.find, group.witnesses)
+    tps = site.schema.pages.get(target)
+    title = tps.title_selector if tps else None
+    if title:
+        post_check = _page_guard({target}) + "\n" + (
+            f"const h = document.querySelector({json.dumps(title)});\n"
+            f"return (!h || !inputs.{pname} || __norm(h.textContent).includes(__norm(inputs.{pname})) || __norm(inputs.{pname}).includes(__norm(h.textContent))) ? true : [false, 'opened ' + (h && h.textContent)];"
+        )
+    else:
+        # no main heading known: the page's title or a heading must name the item opened
+        post_check = _page_guard({target}) + "\n" + (
+            f"const want = __norm((output && output.{pname}) || inputs.{pname});\n"
+            "const seen = __norm(document.title + ' ' + [...document.querySelectorAll('h1, h2')].map((h) => h.textContent).join(' '));\n"
+            "return !want || seen.includes(want) ? true : [false, 'the page opened does not name ' + JSON.stringify(inputs."
+            + pname + ")];"
+        )
+    m = ToolManifest(
+        name=site.name("goto_" + singular(el.name)),
+        description=f"Open the {target} page of a {singular(el.name).replace('_', ' ')} by clicking its card on the {'/'.join(sorted(pages))} page.",
+        type=ToolType.GOTO_ITEM,
+        input_schema={"type": "object", "properties": {pname: param}, "required": [pname]},
+        output_schema={"type": "object", "properties": {pname: {"type": "string"}}},
+        pre={"page": _page_pattern(pages)},
+        post={"page": target},
+        pre_check=_body(_page_check(pages)),
+        execute=_body(
+            find, f"const value = ({_name_of_js(el)})(card);",
+            f"const target = card.querySelector({json.dumps(el.link_selector)}) || card;" if el.link_selector else "const target = card;",
+            "setTimeout(() => target.click(), 0);", f"return {{{json.dumps(pname)}: value}};"),
+        post_check=_body(post_check),
+        effect=Effect.READ,
+        elements=[f"{p}.{el.name}" for p in sorted(pages)],
+        navigates=True,
+    )
+    return Synth(m, "goto_card", element=el.name, evidence=clicks, name_param=pname,
+                 source_list=site.list_tool.get(sel), witness_args=witnesses)
+
+
+def _card_details(site: _Site, group: _CardClicks, modal: str) -> Synth:
+    """``get_<card>_details(name)``: open the named card's ``modal``, read it, close it."""
+    sel, el, clicks, pages, pname, param, find, witnesses = (
+        group.sel, group.el, group.clicks, group.pages, group.pname, group.param, group.find, group.witnesses)
+    page = sorted(pages)[0]
+    ps = site.schema.pages[page]
+    msel = ps.modals.get(modal, "[role=dialog]")
+    fields = {k.split(".", 1)[1]: p for k, p in ps.fields.items() if k.startswith(modal + ".")}
+    choice = next((e for e in ps.elements.values() if e.modal == modal and e.repeated), None)
+    close = next((e for e in ps.elements.values() if e.modal == modal and not e.repeated and e.kind == "button" and "close" in e.name.lower()), None)
+    fields_js = ", ".join(f"{json.dumps(snake(n))}: {p.js('modal')}" for n, p in fields.items() if p.source != "attr")
+    opts_js = ""
+    out_props: dict[str, Any] = {snake(n): _out_type(p) for n, p in fields.items() if p.source != "attr"}
+    if choice is not None:
+        cprop = choice.props.get(choice.name_prop or "")
+        group_sel = "fieldset"
+        opts_js = (
+            f"const choiceEls = [...modal.querySelectorAll({json.dumps(choice.selector)})];\n"
+            "const groupsOf = new Map();\n"
+            "for (const c of choiceEls) { const g = c.closest(" + json.dumps(group_sel) + ") || modal;"
+            " const gname = (g.dataset && (g.dataset.group || g.dataset.name)) || __clean((g.querySelector('legend') || {}).textContent) || 'options';"
+            " if (!groupsOf.has(g)) groupsOf.set(g, {name: gname, choices: []});"
+            f" groupsOf.get(g).choices.push({cprop.js('c') if cprop else '__clean(c.textContent)'}); }}\n"
+            "result.options = [...groupsOf.values()];"
+        )
+        out_props["options"] = {"type": "array", "items": {"type": "object"}}
+    m = ToolManifest(
+        name=site.name("get_" + singular(el.name) + "_details"),
+        description=f"Open a {singular(el.name).replace('_', ' ')}'s {modal} on the {page} page, read its details{' and choices' if choice else ''}, and close it again.",
+        type=ToolType.GET_FIELDS,
+        input_schema={"type": "object", "properties": {pname: param}, "required": [pname]},
+        output_schema={"type": "object", "properties": {pname: {"type": "string"}, **out_props}},
+        pre={"page": _page_pattern(pages)},
+        post={},
+        pre_check=_body(_page_check(pages)),
+        execute=_body(
+            find,
+            f"const modal = document.querySelector({json.dumps(msel)});",
+            "card.click();",
+            "for (let i = 0; i < 100 && !__visible(modal); i++) await new Promise((r) => setTimeout(r, 20));",
+            f"if (!__visible(modal)) throw new Error('the {modal} did not open');",
+            f"const result = {{{json.dumps(pname)}: ({_name_of_js(el)})(card)}};",
+            f"Object.assign(result, {{{fields_js}}});",
+            opts_js,
+            f"const close = modal.querySelector({json.dumps(close.selector)});" if close else "const close = null;",
+            "if (close) close.click();",
+            "return result;",
+        ),
+        post_check=_body(f"const modal = document.querySelector({json.dumps(msel)});", "return !__visible(modal) ? true : [false, 'the dialog is still open'];") if close else "return true;",
+        effect=Effect.READ,
+        elements=[f"{page}.{el.name}", *([f"{page}.{close.name}"] if close else [])],
+    )
+    return Synth(m, "card_details", element=el.name, evidence=clicks, name_param=pname,
+                 source_list=site.list_tool.get(sel), witness_args=witnesses)
+
+
+# -- getFields per page ----------------------------------------------------------------------
+
+
+def _page_field_tools(site: _Site) -> list[Synth]:
+    """``get_<page>_details`` (or ``get_<item>`` on an item's page) for every page with singular fields."""
+    out: list[Synth] = []
+    for page, ps in sorted(site.schema.pages.items()):
         fields = {k: p for k, p in ps.fields.items() if "." not in k and not k.lower().endswith(("toast", "error", "empty", "heading"))}
         if not fields:
             continue
@@ -497,7 +539,7 @@ def synthesize(schema: SiteSchema, traces: dict[str, list[LabeledStep]]) -> list
                 parts.append(f"{json.dumps(snake(fname))}: {p.js('document')}")
         noun = re.sub(r"_?\{(id|name)\}", "", page).strip("_")
         out.append(Synth(ToolManifest(
-            name=name(f"get_{snake(noun)}" if _is_item_page(page) and noun else f"get_{snake(page)}_details"),
+            name=site.name(f"get_{snake(noun)}" if _is_item_page(page) and noun else f"get_{snake(page)}_details"),
             description=f"Read the facts shown on the {page} page: {', '.join(snake(f) for f in fields)}.",
             type=ToolType.GET_FIELDS,
             output_schema={"type": "object", "properties": {snake(f): _out_type(p) for f, p in fields.items()}},
@@ -509,14 +551,22 @@ def synthesize(schema: SiteSchema, traces: dict[str, list[LabeledStep]]) -> list
             timeout_ms=5000,
         ), "fields"))
 
-    # -- singular links/buttons that navigate ------------------------------------------------
+    return out
+
+
+# -- singular links/buttons that navigate -----------------------------------------------------
+
+
+def _link_tools(site: _Site) -> list[Synth]:
+    """``goto_<page>`` for a singular link or button whose click opened another page."""
+    out: list[Synth] = []
     nav: dict[str, list[LabeledStep]] = defaultdict(list)
     submits: set[int] = set()  # buttons that submitted what the step before filled: query forms, not links
-    for ss in traces.values():
+    for ss in site.traces.values():
         for a, b in zip(ss, ss[1:], strict=False):
             if (a.step.action in ("fill", "select") or (a.element is not None and a.element.kind in ("radio", "checkbox"))) and b.element is not None and b.element.kind == "button" and b.element.form:
                 submits.add(id(b))
-    for s in steps:
+    for s in site.steps:
         nel = s.element
         if nel is None or nel.repeated or s.step.action != "click" or not s.step.ok or s.writes or id(s) in submits:
             continue
@@ -527,7 +577,7 @@ def synthesize(schema: SiteSchema, traces: dict[str, list[LabeledStep]]) -> list
     groups_nav: list[tuple[str, str, list[LabeledStep]]] = []
     for target, clicks in sorted(nav.items()):
         texts = {(c.step.target.text or c.step.target.name or "") if c.step.target else "" for c in clicks}
-        if f"goto_{snake(target)}" in name.used and all(texts):
+        if f"goto_{snake(target)}" in site.name.used and all(texts):
             # several links to a page a card already opens: one tool per link, named by its text
             by_text: dict[str, list[LabeledStep]] = defaultdict(list)
             for c in clicks:
@@ -541,14 +591,14 @@ def synthesize(schema: SiteSchema, traces: dict[str, list[LabeledStep]]) -> list
             assert c.element is not None
             if c.element.selector not in sels:
                 sels.append(c.element.selector)
-        sels.sort(key=lambda s: -len(single_pages.get(s, set())))
+        sels.sort(key=lambda s: -len(site.single_pages.get(s, set())))
         lpages: set[str] = set()
         for s_ in sels:
-            lpages |= single_pages.get(s_, set())
+            lpages |= site.single_pages.get(s_, set())
         # a single-page app keeps its filters in its links (``/journal/?time=2025``): the same link
         sels = [_href_or_query(s_) for s_ in sels]
         m = ToolManifest(
-            name=name(tool_name),
+            name=site.name(tool_name),
             description=f"Go to the {target} page with the site's own link ({', '.join(sels)}).",
             type=ToolType.GOTO_FIELD,
             output_schema={"type": "object", "properties": {"page": {"type": "string"}}},
@@ -570,11 +620,17 @@ def synthesize(schema: SiteSchema, traces: dict[str, list[LabeledStep]]) -> list
         )
         out.append(Synth(m, "goto_link", evidence=clicks))
 
-    # -- singular links/buttons that open a dialog: the abstract state records it (``dialog``) ---
+    return out
+
+
+# -- singular links/buttons that open a dialog: the abstract state records it (``dialog``) --------
+
+
+def _dialog_tools(site: _Site) -> list[Synth]:
+    """``open_<dialog>`` for a singular control whose click opened a dialog; records the dialogs' titles."""
+    out: list[Synth] = []
     openers: dict[tuple[str, str], list[LabeledStep]] = defaultdict(list)
-    dialog_titles: dict[str, str] = {}
-    """Dialog -> what its opener is called ("Add Journal Entry"): the words that name the dialog's tools."""
-    for s in steps:
+    for s in site.steps:
         oel = s.element
         if oel is None or oel.repeated or oel.modal or s.step.action != "click" or not s.step.ok or s.writes:
             continue
@@ -582,21 +638,21 @@ def synthesize(schema: SiteSchema, traces: dict[str, list[LabeledStep]]) -> list
         if opened and s.page_after == s.page_before:
             openers[(opened[0], oel.selector)].append(s)
     for (modal, osel), clicks in sorted(openers.items()):
-        opages = single_pages.get(osel) or {c.page_before for c in clicks if c.page_before}
-        ops = schema.pages.get(sorted(opages)[0])
+        opages = site.single_pages.get(osel) or {c.page_before for c in clicks if c.page_before}
+        ops = site.schema.pages.get(sorted(opages)[0])
         msel = (ops.modals.get(modal) if ops else None) or "dialog, [role=dialog]"
         words = re.sub(r"Modal$", "", modal)
         called = next((c.step.target.name or c.step.target.text or "" for c in clicks if c.step.target), "").strip()
         if re.search(r"[A-Za-z]{2}", called) and len(called) <= 40:
-            words = dialog_titles[modal] = called
+            words = site.dialog_titles[modal] = called
         m = ToolManifest(
-            name=name(f"open_{snake(camel(words))}"),
+            name=site.name(f"open_{snake(camel(words))}"),
             description=f"Open the {snake(words).replace('_', ' ')} dialog (the site's own {osel} control); tools acting inside it need it open.",
             type=ToolType.GOTO_FIELD,
             output_schema={"type": "object", "properties": {"dialog": {"type": "string"}}},
             pre={"page": _page_pattern(opages), "dialog": ""},
             post={"dialog": modal},
-            pre_check=_body(f"const ok = {_page_check(opages)[7:-1]};", "if (ok !== true) return ok;",
+            pre_check=_body(_page_guard(opages),
                             f"return __q({json.dumps(osel)}) ? true : [false, 'no {words} control here'];"),
             execute=_body(
                 f"__q({json.dumps(osel)}).click();",
@@ -613,57 +669,20 @@ def synthesize(schema: SiteSchema, traces: dict[str, list[LabeledStep]]) -> list
         )
         out.append(Synth(m, "open_dialog", element=clicks[0].element.name if clicks[0].element else None, evidence=clicks))
 
-    # -- filters and forms from step sequences ---------------------------------------------------
-    forms: dict[tuple[str, str], list[list[LabeledStep]]] = defaultdict(list)
-    filters: dict[str, list[tuple[LabeledStep, LabeledStep]]] = defaultdict(list)
-    card_actions: dict[tuple[str, str], list[LabeledStep]] = defaultdict(list)
-    for ss in traces.values():
-        pending: list[LabeledStep] = []
-        opener: LabeledStep | None = None
-        for s in ss:
-            el = s.element  # type: ignore[assignment]
-            if s.step.action == "goto" or not s.step.ok:
-                pending, opener = [], None
-                continue
-            if el is None:
-                continue
-            if el.repeated and s.action and s.writes:
-                card_actions[(el.selector, s.action)].append(s)
-                pending = []
-                continue
-            if el.repeated and not el.modal and s.modal_after - s.modal_before:
-                opener, pending = s, []
-                continue
-            if s.step.action in ("fill", "select") or el.kind in ("radio", "checkbox") or (el.repeated and el.modal):
-                pending.append(s)
-                continue
-            if s.step.action == "press" and el.kind == "input" and (s.page_after != s.page_before or _query_changed(s)):
-                filters[el.selector].append((s, s))
-                pending = []
-                continue
-            if el.kind == "button" and s.step.action == "click":
-                filled = [p for p in pending if p.element and p.element.kind == "input" and p.step.action == "fill"]
-                if s.page_after == "search" and filled and not s.writes:
-                    filters[filled[-1].element.selector].append((filled[-1], s))  # type: ignore[union-attr]
-                elif s.writes:
-                    seq = ([opener] if opener and el.modal else []) + pending + [s]
-                    # a form that posts a document is one tool per page (the same button edits and creates)
-                    fkey = (s.page_before or "", el.selector) if _posts_document(s) else ("", el.selector)
-                    forms[fkey].append(seq)
-                elif pending and s.page_after and (s.page_after != s.page_before or _query_changed(s)):
-                    forms[(s.page_before or "", el.selector)].append(pending + [s])  # a query form (GET)
-                pending = []
-                if s.modal_before - s.modal_after:
-                    opener = None
-                continue
-            if s.page_after != s.page_before:
-                pending, opener = [], None
+    return out
 
-    for sel, pairs in filters.items():
+
+# -- filters and forms from step sequences ---------------------------------------------------
+
+
+def _filter_tools(site: _Site) -> list[Synth]:
+    """``search(query)`` / ``filter_by_<input>(value)``: an input filled and submitted that changed the page."""
+    out: list[Synth] = []
+    for sel, pairs in site.sequences.filters.items():
         inp_ = pairs[0][0].element
         assert inp_ is not None
         inp = inp_
-        pages = single_pages.get(sel, {p.page_before for p, _ in pairs if p.page_before})
+        pages = site.single_pages.get(sel, {p.page_before for p, _ in pairs if p.page_before})
         target = pairs[0][1].page_after or "search"
         pname = "query"
         submit_sel = pairs[0][1].element.selector if pairs[0][1] is not pairs[0][0] and pairs[0][1].element else None
@@ -675,7 +694,7 @@ def synthesize(schema: SiteSchema, traces: dict[str, list[LabeledStep]]) -> list
         if in_place:
             pname = what if what.isidentifier() and what not in ("query", "filter") else "value"
         m = ToolManifest(
-            name=name(fname),
+            name=site.name(fname),
             description=(
                 f"Filter what this page shows by {inp.name.split('.')[-1]} (the {inp.name.split('.')[-1]} box, then Enter);"
                 " the page stays and shows only the matching entries; an empty value clears the filter."
@@ -709,19 +728,25 @@ def synthesize(schema: SiteSchema, traces: dict[str, list[LabeledStep]]) -> list
         out.append(Synth(m, "filter", element=inp.name, evidence=[p for pair in pairs for p in pair],
                          witness_args=[{pname: p.step.value} for p, _ in pairs]))
 
-    for (sel, action), acts in card_actions.items():
+    return out
+
+
+def _card_action_tools(site: _Site) -> list[Synth]:
+    """``<action>(name)``: a button inside a card whose click wrote."""
+    out: list[Synth] = []
+    for (sel, action), acts in site.sequences.card_actions.items():
         act_el = acts[0].element
         assert act_el is not None
         el = act_el
-        cpages = group_pages.get(sel) or {a.page_before for a in acts if a.page_before}
+        cpages = site.group_pages.get(sel) or {a.page_before for a in acts if a.page_before}
         pname = snake(el.name_prop or "name")
         asel = el.actions[action]
         m = ToolManifest(
-            name=name(snake(action) if not snake(action).startswith("goto") else snake(action) + "_action"),
+            name=site.name(snake(action) if not snake(action).startswith("goto") else snake(action) + "_action"),
             description=f"Click {action} on the {singular(el.name).replace('_', ' ')} with the given {pname.replace('_', ' ')} (a state-changing request), and wait for the site's answer.",
             type=ToolType.SET_FIELDS,
             input_schema={"type": "object", "properties": {pname: {"type": "string", "minLength": 1,
-                          "description": f"from {list_tool.get(sel, 'the list')}"}}, "required": [pname]},
+                          "description": f"from {site.list_tool.get(sel, 'the list')}"}}, "required": [pname]},
             output_schema={"type": "object", "properties": {"success": {"type": "boolean"}, "status": {"type": "integer"}, pname: {"type": "string"}}, "required": ["success"]},
             pre={"page": _page_pattern(cpages)},
             post={"page": _page_pattern(cpages)},
@@ -741,19 +766,39 @@ def synthesize(schema: SiteSchema, traces: dict[str, list[LabeledStep]]) -> list
             elements=[f"{p}.{el.name}" for p in sorted(cpages)],
         )
         out.append(Synth(m, "card_action", element=el.name, evidence=acts, name_param=pname,
-                         source_list=list_tool.get(sel), witness_args=[{pname: a.card_name} for a in acts if a.card_name]))
+                         source_list=site.list_tool.get(sel), witness_args=[{pname: a.card_name} for a in acts if a.card_name]))
 
-    for seqs in forms.values():
-        out.append(_form_tool(name, schema, seqs, list_tool, group_pages, groups, single_pages, dialog_titles))
-    out.append(Synth(ToolManifest(
-        name=name("observe_page"),
+    return out
+
+
+def _form_tools(site: _Site) -> list[Synth]:
+    """``<button>(...)``: fields set and a button clicked that wrote, posted a form or changed the page."""
+    return [_form_tool(site, seqs) for seqs in site.sequences.forms.values()]
+
+
+def _observe_tool(site: _Site) -> list[Synth]:
+    """``observe_page``: the page type, URL and title."""
+    return [Synth(ToolManifest(
+        name=site.name("observe_page"),
         description="Say which page the browser is on (page type, URL path, title).",
         type=ToolType.OBSERVE,
         output_schema={"type": "object", "properties": {"page": {"type": "string"}, "path": {"type": "string"}, "title": {"type": "string"}}, "required": ["page"]},
         execute=_body("return {page: __page(), path: location.pathname, title: document.title};"),
         timeout_ms=5000,
-    ), "observe"))
-    return out
+    ), "observe")]
+
+
+_BUILDERS: tuple[Callable[[_Site], list[Synth]], ...] = (
+    _list_tools, _card_click_tools, _page_field_tools, _link_tools, _dialog_tools,
+    _filter_tools, _card_action_tools, _form_tools, _observe_tool,
+)
+"""In this order: a later builder reads the names and list tools an earlier one made."""
+
+
+def synthesize(schema: SiteSchema, traces: dict[str, list[LabeledStep]]) -> list[Synth]:
+    """All tools the schema and the labeled traces support, deterministic and named uniquely."""
+    site = _Site.index(schema, traces)
+    return [synth for build in _BUILDERS for synth in build(site)]
 
 
 def _query_changed(s: LabeledStep) -> bool:
@@ -813,16 +858,8 @@ def _form_description(
     )
 
 
-def _form_tool(
-    name: _Namer,
-    schema: SiteSchema,
-    seqs: list[list[LabeledStep]],
-    list_tool: dict[str, str],
-    group_pages: dict[str, set[str]],
-    groups: dict[str, Element],
-    single_pages: dict[str, set[str]] | None = None,
-    dialog_titles: dict[str, str] | None = None,
-) -> Synth:
+def _form_tool(site: _Site, seqs: list[list[LabeledStep]]) -> Synth:
+    """One form: the settings of ``seqs`` (the sequences ending in one submit) as inputs, then the click."""
     submit = seqs[0][-1]
     sel = submit.element
     assert sel is not None
@@ -830,8 +867,8 @@ def _form_tool(
     # a form in the site chrome (a sidebar login) works on every page that shows it, and stays there
     in_chrome = all(s.element is not None and s.element.chrome for seq in seqs for s in seq)
     stays = in_chrome and all(seq[-1].page_after == seq[-1].page_before for seq in seqs)
-    if in_chrome and single_pages:
-        pages |= single_pages.get(sel.selector, set())
+    if in_chrome:
+        pages |= site.single_pages.get(sel.selector, set())
     opener = next((s[0] for s in seqs if s[0].element is not None and s[0].element.repeated and not s[0].element.modal), None)
     after = {s[-1].page_after for s in seqs if s[-1].page_after}
     navigates = any(s[-1].page_after != s[-1].page_before or _posts_document(s[-1]) or not s[-1].writes for s in seqs)
@@ -848,7 +885,7 @@ def _form_tool(
     card = opener.element if opener else None
     if card is not None:
         pname = snake(card.name_prop or "name")
-        props[pname] = {"type": "string", "minLength": 1, "description": f"from {list_tool.get(card.selector, 'the list')}"}
+        props[pname] = {"type": "string", "minLength": 1, "description": f"from {site.list_tool.get(card.selector, 'the list')}"}
         required.append(pname)
         seen.add(pname)
     choice_el = None
@@ -935,11 +972,10 @@ def _form_tool(
             "items": {"type": "object", "properties": {k: {"type": "string"} for k in keys.values()}, "additionalProperties": False},
         }
         required.append("lines")
-        scope = "document"
         setters.append(
             f"const names = {json.dumps(keys)};\n"
             "for (let i = 0; i < inputs.lines.length; i++) {\n"
-            f"  const rows = [...{scope}.querySelectorAll({json.dumps(row_el.selector)})].filter((r) => r.offsetParent !== null || r.closest('dialog[open]'));\n"
+            f"  const rows = [...document.querySelectorAll({json.dumps(row_el.selector)})].filter((r) => r.offsetParent !== null || r.closest('dialog[open]'));\n"
             "  if (!rows[i]) throw new Error('the form has no row ' + (i + 1));\n"
             "  for (const [label, key] of Object.entries(names)) {\n"
             "    if (inputs.lines[i][key] == null) continue;\n"
@@ -974,7 +1010,7 @@ def _form_tool(
         navigates = False
     open_js = ""
     if card is not None:
-        ps = schema.pages[sorted(pages)[0]]
+        ps = site.schema.pages[sorted(pages)[0]]
         modal_sel = ps.modals.get(sel.modal or "", "[role=dialog]")
         pname = snake(card.name_prop or "name")
         open_js = (
@@ -988,7 +1024,7 @@ def _form_tool(
         )
     base = re.sub(r"_(button|btn|submit)$", "", snake(sel.name.split(".")[-1])) or "submit"
     base = _form_name(seqs, base, has_secret, writes, typed)
-    title = (dialog_titles or {}).get(sel.modal or "")
+    title = site.dialog_titles.get(sel.modal or "")
     if title and base in ("save", "submit", "ok", "done", "apply", "confirm", "create", "add"):
         base = snake(camel(title))  # Save in the "Add Journal Entry" dialog: add_journal_entry
     click = f"const btn = __q({json.dumps(sel.selector)});\nif (!btn) throw new Error('no {base} button here');"
@@ -1003,7 +1039,7 @@ def _form_tool(
     else:
         tail = "setTimeout(() => btn.click(), 0);\nreturn {success: true, status: 0};"
         post_check = _body(
-            f"const ok = {_page_check({target})[7:-1]};" if not stays else "const ok = true;",
+            f"const ok = {_page_test({target})};" if not stays else "const ok = true;",
             "if (ok !== true) return ok;",
             "const errs = __errors();",
             "if (errs.length) return [false, 'the site said: ' + errs.join('; ')];",
@@ -1018,7 +1054,7 @@ def _form_tool(
         if all(sel.modal not in seq[-1].modal_after for seq in seqs):
             dialog_post["dialog"] = ""
     m = ToolManifest(
-        name=name(base),
+        name=site.name(base),
         description=_form_description(base, props, required, card, sel, target, navigates, writes, stays),
         type=ToolType.SET_FIELDS,
         input_schema={"type": "object", "properties": props, **({"required": required} if required else {})},
@@ -1026,8 +1062,7 @@ def _form_tool(
         pre={"page": _page_pattern(pages), **dialog_pre},
         post={**({} if stays or in_place else {"page": target}), **dialog_post},
         pre_check=_body(
-            f"const ok = {_page_check(pages)[7:-1]};",
-            "if (ok !== true) return ok;",
+            _page_guard(pages),
             f"return __q({json.dumps(sel.selector)}) ? true : [false, 'no {base} button on this page'];",
         ),
         execute=_body(open_js, *setters, click, tail),
@@ -1038,4 +1073,4 @@ def _form_tool(
     )
     return Synth(m, "form", element=sel.name, evidence=[s for seq in seqs for s in seq],
                  name_param=snake(card.name_prop or "name") if card else None,
-                 source_list=list_tool.get(card.selector) if card else None, witness_args=witness)
+                 source_list=site.list_tool.get(card.selector) if card else None, witness_args=witness)

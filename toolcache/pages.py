@@ -7,13 +7,15 @@ placeholders (``/issue123`` -> ``issue{id}``, ``/orders/8f3a9c`` ->
 spaces: ``/account/Assets:Cash/`` -> ``account_{name}``), and, on a page that shows no single item, the view a query
 parameter selects (``/issue?@template=search`` -> ``issue_search``). ``/`` is
 ``home``. :data:`PAGE_JS` is the same function for the browser (the checks
-generated tools run); a test keeps the two in step.
+generated tools run; ``toolcache/js/page.js``); a test keeps the two in step.
 """
 
 from __future__ import annotations
 
 import re
 from urllib.parse import parse_qsl, unquote, urlparse
+
+from .js import source
 
 __all__ = ["page_name", "PAGE_JS", "VIEW_PARAMS"]
 
@@ -52,26 +54,5 @@ def page_name(url: str | None) -> str:
     return name
 
 
-PAGE_JS = r"""
-const __pageOf = (href) => {
-  const u = new URL(href, location.href);
-  const seg = (s) => {
-    let m = s.match(/^([A-Za-z_-]*?)-?(\d+)$/);
-    if (m) return m[1] ? m[1] + '{id}' : '{id}';
-    if (/^(?=.*\d)[0-9a-fA-F-]{6,}$/.test(s)) return '{id}';
-    if (/[A-Z:@\s]/.test(s)) return '{name}';
-    return s.replace(/[^A-Za-z0-9_{}]+/g, '_').replace(/^_+|_+$/g, '').toLowerCase() || 'x';
-  };
-  const parts = u.pathname.split('/').filter(Boolean).map((p) => seg(decodeURIComponent(p)));
-  let name = parts.length ? parts.join('_') : 'home';
-  if (!(parts.length ? parts[parts.length - 1] : '').includes('{id}')) {
-    for (const key of ['@template', 'template', 'view', 'tab']) {
-      const v = u.searchParams.get(key);
-      if (v) { name += '_' + seg(v); break; }
-    }
-  }
-  return name;
-};
-const __page = () => (document.body && document.body.dataset.page) || __pageOf(location.href);
-"""
+PAGE_JS = source("page.js")
 """``__pageOf(href)`` and ``__page()`` for the browser, the same rules as :func:`page_name`."""

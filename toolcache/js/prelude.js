@@ -1,0 +1,105 @@
+const __clean = (s) => String(s ?? '').replace(/\s+/g, ' ').trim();
+const __norm = (s) => __clean(s).toLowerCase().replace(/&/g, 'and').replace(/[^a-z0-9]/g, '');
+const __num = (v) => { if (v == null) return null; const m = String(v).replace(/,/g, '').match(/-?\d+(\.\d+)?/); return m ? parseFloat(m[0]) : null; };
+const __bool = (v) => v == null ? null : String(v) === 'true';
+const __visible = (el) => !!el && !el.closest('[hidden]');
+const __pair = (label) => {
+  const want = __norm(label);
+  for (const h of document.querySelectorAll('th, dt')) {
+    if (__norm(h.textContent) !== want || !h.nextElementSibling) continue;
+    const cell = h.nextElementSibling;
+    const sel = cell.querySelector('select');
+    if (sel) { const o = sel.options[sel.selectedIndex]; return o && o.value !== '' && o.value !== '-1' ? __clean(o.textContent) : null; }
+    const inp = cell.querySelector('input:not([type=hidden]):not([type=submit]):not([type=file]):not([type=checkbox]), textarea');
+    if (inp) return inp.value === '' ? null : inp.value;
+    const t = __clean(cell.innerText || cell.textContent);
+    return t === '' ? null : t;
+  }
+  return null;
+};
+const __q = (sel) => {
+  // CSS, or Playwright-style 'CSS >> text=Name': the first match whose accessible name or text is Name
+  const i = sel.indexOf(' >> text=');
+  if (i < 0) return document.querySelector(sel);
+  const want = __norm(sel.slice(i + 9));
+  const name = (e) => e.getAttribute('aria-label') || e.value || e.innerText || e.textContent;
+  const all = [...document.querySelectorAll(sel.slice(0, i))];
+  return all.find((e) => __norm(name(e)) === want) || null;
+};
+const __labeled = (row, label) => {
+  const want = __norm(label);
+  for (const c of row.cells) {
+    const m = __clean(c.textContent).match(/^([^:]{1,40}):\s*(.*)$/);
+    if (m && __norm(m[1]) === want) return m[2] === '' ? null : m[2];
+  }
+  return null;
+};
+const __cell = (row, label) => {
+  const table = row.closest('table');
+  const head = table && [...table.rows].find((r) => r.cells.length > 1 && [...r.cells].every((c) => c.tagName === 'TH'));
+  const i = head ? [...head.cells].findIndex((c) => __norm(c.textContent) === __norm(label)) : -1;
+  if (i < 0 || !row.cells[i]) return null;
+  const t = __clean(row.cells[i].innerText || row.cells[i].textContent);
+  return t === '' ? null : t;
+};
+const __errors = () => [...document.querySelectorAll('.error-message, .errormessage, .alert-danger, .error, [role=alert]')]
+  .filter((e) => __visible(e) && e.offsetParent !== null && __clean(e.textContent)).map((e) => __clean(e.textContent));
+const __find = (els, nameOf, want) => {
+  const w = __norm(want);
+  if (!w) return null;
+  return els.find((e) => __norm(nameOf(e)) === w) || els.find((e) => __norm(nameOf(e)).startsWith(w))
+    || els.find((e) => __norm(nameOf(e)).includes(w)) || null;
+};
+const __row = (row) => {
+  const table = row.closest('table');
+  const head = table && (table.tHead ? table.tHead.rows[0] : [...table.rows].find((r) => [...r.cells].every((c) => c.tagName === 'TH')));
+  const out = {};
+  [...row.cells].forEach((c, i) => { const h = head && head.cells[i] ? __clean(head.cells[i].textContent) : String(i); out[h || String(i)] = __clean(c.innerText || c.textContent); });
+  return out;
+};
+const __setValue = (el, value, leave = false) => {
+  // leave: focus, set, then blur as a person moving to the next field does (some widgets keep a
+  // typed value only when the field loses focus)
+  if (leave && !el.isContentEditable) { el.focus(); __setValue(el, value); el.blur(); return; }
+  if (el.isContentEditable) {  // a code editor (CodeMirror) or rich text: replace its text as typing would
+    el.focus();
+    document.getSelection().selectAllChildren(el);
+    document.execCommand('insertText', false, String(value));
+    return;
+  }
+  const proto = el.tagName === 'TEXTAREA' ? HTMLTextAreaElement.prototype : el.tagName === 'SELECT' ? HTMLSelectElement.prototype : HTMLInputElement.prototype;
+  Object.getOwnPropertyDescriptor(proto, 'value').set.call(el, String(value));
+  el.dispatchEvent(new Event('input', {bubbles: true}));
+  el.dispatchEvent(new Event('change', {bubbles: true}));
+};
+const __settle = async (before, quiet = 300, limit = 10000) => {
+  // a single-page app's redraw: the URL changes (when it will), then the DOM stays still for a moment
+  const t0 = Date.now();
+  while (before != null && location.href === before && Date.now() - t0 < 1500) await new Promise((r) => setTimeout(r, 20));
+  let last = Date.now();
+  const obs = new MutationObserver(() => { last = Date.now(); });
+  obs.observe(document.body, {subtree: true, childList: true, characterData: true, attributes: true});
+  try { while (Date.now() - last < quiet && Date.now() - t0 < limit) await new Promise((r) => setTimeout(r, 30)); }
+  finally { obs.disconnect(); }
+};
+const __watchWrites = () => {
+  const pending = [];
+  const orig = window.fetch;
+  window.fetch = function (...args) {
+    const init = args[1] || {};
+    const method = String(init.method || (args[0] && args[0].method) || 'GET').toUpperCase();
+    const p = orig.apply(this, args);
+    if (method !== 'GET') pending.push(p.then((r) => ({ok: r.ok, status: r.status}), (e) => ({ok: false, status: 0, error: String(e)})));
+    return p;
+  };
+  return async (timeout) => {
+    const t0 = Date.now();
+    while (!pending.length && Date.now() - t0 < 300) await new Promise((r) => setTimeout(r, 10));
+    window.fetch = orig;
+    if (!pending.length) return {ok: false, status: 0, error: 'no request was sent'};
+    const res = await Promise.race([Promise.all(pending), new Promise((r) => setTimeout(() => r(null), timeout))]);
+    if (!res) return {ok: false, status: 0, error: 'the request did not finish'};
+    await new Promise((r) => setTimeout(r, 30));
+    return res.find((x) => !x.ok) || res[res.length - 1];
+  };
+};
