@@ -256,7 +256,13 @@ class Cell:
 
 def matrix(profile: Profile, runs: int, *, strategies: Sequence[str] = STRATEGIES,
            faults: Sequence[FaultSpec] = FAULTS) -> list[Cell]:
-    """``runs`` cells: every (strategy, fault) pair before any repeats, targets and tasks rotating."""
+    """``runs`` cells of the matrix, in an order that covers it early.
+
+    Pass ``p`` walks the faults with the strategy rotating (fault ``i`` gets
+    strategy ``(i + p) mod S``), so the first ``len(faults)`` runs hit every
+    fault once and the first ``len(faults) * S`` every (strategy, fault) pair;
+    each strategy's (task, target) variants rotate from pass to pass.
+    """
     faults = [f for f in faults if f.kind in profile.kinds]
     if not faults or not strategies:
         raise ConfigError("the fault matrix is empty: no strategy or no fault kind this app supports")
@@ -264,17 +270,16 @@ def matrix(profile: Profile, runs: int, *, strategies: Sequence[str] = STRATEGIE
         s: [(t, target) for t in profile.tasks[s] for target in t.targets] for s in strategies
     }
     cells: list[Cell] = []
-    round_ = 0
+    p = 0
     while len(cells) < runs:
-        for fault in faults:
-            for s in strategies:
-                options = variants[s]
-                k = (round_ + faults.index(fault)) % len(options)
-                task, target = options[k]
-                cells.append(Cell(s, fault, task, target))
-                if len(cells) >= runs:
-                    return cells
-        round_ += 1
+        for i, fault in enumerate(faults):
+            s = strategies[(i + p) % len(strategies)]
+            options = variants[s]
+            task, target = options[(i + p // len(strategies)) % len(options)]
+            cells.append(Cell(s, fault, task, target))
+            if len(cells) >= runs:
+                break
+        p += 1
     return cells
 
 

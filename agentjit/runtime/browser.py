@@ -9,7 +9,19 @@ Which browser, in order:
 4. Playwright's own downloaded browser, when one is installed.
 
 Every outside lookup is blocked with a host-resolver rule (BROWSER.md), so a
-plan can only reach 127.0.0.1 / localhost. That flag only applies to a browser
+plan can only reach 127.0.0.1 / localhost.
+
+A request that is not a read (any method but GET, HEAD, OPTIONS) is sent
+exactly once (``send_writes_once``, on by default). Chromium re-sends a
+request, POSTs included, whose reused keep-alive connection closes before an
+answer arrives (measured: a site that applies a POST and then drops the
+connection gets it twice, and the page sees only the second answer), and it
+can do so while a context closes under an in-flight write. The site may have
+applied the first copy, so that retry duplicates a write below the effect
+log. The pool therefore routes such requests through Playwright's own HTTP
+client (``route.fetch``, no retries, no redirects followed) and hands the
+answer to the page; a network error reaches the page as a failed request,
+which the effect log records as uncertain. That flag only applies to a browser
 agentjit launches: a connected pool instead routes every request of every
 context it opens and aborts those to any other origin (:meth:`BrowserPool.allows`).
 
@@ -38,6 +50,8 @@ log = logging.getLogger(__name__)
 
 HOST_RULES = "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1 , EXCLUDE localhost"
 LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "[::1]", "::1"})
+READ_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+"""Methods the pool lets Chromium send (and re-send) itself; every other request is sent once."""
 ENV_VAR = "AGENTJIT_BROWSER"
 
 #: The ``--browser`` of the running command: pools made with ``from_spec()`` and
@@ -97,6 +111,7 @@ class BrowserPool:
         args: list[str] | None = None,
         context_options: dict[str, Any] | None = None,
         allowed_origins: Iterable[str] | None = None,
+        send_writes_once: bool = True,
     ) -> None:
         self.executable = executable
         self.headless = headless
@@ -107,6 +122,8 @@ class BrowserPool:
         #: None: any loopback host (127.0.0.1, localhost, [::1]) on any port; else
         #: exactly these origins (``http://127.0.0.1:8000``), plus data:/blob:/about:.
         self.allowed_origins = None if allowed_origins is None else frozenset(_origin(o) for o in allowed_origins)
+        self.send_writes_once = send_writes_once
+        """Send non-read requests through Playwright, once (see the module docstring)."""
         self._playwright: Any = None
         self._browser: Any = None
         self.open_contexts = 0
@@ -148,15 +165,33 @@ class BrowserPool:
 
     async def _route(self, route: Any) -> None:
         url = route.request.url
+        allowed = self.allows(url)
         try:
-            if self.allows(url):
-                await route.continue_()
-            else:
+            if (self.remote or self.allowed_origins is not None) and not allowed:
                 self.blocked.append(url)
                 log.info("blocked a request outside the site: %s", url)
                 await route.abort("blockedbyclient")
+            elif self.send_writes_once and allowed and route.request.method not in READ_METHODS:
+                await self._send_once(route)
+            else:  # a launched browser's host-resolver rule still stops any other host
+                await route.continue_()
         except Exception:  # the page or context closed under the request
             log.debug("routing %s failed", url, exc_info=True)
+
+    async def _send_once(self, route: Any) -> None:
+        """Send a write request once, from Playwright's HTTP client, and give the page its answer.
+
+        Redirects are not followed here (the browser follows the 3xx it is
+        handed, as a GET); a request that fails on the network is aborted, so
+        the page sees a network error, never a silent second copy.
+        """
+        try:
+            response = await route.fetch(max_redirects=0, max_retries=0)
+        except Exception as exc:  # the connection dropped or timed out: the site may have applied it
+            log.info("write request %s %s failed on the network: %s", route.request.method, route.request.url, exc)
+            await route.abort("connectionfailed")
+            return
+        await route.fulfill(response=response)
 
     @property
     def browser(self) -> Any:
@@ -226,7 +261,7 @@ class BrowserPool:
             raise BrowserError(f"cannot open a browser context: {exc}") from exc
         self.open_contexts += 1
         try:
-            if self.remote or self.allowed_origins is not None:
+            if self.remote or self.allowed_origins is not None or self.send_writes_once:
                 await ctx.route("**/*", self._route)
             yield ctx
         finally:
