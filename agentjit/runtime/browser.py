@@ -9,21 +9,21 @@ Which browser, in order:
 4. Playwright's own downloaded browser, when one is installed.
 
 Every outside lookup is blocked with a host-resolver rule (BROWSER.md), so a
-plan can only reach 127.0.0.1 / localhost.
-
-A request that is not a read (any method but GET, HEAD, OPTIONS) is sent
-exactly once (``send_writes_once``, on by default). Chromium re-sends a
-request, POSTs included, whose reused keep-alive connection closes before an
-answer arrives (measured: a site that applies a POST and then drops the
-connection gets it twice, and the page sees only the second answer), and it
-can do so while a context closes under an in-flight write. The site may have
-applied the first copy, so that retry duplicates a write below the effect
-log. The pool therefore routes such requests through Playwright's own HTTP
-client (``route.fetch``, no retries, no redirects followed) and hands the
-answer to the page; a network error reaches the page as a failed request,
-which the effect log records as uncertain. That flag only applies to a browser
+plan can only reach 127.0.0.1 / localhost. That flag only applies to a browser
 agentjit launches: a connected pool instead routes every request of every
 context it opens and aborts those to any other origin (:meth:`BrowserPool.allows`).
+
+A request that is not a read (any method but GET, HEAD, OPTIONS) to an allowed
+origin is sent exactly once (``send_writes_once``, on by default). Chromium
+re-sends a request, POSTs included, whose reused keep-alive connection closes
+before an answer arrives (measured: a site that applies a POST and then drops
+the connection gets it twice, and the page sees only the second answer), and
+it can do so while a context closes under an in-flight write. The site may
+have applied the first copy, so that retry duplicates a write below the
+effect log. The pool therefore routes such requests through Playwright's own
+HTTP client (``route.fetch``, no retries, no redirects followed) and hands the
+answer to the page; a network error reaches the page as a failed request,
+which the effect log records as uncertain.
 
 :meth:`BrowserPool.from_spec` reads the one spelling commands and the API
 share: ``ws://HOST:PORT/...`` (a Playwright browser server), ``cdp=http://HOST:PORT``
