@@ -12,6 +12,7 @@ list (``tests/test_layers.py`` walks the imports with ``ast`` to keep it so)::
     scheduler    latency fits, plan usage, Monte Carlo, Algorithm 2
     runtime      browser pool, tool invocation, plan interpreter, strategies, effect log
     agent        stepwise agent loop (the bench baseline, ai_exec, a trace source)
+    session      one walk above the layers: cache, model, planner, scheduler, runtime, each made once
     bench        local web apps, tasks and judges, harness
     api, sync, testing, cli   entry points
 
@@ -64,6 +65,7 @@ if _TYPE_CHECKING:  # the names below load on first use: `agentjit --help` must 
     from .protocol import Effect, ToolManifest, apply, load_manifest, read_trace, satisfies
     from .runtime import BrowserPool, CallOutcome, RunResult, Runtime, call_tool, run_plan
     from .scheduler import Schedule, Scheduler, fit_latency, plan_usage, schedule_plan
+    from .session import Session
 
 _LAZY: dict[str, str] = {
     "ToolCache": ".cache",
@@ -103,6 +105,7 @@ _LAZY: dict[str, str] = {
     "fit_latency": ".scheduler",
     "plan_usage": ".scheduler",
     "schedule_plan": ".scheduler",
+    "Session": ".session",
 }
 
 
@@ -141,4 +144,6 @@ __all__ = [
     "BrowserPool", "Runtime", "RunResult", "CallOutcome", "call_tool", "run_plan",
     # agent
     "StepwiseAgent", "agent_ai_exec",
+    # the walk through the layers
+    "Session",
 ]  # fmt: skip

@@ -4,7 +4,6 @@ app profile whose site is started for you."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from agentjit.bench.apps import get_app
 from agentjit.cache import ToolCache
@@ -12,21 +11,14 @@ from agentjit.exceptions import ConfigError, InputFileError
 from agentjit.llm.base import Model
 from agentjit.plan import PlanLimits
 from agentjit.plan.sandbox import MAX_PLAN_BYTES
-from agentjit.planner.gate import admit
-from agentjit.runtime import BrowserPool, RunResult, Runtime
+from agentjit.runtime import BrowserPool, RunResult, Strategy
+from agentjit.session import Session
 
 __all__ = ["run", "read_plan"]
 
 
 def _is_path(source: str | Path) -> bool:
     return isinstance(source, Path) or (isinstance(source, str) and source.endswith(".py") and "\n" not in source)
-
-
-def _plan_usage(source: str, cache: ToolCache) -> Any:
-    """The scheduler's usage analysis for the parallel strategy, imported on first use (scipy is slow to load)."""
-    from agentjit.scheduler.usage import plan_usage
-
-    return plan_usage(source, cache)
 
 
 def read_plan(source: str | Path) -> str:
@@ -68,7 +60,7 @@ async def run(
     app: str | None = None,
     site_url: str | None = None,
     cache: ToolCache | str | Path | None = None,
-    strategy: Any = "serial",
+    strategy: str | Strategy = "serial",
     model: Model | None = None,
     latency_scale: float = 0.0,
     trace_dir: str | Path | None = None,
@@ -88,47 +80,36 @@ async def run(
     ``cache`` the bundled ``food`` profile is used. The run starts at the
     cache's ``info.start_path`` in its ``info.initial_state``.
 
-    Before anything starts, the plan passes the checker's gate
-    (:func:`agentjit.planner.admit`, exactly what ``agentjit check`` does): an
-    invalid plan raises :class:`~agentjit.exceptions.PlanRejected`, naming
-    ``origin`` (where the plan came from; a path ``source`` names itself).
+    The walk is a :class:`~agentjit.session.Session`'s: before anything
+    starts, the plan passes the checker's gate (:func:`agentjit.planner.admit`,
+    exactly what ``agentjit check`` does): an invalid plan raises
+    :class:`~agentjit.exceptions.PlanRejected`, naming ``origin`` (where the
+    plan came from; a path ``source`` names itself). ``strategy`` is
+    ``serial``, ``parallel``, ``hedge``, ``auto`` (the scheduler picks from the
+    cache's latency fits) or a strategy object.
     ``limits`` bounds the run (default: :data:`agentjit.plan.DEFAULT_LIMITS`).
     ``browser`` is a browser spec (``ws://...`` or ``cdp=http://...``, see
     :meth:`BrowserPool.from_spec`) used when no ``pool`` is given; default
     ``AGENTJIT_BROWSER``, else a launched local Chromium.
     """
     text = read_plan(source)
-    if pool is None and browser is not None:
-        async with BrowserPool.from_spec(browser) as own:
-            return await run(
-                text, app=app, site_url=site_url, cache=cache, strategy=strategy, model=model,
-                latency_scale=latency_scale, trace_dir=trace_dir, pool=own, task=task, limits=limits,
-                origin=origin if origin is not None or not _is_path(source) else str(source),
-            )  # fmt: skip
     if origin is None and _is_path(source):
         origin = str(source)
     if app is None and cache is None:
         app = "food"
     profile = get_app(app) if app is not None else None
-    if isinstance(cache, str | Path):
-        tools = ToolCache.load(cache)
-    elif cache is not None:
-        tools = cache
-    else:
+    if cache is None:
         assert profile is not None
-        tools = profile.load_cache()
-    admit(text, tools, origin=origin)
-    site = None
-    if site_url is None:
-        if profile is None:
-            raise ConfigError("give site_url (the site to run on) with cache, or an app whose site can be started")
-        site = profile.site(latency_scale=latency_scale)
-        site.start()
-        site_url = site.url
+        cache = profile.cache_dir
+    session = Session(cache, model=model, pool=pool, browser=browser, trace_dir=trace_dir, limits=limits)
+    prepared = session.prepare(text, strategy=strategy, origin=origin)  # the gate, before anything starts
+    if site_url is not None:
+        return await session.execute(prepared, site_url=site_url, task=task)
+    if profile is None:
+        raise ConfigError("give site_url (the site to run on) with cache, or an app whose site can be started")
+    site = profile.site(latency_scale=latency_scale)
+    site.start()
     try:
-        options: dict[str, Any] = {"limits": limits} if limits is not None else {}
-        runtime = Runtime(tools, site_url, pool=pool, trace_dir=trace_dir, model=model, analyse=_plan_usage, **options)
-        return await runtime.run(text, strategy=strategy, task=task)
+        return await session.execute(prepared, site_url=site.url, task=task)
     finally:
-        if site is not None:
-            site.stop()
+        site.stop()

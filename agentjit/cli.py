@@ -265,69 +265,55 @@ def _user_file(app: str, kind: str) -> Path:
     return base / "agentjit" / f"{app}-{kind}.json"
 
 
-def _user_latency(cache: Any, app: str) -> None:
-    """Use the latency fits ``profile --write`` stored for this user over the bundled ones."""
-    path = _user_file(app, "latency")
-    if not path.exists():
-        return
-    try:
-        fits = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError, RecursionError) as exc:
-        _err().print(styled("warning:", "yellow", f" ignoring unreadable latency fits {path}: {exc}"))
-        return
-    if isinstance(fits, dict):
-        log.info("latency fits from %s", path)
-        cache.latency = fits
-
-
 def _app_name(args: argparse.Namespace) -> str | None:
     """The app profile a command uses: ``--app``, else ``food`` unless ``--cache`` is given."""
     app: str | None = getattr(args, "app", None)
     return app or (None if getattr(args, "cache", None) else "food")
 
 
-def _load_cache(args: argparse.Namespace) -> Any:
-    """The tool cache a command works on: ``--cache DIR``, else the app's bundled one.
+def _session(args: argparse.Namespace) -> Any:
+    """The command's :class:`~agentjit.session.Session`: the tool cache (``--cache DIR``, else the
+    app's bundled one), the model (``--model``, made on first use), the planner, the scheduler and
+    the runtime, each made once per command.
 
-    Loaded once per command. Compiled plans of the bundled (read-only,
-    packaged) cache are kept in a per-user file instead of the package
-    directory (``--plan-cache``).
+    Compiled plans of the bundled (read-only, packaged) cache are kept in a
+    per-user file instead of the package directory (``--plan-cache``), and the
+    latency fits ``profile --write`` stored for this user replace its own.
     """
-    from agentjit.bench.apps import get_app
-    from agentjit.cache import ToolCache
+    from agentjit.session import Session, open_cache
 
-    loaded = getattr(args, "_tool_cache", None)
-    if loaded is not None:
-        return loaded
+    session = getattr(args, "_session", None)
+    if session is not None:
+        return session
     if getattr(args, "cache", None):
-        args._tool_cache = ToolCache.load(args.cache)
-        return args._tool_cache
-    app = _app_name(args) or "food"
-    cache = get_app(app).load_cache()
-    cache.path = None  # never write into the installed package
-    args._tool_cache = cache
-    _user_latency(cache, app)
-    plans_file = Path(getattr(args, "plan_cache", None) or _plan_cache_file(app))
-    cache.plans_path = plans_file
-    if plans_file.exists():
-        try:
-            plans = json.loads(plans_file.read_text(encoding="utf-8"))
-        except (OSError, ValueError, RecursionError) as exc:  # ValueError: bad JSON or not UTF-8
-            _warn(f"ignoring unreadable plan cache {plans_file}: {exc}")
-        else:
-            if isinstance(plans, dict):
-                cache.plans = plans  # each entry is checked again before it runs (Planner.cached)
-            else:
-                _warn(f"ignoring plan cache {plans_file}: not a JSON object")
-    return cache
+        cache = open_cache(args.cache)
+    else:
+        from agentjit.bench.apps import get_app
+
+        app = _app_name(args) or "food"
+        cache = open_cache(
+            get_app(app).cache_dir, read_only=True, warn=_warn, latency_file=_user_file(app, "latency"),
+            plans_file=getattr(args, "plan_cache", None) or _plan_cache_file(app),
+        )  # fmt: skip
+    planner = {
+        "n": getattr(args, "n", 4), "k": getattr(args, "k", 2), "max_repairs": getattr(args, "repairs", 2),
+        "any_model": getattr(args, "any_model", False), "max_concurrency": getattr(args, "workers", None),
+        "progress": _say_compile,
+    }  # fmt: skip
+    args._session = session = Session(
+        cache, model=lambda: _model(getattr(args, "model", None)), trace_dir=getattr(args, "trace_dir", None),
+        limits=_limits(args), planner_options=planner,
+    )  # fmt: skip
+    return session
 
 
-def _save_plans(cache: Any, args: argparse.Namespace) -> None:
-    """Persist the bundled cache's plans in the per-user file (a cache directory saves its own)."""
-    from agentjit.cache import atomic_write_json
+def _load_cache(args: argparse.Namespace) -> Any:
+    """The tool cache a command works on (the session's; loaded once per command)."""
+    return _session(args).cache
 
-    if cache.path is None and not getattr(args, "no_plan_cache", False):
-        atomic_write_json(Path(getattr(args, "plan_cache", None) or _plan_cache_file(_app_name(args) or "food")), cache.plans)
+
+def _say_compile(line: str) -> None:
+    _err().print(f"  compile: {line}")
 
 
 def _selected_tasks(args: argparse.Namespace) -> list[Any]:
@@ -474,9 +460,8 @@ async def cmd_site(args: argparse.Namespace) -> int:
 
 @command("run")
 async def cmd_run(args: argparse.Namespace) -> int:
-    from agentjit.api import read_plan, run
+    from agentjit.api import read_plan
     from agentjit.bench.harness import jsonable
-    from agentjit.planner import admit
 
     if args.plan is None and args.task is None:
         raise UsageError("agentjit run: give a plan file or --task TEXT")
@@ -488,23 +473,10 @@ async def cmd_run(args: argparse.Namespace) -> int:
     else:
         compiled = await _compile(args.task, args)
         source, origin = compiled.source, compiled.origin
-        cache = _load_cache(args)
-        where = f"plan cache {cache.plans_file}" if origin == "cache" else f"the plan {args.model} compiled"
-    admit(source, _load_cache(args), origin=where)  # before the scheduler reads it; api.run checks again
-    strategy = await _strategy_for(args, source)
-    result = await run(
-        source,
-        app=_app_name(args),
-        site_url=args.site,
-        cache=_load_cache(args),
-        strategy=strategy,
-        model=_model(args.model),
-        latency_scale=args.latency_scale,
-        trace_dir=args.trace_dir,
-        task=args.task,
-        limits=_limits(args),
-        origin=where,
-    )
+        where = f"plan cache {_load_cache(args).plans_file}" if origin == "cache" else f"the plan {args.model} compiled"
+    session = _session(args)
+    prepared = session.prepare(source, strategy=args.strategy or "serial", origin=where)  # gate, usage, schedule
+    result = await _on_site(args, lambda url: session.execute(prepared, site_url=url, task=args.task))
     data = {
         "value": jsonable(result.value),
         "plan_origin": origin,
@@ -545,30 +517,20 @@ def _plan_source_line(plan: Any) -> str:
             f"tokens {plan.usage.input_tokens}+{plan.usage.output_tokens}")
 
 
-async def _compile(task: str, args: argparse.Namespace, cache: Any = None) -> Any:
-    from agentjit.planner import Planner
-
+async def _compile(task: str, args: argparse.Namespace) -> Any:
+    """Compile ``task`` with the session's planner, saying every so often that the model is slow."""
     if not args.model:
         raise UsageError("compiling a task needs --model (e.g. --model openai:gpt-4.1)")
-    cache = cache if cache is not None else _load_cache(args)
-    model = _model(args.model)
-    err = _err()
-
-    def say(line: str) -> None:
-        err.print(f"  compile: {line}")
-
-    planner = Planner(model, cache, n=getattr(args, "n", 4), k=getattr(args, "k", 2), max_repairs=getattr(args, "repairs", 2),
-                      any_model=getattr(args, "any_model", False), max_concurrency=getattr(args, "workers", None), progress=say)
-    work = asyncio.ensure_future(planner.compile(task, use_cache=not getattr(args, "no_plan_cache", False)))
+    session = _session(args)
+    model = session.model
+    work = asyncio.ensure_future(session.compile(task, use_cache=not getattr(args, "no_plan_cache", False)))
     t0 = time.perf_counter()
     try:
         while not (await asyncio.wait({work}, timeout=_HEARTBEAT_S))[0]:
-            say(_waiting(model, time.perf_counter() - t0))
+            _say_compile(_waiting(model, time.perf_counter() - t0))
     finally:
         work.cancel()  # no-op when it finished; Ctrl-C must not leave it running
-    plan = work.result()
-    _save_plans(cache, args)
-    return plan
+    return work.result()
 
 
 _HEARTBEAT_S = 15.0
@@ -585,10 +547,10 @@ def _waiting(model: Any, elapsed: float) -> str:
 
 @command("check")
 async def cmd_check(args: argparse.Namespace) -> int:
-    from agentjit.planner import check, render
+    from agentjit.planner import render
 
     source = _read_text(args.plan)
-    result = check(source, _load_cache(args))
+    result = _session(args).check(source)
     if args.json:
         emit_json({"valid": result.valid, "cost": result.cost, "diagnostics": [d.to_dict() for d in result.diagnostics]})
     else:
@@ -640,30 +602,26 @@ def _read_text(path: str) -> str:
     return read_plan(Path(path))
 
 
-async def _strategy_for(args: argparse.Namespace, source: str) -> Any:
-    """The strategy to run with: the --strategy flag, or the scheduler's choice for ``auto``.
+async def _on_site(args: argparse.Namespace, body: Callable[[str], Coroutine[Any, Any, Any]]) -> Any:
+    """Await ``body(url)`` on ``--site URL``, or on the app's own site started for it (``--latency-scale``)."""
+    if args.site:
+        return await body(args.site)
+    from agentjit.bench.apps import get_app
 
-    ``auto`` schedules ``source`` with the cache's latency fits and returns the
-    chosen strategy with its worker (or replica) count.
-    """
-    name = getattr(args, "strategy", "serial") or "serial"
-    if name != "auto":
-        return name
-    from agentjit.bench.scheduler_bench import runtime_strategy
-    from agentjit.scheduler import schedule_plan
-
-    schedule = schedule_plan(source, _load_cache(args))
-    log.info("scheduler: %s x%d (%s)", schedule.strategy, schedule.workers, schedule.reason)
-    return runtime_strategy(schedule)
+    app = _app_name(args)
+    if app is None:
+        raise ConfigError("give --site URL (the site to run on) with --cache, or an --app whose site can be started")
+    site = get_app(app).site(latency_scale=args.latency_scale)
+    site.start()
+    try:
+        return await body(site.url)
+    finally:
+        site.stop()
 
 
 def _demo_strategy(args: argparse.Namespace) -> Any:
-    """The demo's strategy: a name, or for ``auto`` one that schedules each task's plan."""
-    if args.strategy != "auto":
-        return args.strategy
-    from agentjit.bench.scheduler_bench import AutoStrategy
-
-    return AutoStrategy()
+    """The demo's strategy name (``auto``: the session schedules each task's plan)."""
+    return args.strategy
 
 
 @command("demo")
@@ -786,18 +744,16 @@ async def bench_overhead(args: argparse.Namespace) -> int:
 @command("schedule")
 async def cmd_schedule(args: argparse.Namespace) -> int:
     """Price a plan's strategies by Monte Carlo over the cache's latency fits and pick one."""
-    from agentjit.planner import admit
-    from agentjit.scheduler import Overheads, schedule_plan
+    from agentjit.scheduler import Overheads
 
     source = _read_text(args.plan)
-    cache = _load_cache(args)
-    admit(source, cache, origin=args.plan)  # a plan that cannot run (an unknown tool) is refused, not priced
+    session = _session(args)
+    session.admit(source, origin=args.plan)  # a plan that cannot run (an unknown tool) is refused, not priced
     overheads = Overheads()
     if args.startup_s is not None:  # one number for context + page + start URL
         overheads = Overheads(new_context_s=0.0, new_page_s=0.0, goto_s=args.startup_s)
-    schedule = schedule_plan(
-        source, cache, objective=args.objective, n_trials=args.trials, max_workers=args.max_workers,
-        overheads=overheads,
+    schedule = session.schedule(
+        source, objective=args.objective, n_trials=args.trials, max_workers=args.max_workers, overheads=overheads,
     )  # fmt: skip
     data = {"plan": args.plan, "objective": args.objective, "trials": args.trials, **schedule.to_dict()}
     if args.json:
@@ -1111,10 +1067,8 @@ def _limits(args: argparse.Namespace) -> Any:
 
 
 def _planning(args: argparse.Namespace) -> Callable[..., Any]:
-    cache = _load_cache(args)
-
     async def plan_for(task: Any, _bundled: Any) -> tuple[str, str]:
-        compiled = await _compile(task.task, args, cache)
+        compiled = await _compile(task.task, args)
         return compiled.source, compiled.origin
 
     return plan_for

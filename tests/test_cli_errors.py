@@ -20,6 +20,7 @@ import pytest
 
 import agentjit.api
 import agentjit.cli
+import agentjit.session
 from agentjit.bench.food import CACHE_DIR
 from agentjit.bench.harness import jsonable, run_tasks
 from agentjit.bench.tasks import Task
@@ -322,11 +323,11 @@ async def test_the_harness_refuses_an_invalid_plan_as_a_failed_task(browser_pool
 def test_limit_flags_build_plan_limits(monkeypatch, capsys, tmp_path) -> None:
     seen: dict[str, Any] = {}
 
-    async def fake_run(source: str, **kwargs: Any) -> Any:
-        seen.update(kwargs)
+    async def fake_execute(session: Any, prepared: Any, **kwargs: Any) -> Any:
+        seen["limits"] = session.limits  # what the session hands the runtime
         raise PlanRejected("stop here")
 
-    monkeypatch.setattr(agentjit.api, "run", fake_run)
+    monkeypatch.setattr(agentjit.session.Session, "execute", fake_execute)
     plan = write(tmp_path, "p.py", "result = 1")
     run_cli(capsys, "run", plan, "--strategy", "serial", "--time-limit", "2.5", "--max-steps", "40", "--site", SITE_DOWN)
     assert seen["limits"] == DEFAULT_LIMITS.with_(time_s=2.5, max_steps=40)
@@ -358,7 +359,7 @@ async def test_api_run_hands_limits_to_the_runtime(monkeypatch, food_cache: Tool
         async def run(self, *args: Any, **kwargs: Any) -> str:
             return "ran"
 
-    monkeypatch.setattr(agentjit.api, "Runtime", FakeRuntime)
+    monkeypatch.setattr(agentjit.session, "Runtime", FakeRuntime)  # the session makes the runtime
     limits = PlanLimits(time_s=3.0, max_steps=10)
     assert await agentjit.api.run("result = 1", site_url=SITE_DOWN, cache=food_cache, limits=limits) == "ran"
     assert seen["limits"] is limits

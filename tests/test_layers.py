@@ -26,7 +26,8 @@ import pytest
 import agentjit
 
 ROOT = Path(agentjit.__file__).parent
-LAYERS = ["_version", "exceptions", "plan", "protocol", "cache", "llm", "planner", "scheduler", "runtime", "agent", "bench"]
+LAYERS = ["_version", "exceptions", "plan", "protocol", "cache", "llm", "planner", "scheduler", "runtime", "agent",
+          "session", "bench"]
 TOP = {"api", "sync", "testing", "cli", "__init__"}  # entry points may import any layer
 
 #: (package the rule is about, import prefixes it may never use, why)
@@ -134,6 +135,8 @@ def test_the_tree_keeps_the_order_and_the_never_rules():
         ("agentjit.plan.child", "from agentjit.protocol.trace import StepEvent", "only the standard library"),
         ("agentjit.plan.machine", "from ..runtime import vm", "only the standard library"),
         ("agentjit.cache.store", "from agentjit.llm import Model", "imports agentjit.llm (layer"),
+        ("agentjit.session", "from agentjit.bench.apps import get_app", "imports agentjit.bench.apps (layer"),
+        ("agentjit.runtime.runner", "from agentjit.session import Session", "imports agentjit.session (layer"),
     ],
 )  # fmt: skip
 def test_a_violation_is_caught(module: str, source: str, why: str) -> None:
@@ -150,6 +153,9 @@ def test_a_violation_is_caught(module: str, source: str, why: str) -> None:
         ("agentjit.plan.sandbox", "import ast\nfrom .guard import SAFE_EXCEPTIONS\nfrom agentjit.exceptions import PlanError"),
         ("agentjit.bench.harness", "from agentjit.runtime import Runtime\nfrom agentjit.scheduler import plan_usage"),
         ("agentjit.cli", "from agentjit.bench import harness"),
+        ("agentjit.session", "from agentjit.runtime import Runtime\nfrom agentjit.planner.gate import admit\n"
+                             "from agentjit.scheduler.usage import plan_usage"),
+        ("agentjit.bench.harness", "from agentjit.session import Session"),
     ],
 )  # fmt: skip
 def test_a_legal_import_passes(module: str, source: str) -> None:

@@ -44,7 +44,6 @@ from agentjit.runtime.runner import goto_start
 from .apps import Site
 from .harness import _pool, jsonable, resolve_target, run_task
 from .oracle import oracle_model
-from .scheduler_bench import AutoStrategy
 from .tasks import Task
 
 __all__ = ["E2ERun", "E2ETask", "E2EReport", "run_e2e", "SWEEP_S", "reference_model"]
@@ -152,7 +151,7 @@ async def _jit_run(task: Task, run: int, side: str, planner: Planner, model: Sim
         return E2ERun(side=side, run=run, ok=False, reason=f"compile: {exc}", error=str(exc),
                       compile_s=time.perf_counter() - t0, model_calls=model.calls - calls0)  # fmt: skip
     compile_s = time.perf_counter() - t0
-    res = await run_task(task, plan.source, runtime=runtime, site=site, strategy=AutoStrategy(),
+    res = await run_task(task, plan.source, runtime=runtime, site=site, strategy="auto",
                          plan_origin="cache" if plan.origin == "cache" else "model", draws=f"run-{run}")  # fmt: skip
     return E2ERun(
         side=side, run=run, ok=res.ok, reason=res.reason, latency_s=compile_s + res.latency_s,

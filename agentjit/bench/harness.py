@@ -28,9 +28,9 @@ from pydantic import BaseModel, Field
 from agentjit.cache import ToolCache
 from agentjit.exceptions import AgentJITError, ConfigError
 from agentjit.plan import PlanLimits
-from agentjit.planner.gate import admit
 from agentjit.protocol.schema import to_plain
 from agentjit.runtime import BrowserPool, Runtime
+from agentjit.session import Session
 
 from .apps import RemoteSite, Site, get_app
 from .tasks import Task, select_tasks
@@ -62,13 +62,6 @@ class TaskResult(BaseModel):
 class DemoReport(BaseModel):
     tasks: list[TaskResult]
     summary: dict[str, Any] = Field(default_factory=dict)
-
-
-def _plan_usage(source: str, cache: ToolCache) -> Any:
-    """The scheduler's usage analysis for the parallel strategy, imported on first use (scipy is slow to load)."""
-    from agentjit.scheduler.usage import plan_usage
-
-    return plan_usage(source, cache)
 
 
 def jsonable(value: Any) -> Any:
@@ -108,7 +101,8 @@ async def run_task(
     task: Task,
     source: str,
     *,
-    runtime: Runtime,
+    session: Session | None = None,
+    runtime: Runtime | None = None,
     site: Site,
     strategy: Any = "serial",
     plan_origin: str = "reference",
@@ -116,28 +110,35 @@ async def run_task(
 ) -> TaskResult:
     """Check ``source`` (the gate), run it for ``task`` from a freshly reset site and judge the outcome.
 
+    The walk is ``session``'s (or a session over ``runtime``): the gate, the
+    plan's usage and, for ``strategy="auto"``, the schedule, then the run.
+
     The site's injected latencies come from the stream named after the task
     and ``draws``: runs of one task with the same ``draws`` meet the same
     delays whatever their strategy (common random numbers), so one demo run
     compares strategies on equal luck; give each repeat of a measurement its
     own ``draws`` for independent samples.
     """
+    if session is None:
+        if runtime is None:
+            raise ConfigError("run_task needs a session (or a runtime)")
+        session = Session.of(runtime)
     t0 = time.perf_counter()
     base: dict[str, Any] = {"id": task.id, "task": task.task, "kind": task.kind, "plan_origin": plan_origin}
     try:
-        admit(source, runtime.cache, origin=_origin(task, plan_origin, runtime.cache))
+        prepared = session.prepare(source, strategy=strategy, origin=_origin(task, plan_origin, session.cache))
     except AgentJITError as exc:
         return TaskResult(**base, ok=False, reason=f"{type(exc).__name__}: {exc}", error=str(exc), latency_s=time.perf_counter() - t0)
     site.reset(draws=f"{task.id}/{draws}" if draws else task.id)
     before = site.state()
     t0 = time.perf_counter()
     try:
-        result = await runtime.run(source, strategy=strategy, task=task.task)
+        result = await session.execute(prepared, task=task.task)
     except (AgentJITError, ExceptionGroup) as exc:  # ExceptionGroup: every hedged replica failed
         return TaskResult(**base, ok=False, reason=f"{type(exc).__name__}: {exc}", error=str(exc), latency_s=time.perf_counter() - t0)
-    latency = result.timings.get("total_s", time.perf_counter() - t0)
+    latency = result.timings.get("total_s", time.perf_counter() - t0) + prepared.decide_s  # auto's decision counts
     after = site.state()
-    verdict = task.evaluate(result, before, after, runtime.base_url)
+    verdict = task.evaluate(result, before, after, session.runtime().base_url)
     return TaskResult(
         **base,
         ok=verdict.ok,
@@ -159,11 +160,6 @@ def _origin(task: Task, plan_origin: str, cache: ToolCache) -> str:
     if plan_origin == "cache":
         return f"plan cache {cache.plans_file or ''}".rstrip()
     return f"{plan_origin} plan of task {task.id}"
-
-
-def _runtime_options(limits: PlanLimits | None) -> dict[str, Any]:
-    """``limits=`` for :class:`Runtime` only when given (older runtimes lack the keyword)."""
-    return {"limits": limits} if limits is not None else {}
 
 
 @dataclass
@@ -275,7 +271,7 @@ async def run_tasks(
     results: list[TaskResult] = []
     t0 = time.perf_counter()
     async with _pool(pool) as active:
-        runtime = Runtime(cache, site.url, pool=active, trace_dir=trace_dir, analyse=_plan_usage, **_runtime_options(limits))
+        session = Session(cache, site_url=site.url, pool=active, trace_dir=trace_dir, limits=limits)
         for task in tasks:
             if plan_for is not None:
                 plan = plan_for(task, cache)
@@ -284,7 +280,7 @@ async def run_tasks(
                 source, origin = plan
             else:
                 source, origin = reference_source(task), "reference"
-            res = await run_task(task, source, runtime=runtime, site=site, strategy=strategy, plan_origin=origin)
+            res = await run_task(task, source, session=session, site=site, strategy=strategy, plan_origin=origin)
             results.append(res)
             if on_result is not None:
                 on_result(res)
@@ -343,13 +339,13 @@ async def run_batch(
         site = target.site
         site.start()
         try:
-            runtime = Runtime(target.cache, site.url, pool=pool, analyse=_plan_usage, **_runtime_options(limits))
+            session = Session(target.cache, site_url=site.url, pool=pool, limits=limits)
             while True:
                 try:
                     task = queue.get_nowait()
                 except asyncio.QueueEmpty:
                     return
-                res = await run_task(task, reference_source(task), runtime=runtime, site=site, strategy=strategy)
+                res = await run_task(task, reference_source(task), session=session, site=site, strategy=strategy)
                 results.append(res)
                 per_endpoint[label] = per_endpoint.get(label, 0) + 1
                 if on_result is not None:

@@ -15,8 +15,9 @@ Two steps, both against the app's bundled site with latency injection on:
    agreement rate, the mean latency regret ``(chosen - oracle) / oracle`` and
    the Monte Carlo decision time.
 
-:class:`AutoStrategy` is the runtime strategy behind ``--strategy auto``: it
-schedules each plan it is given and runs the chosen strategy.
+:class:`~agentjit.session.AutoStrategy` and
+:func:`~agentjit.session.runtime_strategy` (re-exported here) live in the
+session layer: resolving a schedule into a runtime strategy is not the bench's.
 """
 
 from __future__ import annotations
@@ -34,9 +35,8 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from agentjit.cache import ToolCache, atomic_write_json
-from agentjit.protocol.trace import StepEvent, TraceWriter, read_trace
-from agentjit.runtime import BrowserPool, HedgeStrategy, ParallelStrategy, Runtime
-from agentjit.runtime.runner import Strategy as RunStrategy
+from agentjit.protocol.trace import StepEvent, read_trace
+from agentjit.runtime import BrowserPool
 from agentjit.scheduler import (
     Distribution,
     Overheads,
@@ -44,10 +44,9 @@ from agentjit.scheduler import (
     fits_to_json,
     load_latency,
     observed_lengths_from_steps,
-    plan_usage,
     refit_from_traces,
-    schedule_plan,
 )
+from agentjit.session import AutoStrategy, Session, runtime_strategy
 
 from .apps import Site
 from .harness import TaskResult, _pool, reference_source, resolve_target, run_task
@@ -82,52 +81,6 @@ class RunEvent:
     task: str
     strategy: str
     result: TaskResult
-
-
-def runtime_strategy(schedule: Schedule) -> str | RunStrategy:
-    """The runtime strategy that carries out ``schedule`` (its strategy with its worker count)."""
-    if schedule.strategy == "parallel":
-        return ParallelStrategy(workers=schedule.workers, analyse=plan_usage)
-    if schedule.strategy == "hedge":
-        return HedgeStrategy(replicas=schedule.workers)
-    return "serial"
-
-
-class AutoStrategy(RunStrategy):
-    """Schedule each plan with the cache's latency fits, then run the chosen strategy.
-
-    After :meth:`execute`, ``schedule`` is the decision, ``used`` the strategy
-    that ran (a parallel choice whose loop cannot be cut runs serially) and
-    ``reason`` why. ``options`` go to :func:`agentjit.scheduler.schedule_plan`.
-    """
-
-    name = "auto"
-
-    def __init__(self, latency: Mapping[str, Distribution] | None = None, **options: Any) -> None:
-        self.latency = latency
-        self.options = options
-        self.schedule: Schedule | None = None
-        self.used: str = self.name
-        self.reason: str | None = None
-
-    async def execute(
-        self, runtime: Runtime, source: str, trace: TraceWriter | None
-    ) -> tuple[Any, list[StepEvent], int, dict[str, Any]]:
-        schedule = schedule_plan(source, runtime.cache, latency=self.latency, **self.options)
-        self.schedule = schedule
-        chosen = runtime_strategy(schedule)
-        inner: RunStrategy = chosen if isinstance(chosen, RunStrategy) else _serial()
-        outcome = await inner.execute(runtime, source, trace)
-        self.used = getattr(inner, "used", None) or inner.name
-        inner_reason = getattr(inner, "reason", None)
-        self.reason = schedule.reason if self.used == schedule.strategy else f"{schedule.reason}; {inner_reason}"
-        return outcome
-
-
-def _serial() -> RunStrategy:
-    from agentjit.runtime import SerialStrategy
-
-    return SerialStrategy()
 
 
 # -- profiling ---------------------------------------------------------------------------------
@@ -212,11 +165,11 @@ async def _profile(
     failures: list[str] = []
     runs = 0
     with tempfile.TemporaryDirectory(prefix="agentjit-profile-") as tmp:
-        runtime = Runtime(cache, site.url, pool=pool, trace_dir=tmp)
+        session = Session(cache, site_url=site.url, pool=pool, trace_dir=tmp)
         for repeat in range(repeats):
             for task in tasks:
                 res = await run_task(
-                    task, reference_source(task), runtime=runtime, site=site, draws=f"profile-{repeat}"
+                    task, reference_source(task), session=session, site=site, draws=f"profile-{repeat}"
                 )
                 runs += 1
                 if not res.ok:
@@ -327,14 +280,6 @@ def _configs(schedule: Schedule) -> list[tuple[str, int]]:
     return out
 
 
-def _strategy_instance(name: str, workers: int) -> str | RunStrategy:
-    if name == "parallel":
-        return ParallelStrategy(workers=workers, analyse=plan_usage)
-    if name == "hedge":
-        return HedgeStrategy(replicas=workers)
-    return "serial"
-
-
 def _compare(task: Task, schedule: Schedule, runs: list[StrategyRuns]) -> TaskComparison:
     means = {r.strategy: r.mean_s for r in runs}
     finite = {k: v for k, v in means.items() if v is not None}
@@ -380,27 +325,20 @@ async def _measure(
     on_run: OnRun | None,
     scheduler_options: Mapping[str, Any],
 ) -> list[TaskComparison]:
-    import numpy as np
-
-    runtime = Runtime(cache, site.url, pool=pool)
+    session = Session(cache, site_url=site.url, pool=pool, latency=latency, observed_lengths=observed, seed=seed,
+                      scheduler_options=scheduler_options)  # fmt: skip
     out: list[TaskComparison] = []
     for task in tasks:
         source = reference_source(task)
-        schedule = schedule_plan(
-            source,
-            cache,
-            latency=latency,
-            observed_lengths=observed,
-            rng=np.random.default_rng(seed),
-            **scheduler_options,
-        )
+        schedule = session.schedule(source)  # the plan's usage, read once, serves every strategy below
         configs = _configs(schedule)
         runs = [StrategyRuns(strategy=name, workers=w) for name, w in configs]
         for repeat in range(repeats):  # interleaved, so drifting machine load hits every strategy alike
             for (name, workers), record in zip(configs, runs, strict=True):
                 # one draws stream per repeat: within a repeat every strategy meets the same delays
                 res = await run_task(
-                    task, source, runtime=runtime, site=site, strategy=_strategy_instance(name, workers),
+                    task, source, session=session, site=site,
+                    strategy=session.strategy(name, source, workers=workers)[0],
                     draws=f"measure-{repeat}",
                 )
                 record.latencies_s.append(res.latency_s)

@@ -1,0 +1,441 @@
+"""One walk through the layers: a task or a plan, the gate, the scheduler, the runtime.
+
+A :class:`Session` holds what every run on one tool cache shares, each made
+once: the tool cache (loaded on first use), the model, the planner and its
+plan cache, the scheduler's latency fits and the runtime per site. Its path is
+
+    compile (task -> plan) -> admit (the checker's gate) -> usage -> schedule -> run
+
+and the plan's usage (:func:`agentjit.scheduler.usage.plan_usage`) is read
+once and handed down: the scheduler decides on it and the parallel strategy
+cuts the plan with it (``ParallelStrategy(usage=...)``). The command line,
+:func:`agentjit.api.run`, :mod:`agentjit.sync` and the bench go through it.
+
+The session sits above the planner, the scheduler and the runtime and below
+the bench and the entry points; it knows no app profile (a site is a URL, a
+cache is a directory or a :class:`ToolCache`). The scheduler (scipy, numpy)
+and the browser load on first use, so importing this module stays cheap.
+
+>>> session = Session("path/to/cache", model=model)              # doctest: +SKIP
+>>> plan = await session.compile("first three stores")            # doctest: +SKIP
+>>> result = await session.run(plan.source, site_url=url)         # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from agentjit.cache import ToolCache, atomic_write_json
+from agentjit.exceptions import ConfigError
+from agentjit.llm.base import Model
+from agentjit.plan import PlanLimits
+from agentjit.planner.gate import admit
+from agentjit.runtime import (
+    BrowserPool,
+    HedgeStrategy,
+    ParallelStrategy,
+    RunResult,
+    Runtime,
+    SerialStrategy,
+    Strategy,
+)
+
+if TYPE_CHECKING:
+    from agentjit.planner import CheckResult, CompiledPlan, Planner
+    from agentjit.protocol.trace import StepEvent, TraceWriter
+    from agentjit.scheduler import Distribution, PlanUsage, Schedule
+
+__all__ = ["Session", "Prepared", "AutoStrategy", "open_cache", "runtime_strategy", "STRATEGY_NAMES"]
+
+log = logging.getLogger(__name__)
+
+STRATEGY_NAMES = ("serial", "parallel", "hedge", "auto")
+"""What ``strategy=`` may name; ``auto`` lets the scheduler pick."""
+
+DEFAULT_WORKERS = {"parallel": 4, "hedge": 2}
+"""Workers (parallel) or replicas (hedge) of a strategy named without a count."""
+
+ModelSource = Model | Callable[[], Model | None] | None
+"""A model, or a function that makes it on first use (the CLI's ``--model``), or none."""
+
+
+def open_cache(
+    path: str | Path,
+    *,
+    read_only: bool = False,
+    plans_file: str | Path | None = None,
+    latency_file: str | Path | None = None,
+    warn: Callable[[str], None] | None = None,
+) -> ToolCache:
+    """Load the tool cache in directory ``path``.
+
+    ``read_only`` (a bundled, packaged cache) never writes into the directory:
+    compiled plans are kept in ``plans_file`` instead (read here when it
+    exists), and ``latency_file`` (fits ``agentjit profile --write`` stored for
+    this user) replaces the bundled latency fits. An unreadable extra file is
+    skipped with a ``warn`` line, never an error.
+    """
+    cache = ToolCache.load(path)
+    if not read_only:
+        return cache
+    say = warn or log.warning
+    cache.path = None  # never write into the installed package
+    if latency_file is not None and Path(latency_file).exists():
+        fits = _read_json_object(Path(latency_file), "latency fits", say)
+        if fits is not None:
+            log.info("latency fits from %s", latency_file)
+            cache.latency = fits
+    if plans_file is not None:
+        cache.plans_path = Path(plans_file)
+        if cache.plans_path.exists():
+            plans = _read_json_object(cache.plans_path, "plan cache", say)
+            if plans is not None:
+                cache.plans = plans  # each entry is checked again before it runs (Planner.cached)
+    return cache
+
+
+def _read_json_object(path: Path, what: str, warn: Callable[[str], None]) -> dict[str, Any] | None:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError, RecursionError) as exc:  # ValueError: bad JSON or not UTF-8
+        warn(f"ignoring unreadable {what} {path}: {exc}")
+        return None
+    if not isinstance(data, dict):
+        warn(f"ignoring {what} {path}: not a JSON object")
+        return None
+    return data
+
+
+def runtime_strategy(schedule: Schedule, usage: PlanUsage | None = None) -> str | Strategy:
+    """The runtime strategy that carries ``schedule`` out (its strategy with its worker count).
+
+    A parallel choice gets the plan's usage the scheduler read (``schedule.usage``,
+    or ``usage``), so the plan is not analysed again.
+    """
+    if schedule.strategy == "parallel":
+        facts = usage if usage is not None else schedule.usage
+        if facts is None:
+            raise ConfigError("runtime_strategy: a parallel schedule needs the plan's usage (Schedule.usage)")
+        return ParallelStrategy(workers=schedule.workers, usage=facts)
+    if schedule.strategy == "hedge":
+        return HedgeStrategy(replicas=schedule.workers)
+    return "serial"
+
+
+@dataclass
+class Prepared:
+    """A plan that passed the gate, with the strategy it will run with and what decided it."""
+
+    source: str
+    checked: CheckResult
+    strategy: str | Strategy
+    """What :meth:`Runtime.run` gets: a name (``serial``, ``hedge``) or a strategy object."""
+    usage: PlanUsage | None = None
+    """The plan's usage, read once (only when a strategy needs it)."""
+    schedule: Schedule | None = None
+    """The scheduler's decision for ``strategy="auto"``."""
+    origin: str | None = None
+    decide_s: float = 0.0
+    """Seconds spent choosing the strategy (usage and Monte Carlo; the gate not included)."""
+
+
+class Session:
+    """The tool cache, model, planner, scheduler and runtime of one site, each made once.
+
+    ``cache`` is a :class:`ToolCache` or its directory (loaded on first use).
+    ``model`` compiles tasks and answers ``ai_eval`` (a :class:`Model`, or a
+    function that makes it on first use). ``pool`` is a started browser pool
+    to share; without one a run opens ``browser`` (a spec, see
+    :meth:`BrowserPool.from_spec`) or the default browser for its duration.
+    ``latency`` replaces the cache's fitted latencies, ``observed_lengths``
+    feeds the usage analysis, ``seed`` seeds every Monte Carlo decision (so it
+    is reproducible), ``scheduler_options`` go to
+    :class:`~agentjit.scheduler.Scheduler` and ``planner_options`` to
+    :class:`~agentjit.planner.Planner`. ``trace_dir``, ``limits`` and
+    ``ai_exec`` go to the :class:`Runtime`.
+    """
+
+    def __init__(
+        self,
+        cache: ToolCache | str | Path,
+        *,
+        model: ModelSource = None,
+        site_url: str | None = None,
+        pool: BrowserPool | None = None,
+        browser: str | None = None,
+        trace_dir: str | Path | None = None,
+        limits: PlanLimits | None = None,
+        ai_exec: Any = None,
+        latency: Mapping[str, Distribution] | None = None,
+        observed_lengths: Mapping[str, float] | None = None,
+        seed: int = 0,
+        scheduler_options: Mapping[str, Any] | None = None,
+        planner_options: Mapping[str, Any] | None = None,
+    ) -> None:
+        self._cache = cache if isinstance(cache, ToolCache) else None
+        self._cache_dir = None if isinstance(cache, ToolCache) else Path(cache)
+        self._model_source = model
+        self._model: Model | None = model if isinstance(model, Model) else None
+        self.site_url = site_url
+        self.pool = pool
+        self.browser = browser
+        self.trace_dir = trace_dir
+        self.limits = limits
+        self.ai_exec = ai_exec
+        self._latency = dict(latency) if latency is not None else None
+        self.observed_lengths = observed_lengths
+        self.seed = seed
+        self.scheduler_options = dict(scheduler_options or {})
+        self.planner_options = dict(planner_options or {})
+        self._planner: Planner | None = None
+        self._runtimes: dict[str, Runtime] = {}
+        self._usage: dict[str, PlanUsage] = {}
+        self._own_pool = False
+
+    @classmethod
+    def of(cls, runtime: Runtime, **options: Any) -> Session:
+        """A session over an existing runtime: its cache, site, pool, traces and limits."""
+        session = cls(runtime.cache, site_url=runtime.base_url, pool=runtime.pool, trace_dir=runtime.trace_dir,
+                      limits=runtime.limits, **options)  # fmt: skip
+        session._runtimes[runtime.base_url] = runtime
+        return session
+
+    # -- what is made once ---------------------------------------------------------------
+
+    @property
+    def cache(self) -> ToolCache:
+        """The tool cache, loaded from its directory on first use."""
+        if self._cache is None:
+            assert self._cache_dir is not None
+            self._cache = ToolCache.load(self._cache_dir)
+        return self._cache
+
+    @property
+    def model(self) -> Model | None:
+        """The model, made on first use when the session was given a function for it."""
+        if self._model is None and callable(self._model_source) and not isinstance(self._model_source, Model):
+            self._model = self._model_source()
+        return self._model
+
+    @property
+    def planner(self) -> Planner:
+        """The planner over the cache with the session's model (needs a model)."""
+        if self._planner is None:
+            from agentjit.planner import Planner
+
+            model = self.model
+            if model is None:
+                raise ConfigError("compiling a task needs a model")
+            self._planner = Planner(model, self.cache, **self.planner_options)
+        return self._planner
+
+    @property
+    def latency(self) -> dict[str, Distribution]:
+        """The fitted latency distributions the scheduler reads (the cache's, parsed once)."""
+        if self._latency is None:
+            from agentjit.scheduler import load_latency
+
+            self._latency = load_latency(self.cache)
+        return self._latency
+
+    def runtime(self, site_url: str | None = None) -> Runtime:
+        """The runtime for ``site_url`` (default: the session's), one per site."""
+        url = site_url or self.site_url
+        if url is None:
+            raise ConfigError("no site to run on: give the session (or the run) a site_url")
+        runtime = self._runtimes.get(url)
+        if runtime is None:
+            options: dict[str, Any] = {"limits": self.limits} if self.limits is not None else {}
+            runtime = Runtime(
+                self.cache, url, pool=self.pool, trace_dir=self.trace_dir, model=self.model, ai_exec=self.ai_exec,
+                analyse=self.usage, **options,
+            )  # fmt: skip
+            self._runtimes[url] = runtime
+        return runtime
+
+    # -- compile, gate, analyse, schedule ------------------------------------------------
+
+    async def compile(self, task: str, *, use_cache: bool = True) -> CompiledPlan:
+        """The cheapest valid plan for ``task`` (from the plan cache when it has one).
+
+        A cache opened read-only (:func:`open_cache`) keeps its plans in its
+        ``plans_file``, written here after each compile.
+        """
+        plan = await self.planner.compile(task, use_cache=use_cache)
+        cache = self.cache
+        if use_cache and cache.path is None and cache.plans_path is not None:
+            atomic_write_json(cache.plans_path, cache.plans)
+        return plan
+
+    def check(self, source: str) -> CheckResult:
+        """The checker's verdict on ``source`` (never raises for an invalid plan)."""
+        from agentjit.planner import check
+
+        return check(source, self.cache)
+
+    def admit(self, source: str, *, origin: str | None = None) -> CheckResult:
+        """The gate: check ``source`` as ``agentjit check`` does; raise PlanRejected if invalid."""
+        return admit(source, self.cache, origin=origin)
+
+    def usage(self, source: str, cache: ToolCache | None = None) -> PlanUsage:
+        """The plan's usage (calls, main loop, effects), read once per plan text."""
+        if cache is not None and cache is not self.cache:  # a runtime over another cache (not ours)
+            from agentjit.scheduler.usage import plan_usage
+
+            return plan_usage(source, cache)
+        found = self._usage.get(source)
+        if found is None:
+            from agentjit.scheduler.usage import plan_usage
+
+            found = self._usage[source] = plan_usage(source, self.cache, observed_lengths=self.observed_lengths)
+        return found
+
+    def schedule(self, source: str, **options: Any) -> Schedule:
+        """Price serial, parallel and hedge for ``source`` by Monte Carlo and pick one.
+
+        ``options`` go to :class:`~agentjit.scheduler.Scheduler` over the
+        session's ``scheduler_options``; ``rng`` defaults to one seeded with
+        the session's ``seed``.
+        """
+        import numpy as np
+
+        from agentjit.scheduler import Scheduler
+
+        rng = options.pop("rng", None)
+        scheduler = Scheduler(self.latency, **{**self.scheduler_options, **options})
+        return scheduler.schedule(self.usage(source), rng if rng is not None else np.random.default_rng(self.seed))
+
+    def strategy(self, name: str | Strategy, source: str, *, workers: int | None = None) -> tuple[str | Strategy, Schedule | None]:
+        """The runtime strategy for ``name`` on ``source``, and the schedule when ``name`` is ``auto``.
+
+        ``parallel`` is handed the plan's usage; ``workers`` sets the worker
+        (or replica) count of a named strategy. A strategy object runs as given.
+        """
+        if isinstance(name, Strategy):
+            return name, None
+        if name not in STRATEGY_NAMES:
+            raise ConfigError(f"unknown strategy {name!r} (known: {', '.join(STRATEGY_NAMES)})")
+        if name == "auto":
+            schedule = self.schedule(source)
+            log.info("scheduler: %s x%d (%s)", schedule.strategy, schedule.workers, schedule.reason)
+            return runtime_strategy(schedule), schedule
+        if name == "parallel":
+            return ParallelStrategy(workers or DEFAULT_WORKERS["parallel"], usage=self.usage(source)), None
+        if name == "hedge":
+            return (HedgeStrategy(replicas=workers) if workers else "hedge"), None
+        return "serial", None
+
+    def prepare(
+        self, source: str, *, strategy: str | Strategy = "auto", origin: str | None = None, workers: int | None = None
+    ) -> Prepared:
+        """Admit ``source`` (the gate) and resolve ``strategy`` for it; nothing runs yet."""
+        checked = self.admit(source, origin=origin)
+        t0 = time.perf_counter()
+        chosen, schedule = self.strategy(strategy, source, workers=workers)
+        return Prepared(source, checked, chosen, usage=self._usage.get(source), schedule=schedule, origin=origin,
+                        decide_s=time.perf_counter() - t0)  # fmt: skip
+
+    # -- run -----------------------------------------------------------------------------
+
+    async def execute(self, prepared: Prepared, *, site_url: str | None = None, task: str | None = None) -> RunResult:
+        """Run a prepared plan on ``site_url`` (default: the session's)."""
+        runtime = self.runtime(site_url)
+        if self.browser is not None and runtime.pool is None:
+            async with BrowserPool.from_spec(self.browser) as pool:
+                runtime.pool = pool
+                try:
+                    return await self._execute(runtime, prepared, task)
+                finally:
+                    runtime.pool = None
+        return await self._execute(runtime, prepared, task)
+
+    @staticmethod
+    async def _execute(runtime: Runtime, prepared: Prepared, task: str | None) -> RunResult:
+        result = await runtime.run(prepared.source, strategy=prepared.strategy, task=task)
+        schedule = prepared.schedule
+        if schedule is not None:  # say why the scheduler chose, and why the run differs if it does
+            inner = result.strategy_reason
+            same = result.strategy == schedule.strategy
+            result.strategy_reason = schedule.reason if same or not inner else f"{schedule.reason}; {inner}"
+        return result
+
+    async def run(
+        self,
+        source: str,
+        *,
+        strategy: str | Strategy = "auto",
+        task: str | None = None,
+        origin: str | None = None,
+        site_url: str | None = None,
+        workers: int | None = None,
+    ) -> RunResult:
+        """Admit, schedule and run plan ``source``: :meth:`prepare`, then :meth:`execute`."""
+        prepared = self.prepare(source, strategy=strategy, origin=origin, workers=workers)
+        return await self.execute(prepared, site_url=site_url, task=task)
+
+    async def run_task(self, task: str, *, strategy: str | Strategy = "auto", site_url: str | None = None,
+                       use_cache: bool = True) -> tuple[CompiledPlan, RunResult]:  # fmt: skip
+        """Compile ``task`` (or take it from the plan cache), then admit, schedule and run the plan."""
+        plan = await self.compile(task, use_cache=use_cache)
+        origin = f"plan cache {self.cache.plans_file}" if plan.origin == "cache" else f"the plan {plan.model} compiled"
+        result = await self.run(plan.source, strategy=strategy, task=task, origin=origin, site_url=site_url)
+        return plan, result
+
+    # -- a browser for many runs ---------------------------------------------------------
+
+    async def __aenter__(self) -> Session:
+        """Start one browser pool (``browser``, else the default) for every run of the session."""
+        if self.pool is None:
+            self.pool = await BrowserPool.from_spec(self.browser).__aenter__()
+            self._own_pool = True
+            for runtime in self._runtimes.values():
+                runtime.pool = self.pool
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        if self._own_pool and self.pool is not None:
+            pool, self.pool, self._own_pool = self.pool, None, False
+            for runtime in self._runtimes.values():
+                runtime.pool = None
+            await pool.__aexit__(None, None, None)
+
+
+class AutoStrategy(Strategy):
+    """A runtime strategy that schedules each plan it is given, then runs the chosen strategy.
+
+    For code that hands :meth:`Runtime.run` a strategy object (a session
+    resolves ``"auto"`` before the run instead). The plan is analysed once:
+    the usage the scheduler read goes to the chosen strategy. After
+    :meth:`execute`, ``schedule`` is the decision, ``used`` the strategy that
+    ran (a parallel choice whose loop cannot be cut runs serially) and
+    ``reason`` why. ``options`` go to :class:`~agentjit.scheduler.Scheduler`.
+    """
+
+    name = "auto"
+
+    def __init__(self, latency: Mapping[str, Distribution] | None = None, *, seed: int = 0, **options: Any) -> None:
+        self.latency = latency
+        self.seed = seed
+        self.options = options
+        self.schedule: Schedule | None = None
+        self.used: str = self.name
+        self.reason: str | None = None
+
+    async def execute(
+        self, runtime: Runtime, source: str, trace: TraceWriter | None
+    ) -> tuple[Any, list[StepEvent], int, dict[str, Any]]:
+        session = Session(runtime.cache, latency=self.latency, seed=self.seed, scheduler_options=self.options)
+        schedule = self.schedule = session.schedule(source)
+        chosen = runtime_strategy(schedule)
+        inner: Strategy = chosen if isinstance(chosen, Strategy) else SerialStrategy()
+        outcome = await inner.execute(runtime, source, trace)
+        self.used = getattr(inner, "used", None) or inner.name
+        inner_reason = getattr(inner, "reason", None)
+        self.reason = schedule.reason if self.used == schedule.strategy else f"{schedule.reason}; {inner_reason}"
+        return outcome
