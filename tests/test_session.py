@@ -63,6 +63,7 @@ def test_run_task_loads_the_cache_once_analyses_the_plan_once_validates_each_cal
     task = APP.task("food-custom-9")  # five stores in a loop: the scheduler picks parallel on the bundled fits
     plan = task.plan_source()
     monkeypatch.setenv("OPENAI_API_KEY", "test-key")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))  # the bundled fits, not this user's
     with FakeOpenAIServer([FakeReply(text=f"```python\n{plan}\n```", usage=(100, 10))]) as server:
         code = main([
             "run", "--task", task.task, "--model", f"openai:m@{server.base_url}", "-n", "1", "-k", "1",
