@@ -981,6 +981,8 @@ async def bench_e2e(args: argparse.Namespace) -> int:
         )  # fmt: skip
     out = _out()
     out.print(table)
+    for skip in report.skipped:
+        out.print(f"skipped {skip['id']} ({skip['kind'] or 'task'}): {skip['reason']}", markup=False)
     out.print(
         f"speedup {s['speedup_ratio_of_means']:.2f}x (ratio of means), {s['speedup_geomean']:.2f}x (geometric mean); "
         f"plan-cache hit {s['speedup_cached_ratio_of_means']:.2f}x; profile {report.profile['name']}: {report.profile['source']}"

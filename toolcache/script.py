@@ -79,6 +79,9 @@ class Script(BaseModel):
     steps: list[ScriptStep] = Field(min_length=1)
     reset: bool = True
     """Reset the site (``POST /__reset``) before the run, when it offers that."""
+    answer: Any = None
+    """A task demonstration's answer: what the demonstrator read off the last page (the bench's
+    oracle policy says it with ``done``; ``traces/<app>/tasks/``). The recorder ignores it."""
 
 
 def load_script(path: str | Path) -> Script:

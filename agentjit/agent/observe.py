@@ -11,6 +11,7 @@ turns it into the model's view, trimmed to a token budget.
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -96,12 +97,16 @@ _OBSERVE_JS = "(maxText) => {\n" + ELEMENT_HELPERS_JS + r"""  const visible = (n
   };
   for (const old of document.querySelectorAll('[data-aj-index]')) old.removeAttribute('data-aj-index');
   const sel = 'a[href],button,input:not([type=hidden]),select,textarea,[role=button],[role=link],' +
-              '[role=checkbox],[role=radio],[role=tab],[role=menuitem],[role=option],[onclick],[tabindex]:not([tabindex="-1"])';
+              '[role=checkbox],[role=radio],[role=tab],[role=menuitem],[role=option],[role=textbox],[role=combobox],' +
+              '[role=searchbox],[contenteditable=""],[contenteditable=true],[onclick],[tabindex]:not([tabindex="-1"])';
+  // Read everything first and mark the elements last: an attribute written between two layout
+  // reads (innerText, getComputedStyle) can make the next read restyle the page, once per element.
   const out = [];
+  const marked = [];
   for (const el of document.querySelectorAll(sel)) {
     if (!visible(el) || el.disabled) continue;
     const i = out.length;
-    el.setAttribute('data-aj-index', String(i));
+    marked.push(el);
     const me = sig(el);
     const attrs = {};
     for (const a of el.attributes) if (a.name !== 'data-aj-index') attrs[a.name] = a.value.slice(0, 200);
@@ -119,8 +124,10 @@ _OBSERVE_JS = "(maxText) => {\n" + ELEMENT_HELPERS_JS + r"""  const visible = (n
               value, options, write: writeLike(el)});
   }
   const text = clean(document.body ? document.body.innerText : '').slice(0, maxText);
-  return {url: location.href, title: document.title, elements: out, text,
-          scroll: {y: window.scrollY, height: document.documentElement.scrollHeight, view: window.innerHeight}};
+  marked.forEach((el, i) => el.setAttribute('data-aj-index', String(i)));
+  // One JSON string: Playwright's own serialisation of the nested descriptors costs seconds on a big page.
+  return JSON.stringify({url: location.href, title: document.title, elements: out, text,
+          scroll: {y: window.scrollY, height: document.documentElement.scrollHeight, view: window.innerHeight}});
 }
 """
 
@@ -197,7 +204,7 @@ def _quote(text: str) -> str:
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-_LINE = re.compile(r'^\[(\d+)\] (\S+) "((?:[^"\\]|\\.)*)" \(([^)#]*)(?:#([^)]*))?\)(?: value="((?:[^"\\]|\\.)*)")?(?: options=\S*)? sel=(.*)$')
+_LINE = re.compile(r'^\[(\d+)\] (\S+) "((?:[^"\\]|\\.)*)" \(([^)#]*)(?:#([^)]*))?\)(?: value="((?:[^"\\]|\\.)*)")?(?: options=.*?)? sel=(.*)$')
 
 
 def parse_elements(rendered: str) -> list[dict[str, Any]]:
@@ -227,7 +234,7 @@ def parse_elements(rendered: str) -> list[dict[str, Any]]:
 
 async def observe(page: Any, *, max_text: int = 20_000) -> Observation:
     """Number the page's visible interactive elements and describe the page."""
-    raw = await page.evaluate(_OBSERVE_JS, max_text)
+    raw = json.loads(await page.evaluate(_OBSERVE_JS, max_text))
     elements = [
         Element(
             index=e["index"],

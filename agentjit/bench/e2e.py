@@ -13,6 +13,11 @@ For each task and run, on a freshly reset site:
   compile calls, tokens, compile time, run time, strategy, the judge;
 * **agentjit, plan-cache hit**: the same task compiled again (0 model calls), run.
 
+Offline, a task runs only if it has a recorded demonstration for the oracle
+(``traces/<app>/tasks/<task id>.jsonl``): the food tasks, and the read tasks of
+Roundup and Fava. The others are listed in the report's ``skipped`` with the
+reason, never run on one side only. With ``model=`` every task runs.
+
 Speedups are per task (mean agent latency / mean agentjit latency) and over
 the app (ratio of the means, and the geometric mean of the per-task ratios).
 The sweep re-prices each side at a fixed per-call model latency ``L`` (0 to 8
@@ -33,7 +38,7 @@ from pydantic import BaseModel, Field
 
 from agentjit.agent import StepwiseAgent
 from agentjit.cache import ToolCache
-from agentjit.exceptions import AgentJITError
+from agentjit.exceptions import AgentJITError, ConfigError
 from agentjit.llm.base import Message, Model
 from agentjit.llm.function import FunctionModel
 from agentjit.llm.latency import DEFAULT_PROFILE, LatencyProfile, SimulatedLatency, get_profile
@@ -43,7 +48,7 @@ from agentjit.runtime.runner import goto_start
 
 from .apps import Site
 from .harness import _pool, jsonable, resolve_target, run_task
-from .oracle import oracle_model
+from .oracle import demo_path, has_demo, oracle_model
 from .tasks import Task
 
 __all__ = ["E2ERun", "E2ETask", "E2EReport", "run_e2e", "SWEEP_S", "reference_model"]
@@ -93,6 +98,8 @@ class E2EReport(BaseModel):
     """Who decided: the offline oracle and reference plans, or a real model's name."""
     command: str = ""
     tasks: list[E2ETask] = Field(default_factory=list)
+    skipped: list[dict[str, str]] = Field(default_factory=list)
+    """Tasks not run, each ``{id, kind, reason}`` (offline: no demonstration for the oracle to replay)."""
     summary: dict[str, Any] = Field(default_factory=dict)
     sweep: list[dict[str, Any]] = Field(default_factory=list)
 
@@ -105,6 +112,16 @@ def reference_model(task: Task) -> FunctionModel:
         return "```python\n" + source.rstrip() + "\n```"
 
     return FunctionModel(answer, name="reference")
+
+
+def _skipped(task: Task) -> dict[str, str]:
+    """Why ``task`` cannot run offline (it has no demonstration for the oracle to replay)."""
+    try:
+        demo_path(task)
+        reason = ""
+    except ConfigError as exc:
+        reason = f"{exc}; the oracle has nothing to replay"
+    return {"id": task.id, "kind": task.kind, "reason": reason}
 
 
 def _fresh_cache(cache: ToolCache) -> ToolCache:
@@ -210,6 +227,7 @@ def _summarize(report: E2EReport, sweep: Sequence[float]) -> None:
     n = max(1, len(tasks))
     report.summary = {
         "tasks": len(tasks),
+        "skipped": [t["id"] for t in report.skipped],
         "mean_latency_s": {side: sums[side] / n for side in sums},
         "model_share": {side: _ratio(model[side], sums[side]) for side in sums},
         "model_calls_per_task": {side: sum(t.summary[side]["model_calls"] for t in tasks) / n for side in sums},
@@ -271,15 +289,23 @@ async def run_e2e(
     target = resolve_target(app_name, task_ids=task_ids, latency_scale=latency_scale, seed=seed)
     site = target.site
     report = E2EReport(app=app_name, profile=prof.to_json(), runs=runs, command=command)
+    tasks = list(target.tasks)
     if model is not None:
         report.model = getattr(model, "name", type(model).__name__)
-    by_id = {t.id: E2ETask(id=t.id, kind=t.kind) for t in target.tasks}
+    else:
+        report.skipped = [_skipped(t) for t in tasks if not has_demo(t)]
+        tasks = [t for t in tasks if has_demo(t)]
+        for skip in report.skipped:
+            log.warning("e2e: skipping %s (%s): %s", skip["id"], skip["kind"] or "task", skip["reason"])
+        if not tasks:
+            raise ConfigError(f"no task of {app_name!r} has a demonstration for the oracle: {report.skipped[0]['reason']}")
+    by_id = {t.id: E2ETask(id=t.id, kind=t.kind) for t in tasks}
     site.start()
     try:
         async with _pool(pool) as active:
             runtime = Runtime(target.cache, site.url, pool=active)
             for r in range(runs):
-                for task in target.tasks:
+                for task in tasks:
                     entry = by_id[task.id]
                     a = await _agent_run(task, r, pool=active, site=site, cache=target.cache, profile=prof,
                                          budget_tokens=budget_tokens, real=model)  # fmt: skip

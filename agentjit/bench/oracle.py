@@ -6,13 +6,17 @@ recorded step (``traces/<app>/tasks/<task id>.jsonl``, recorded with
 page whose descriptor matches the recorded target (CSS selector first, then
 test id + role + accessible name, then test id + role + name prefix) and
 answers that action as JSON; after the last step it answers ``done`` with the
-task's expected answer. So the baseline agent never takes a wrong step, and a
-speedup measured against it is a lower bound on what compiling gains.
+task's expected answer (``task.expected``; for a task whose judge computes its
+own, such as Roundup's and Fava's, the ``answer`` of the demonstration script
+``<task id>.json`` beside the recording: what the demonstrator read off the last
+page). So the baseline agent never takes a wrong step, and a speedup measured
+against it is a lower bound on what compiling gains.
 
 Recorded ``scroll`` steps are left out (the agent already sees the whole
 page's text), a ``fill`` followed by ``press Enter`` on the same field becomes
 one ``type`` with ``submit``, and a leading ``goto`` to the page the agent
-already shows is skipped: each leaves the baseline with fewer calls, never more.
+already shows (or lands on, after a redirect) is skipped: each leaves the
+baseline with fewer calls, never more.
 """
 
 from __future__ import annotations
@@ -30,24 +34,43 @@ from agentjit.protocol.trace import StepEvent, read_trace
 
 from .tasks import Task
 
-__all__ = ["OraclePolicy", "oracle_model", "demo_path", "DEMOS_ROOT", "answer_for"]
+__all__ = ["OraclePolicy", "oracle_model", "demo_path", "has_demo", "DEMOS_ROOT", "answer_for"]
 
 DEMOS_ROOT = Path(__file__).resolve().parents[2] / "traces"
 """``traces/`` of the source checkout: demonstrations live in ``traces/<app>/tasks/``."""
 
 
+def _demo_file(task: Task, root: Path | None) -> Path:
+    return (root or DEMOS_ROOT) / task.app / "tasks" / f"{task.id}.jsonl"
+
+
+def has_demo(task: Task, root: Path | None = None) -> bool:
+    """Whether ``task`` has a recorded demonstration for the oracle to replay."""
+    return _demo_file(task, root).exists()
+
+
 def demo_path(task: Task, root: Path | None = None) -> Path:
-    path = (root or DEMOS_ROOT) / task.app / "tasks" / f"{task.id}.jsonl"
+    path = _demo_file(task, root)
     if not path.exists():
         raise ConfigError(f"no recorded demonstration for task {task.id!r} (looked for {path})")
     return path
 
 
-def answer_for(task: Task) -> str:
-    """The task's expected answer as the text ``done`` carries."""
-    if isinstance(task.expected, str):
-        return task.expected
-    return json.dumps(task.expected, ensure_ascii=False)
+def answer_for(task: Task, root: Path | None = None) -> Any:
+    """What ``done`` carries: ``task.expected`` as text, else the demonstration script's ``answer``.
+
+    The script (``<task id>.json`` beside the recording) keeps the answer as JSON
+    (a string, a number or a list); ``None`` when neither says (a write task).
+    """
+    if task.expected is not None:
+        return task.expected if isinstance(task.expected, str) else json.dumps(task.expected, ensure_ascii=False)
+    script = _demo_file(task, root).with_suffix(".json")
+    if not script.exists():
+        return None
+    try:
+        return json.loads(script.read_text(encoding="utf-8")).get("answer")
+    except (OSError, ValueError, AttributeError) as exc:
+        raise ConfigError(f"cannot read the demonstration script {script}: {exc}") from exc
 
 
 class OraclePolicy:
@@ -70,7 +93,8 @@ class OraclePolicy:
             if step.action == "goto":
                 self.position += 1
                 target = urlsplit(str(step.value or step.url_after or "/"))
-                if first and urlsplit(url).path == target.path:
+                landed = urlsplit(str(step.url_after or "")).path
+                if first and urlsplit(url).path in (target.path, landed):
                     continue
                 return self._say({"action": "goto", "url": target.path or "/"}, step)
             index = self._find(step, elements, url)
@@ -126,4 +150,4 @@ class OraclePolicy:
 def oracle_model(task: Task, *, demos: Path | None = None, name: str = "oracle") -> FunctionModel:
     """A :class:`FunctionModel` that replays ``task``'s demonstration (one per agent run)."""
     trace = read_trace(demo_path(task, demos), check_snapshots=False)
-    return FunctionModel(OraclePolicy(trace.steps, answer_for(task)), name=name)
+    return FunctionModel(OraclePolicy(trace.steps, answer_for(task, demos)), name=name)

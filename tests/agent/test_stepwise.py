@@ -55,6 +55,8 @@ def test_rendered_elements_parse_back():
     assert got[1]["value"] == "x"
     small = view.render(budget_tokens=20)
     assert "more elements not shown" in small
+    spaced = Element(0, "#status", "combobox", "Status", "", "select", value="don't care", options=["don't care", "in progress"])
+    assert parse_elements(Observation("u", "t", [spaced], "").render())[0]["selector"] == "#status"
 
 
 async def _run(browser_pool: Any, site: Any, model: Any, task: str, **kw: Any) -> Any:
