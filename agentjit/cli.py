@@ -689,8 +689,8 @@ async def cmd_batch(args: argparse.Namespace) -> int:
         args.tasks = args.taskfile
     tasks = _selected_tasks(args)
     unplanned = [t.id for t in tasks if not t.has_plan]
-    if unplanned:
-        raise UsageError(f"no reference plan for task(s) {', '.join(unplanned)}: batch runs reference plans")
+    if unplanned and not args.model:
+        raise UsageError(f"no reference plan for task(s) {', '.join(unplanned)}: give --model to compile them")
     browsers: list[str | None] = list(args.browser or [None])
     progress_console = _err()
 
@@ -701,11 +701,11 @@ async def cmd_batch(args: argparse.Namespace) -> int:
     report = await run_batch(
         tasks, app_name=_app_name(args), browsers=browsers, cache=_load_cache(args),
         latency_scale=args.latency_scale, strategy=_demo_strategy(args), per_browser=args.per_browser,
-        on_result=on_result, limits=_limits(args),
+        on_result=on_result, limits=_limits(args), plan_for=_planning(args) if args.model else None,
     )  # fmt: skip
     s = report.summary
     if args.json:
-        emit_json({"tasks": [{k: getattr(r, k) for k in ("id", "ok", "latency_s", "reason")} for r in report.tasks],
+        emit_json({"tasks": [{k: getattr(r, k) for k in ("id", "ok", "latency_s", "plan_origin", "reason")} for r in report.tasks],
                    "summary": s})
     else:
         _out().print(f"agentjit batch: {s['passed']}/{s['total']} ok on {s['browsers']} browser(s) x {args.per_browser} "
@@ -1176,8 +1176,10 @@ def build_parser() -> argparse.ArgumentParser:
     planner_args(p)
     limit_args(p)
 
-    p = sub.add_parser("batch", help="spread a task file's reference plans over one or more browsers; print throughput")
+    p = sub.add_parser("batch", help="spread a task file's plans over one or more browsers; print throughput")
     p.add_argument("taskfile", nargs="?", help="task file (.jsonl or .toml) (default: the app's tasks)")
+    p.add_argument("--model", help="compile each task with this model (before any browser opens) instead of using "
+                                    "its reference plan")
     p.add_argument("--only", help="comma-separated task ids to run")
     p.add_argument("--browser", action="append", default=None, metavar="SPEC",
                    help="a browser to use, repeatable: ws://HOST:PORT/... or cdp=http://HOST:PORT "
@@ -1185,9 +1187,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--per-browser", type=positive_int, default=1, metavar="N", help="workers (and site copies) per browser")
     p.add_argument("--latency-scale", type=nonneg_float, default=1.0, help="injected latency of each site copy (0 = off)")
     app_arg(p)
-    cache_dir_arg(p)
+    cache_args(p)
     json_arg(p)
     strategy_arg(p)
+    planner_args(p)
     limit_args(p)
 
     p = sub.add_parser("check", help="check a plan statically: sandbox, types, state flow, cost")

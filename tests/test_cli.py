@@ -173,6 +173,23 @@ def test_profile_writes_to_a_cache_copy(capsys, tmp_path):
     assert code == 0 and json.loads(out)["written"] is None and not (copy / "latency.json").exists()
 
 
+def test_batch_compiles_with_a_model_before_running(capsys, tmp_path, monkeypatch):
+    from agentjit.bench.apps import get_app
+
+    plans = {t: get_app("food").task(t).reference_plan.read_text() for t in ("food-v1-1", "food-v1-3")}
+    replies = [FakeReply(text=f"```python\n{plans[t]}```", usage=(900, 40)) for t in ("food-v1-1", "food-v1-3")]
+    with FakeOpenAIServer(replies) as server:
+        monkeypatch.setenv("OPENAI_API_KEY", "test-key")
+        code, out = run_cli(
+            capsys, "batch", "--json", "--latency-scale", "0", "--only", "food-v1-1,food-v1-3", "--strategy", "serial",
+            "--model", f"openai:fake@{server.base_url}", "-n", "1", "-k", "1", "--plan-cache", str(tmp_path / "p.json"),
+        )  # fmt: skip
+    data = json.loads(out)
+    assert code == 0 and len(server.requests) == 2, data
+    assert [(t["ok"], t["plan_origin"]) for t in data["tasks"]] == [(True, "model")] * 2
+    assert data["summary"]["compile_s"] > 0
+
+
 def test_demo_compiles_with_a_model_then_uses_the_plan_cache(capsys, tmp_path, monkeypatch):
     from agentjit.bench.apps import get_app
 

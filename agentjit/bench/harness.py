@@ -273,13 +273,7 @@ async def run_tasks(
     async with _pool(pool) as active:
         session = Session(cache, site_url=site.url, pool=active, trace_dir=trace_dir, limits=limits)
         for task in tasks:
-            if plan_for is not None:
-                plan = plan_for(task, cache)
-                if hasattr(plan, "__await__"):
-                    plan = await plan
-                source, origin = plan
-            else:
-                source, origin = reference_source(task), "reference"
+            source, origin = await _plan_of(task, cache, plan_for)
             res = await run_task(task, source, session=session, site=site, strategy=strategy, plan_origin=origin)
             results.append(res)
             if on_result is not None:
@@ -294,6 +288,17 @@ async def run_tasks(
         "site": site.url,
     }
     return DemoReport(tasks=results, summary=summary)
+
+
+async def _plan_of(task: Task, cache: ToolCache, plan_for: Callable[[Task, ToolCache], Any] | None) -> tuple[str, str]:
+    """``(source, origin)`` of the plan to run for ``task``: ``plan_for``'s (maybe awaited), else the reference plan."""
+    if plan_for is None:
+        return reference_source(task), "reference"
+    plan = plan_for(task, cache)
+    if hasattr(plan, "__await__"):
+        plan = await plan
+    source, origin = plan
+    return source, origin
 
 
 @asynccontextmanager
@@ -317,16 +322,24 @@ async def run_batch(
     per_browser: int = 1,
     on_result: Callable[[TaskResult], None] | None = None,
     limits: PlanLimits | None = None,
+    plan_for: Callable[[Task, ToolCache], Any] | None = None,
 ) -> DemoReport:
-    """Spread ``tasks``' reference plans over several browsers (specs for
+    """Spread ``tasks``' plans over several browsers (specs for
     :meth:`BrowserPool.from_spec`; ``None`` is the default browser) and judge each.
 
     Every browser gets ``per_browser`` workers, and each worker its own copy of
     the app's site (judging reads the site's state before and after a run, so
     two runs never share one). Workers take the next task from one queue.
+    ``plan_for`` as in :func:`run_tasks` (default: the reference plans); every
+    plan is made before any browser opens, so the wall time and throughput are
+    the runs' alone (``compile_s`` in the summary is the time spent making them).
     """
     if not browsers:
         raise ConfigError("run_batch needs at least one browser")
+    cache = resolve_target(app_name, cache=cache, tasks=tasks, need_tasks=False).cache
+    t_plans = time.perf_counter()
+    plans = {task.id: await _plan_of(task, cache, plan_for) for task in tasks}
+    compile_s = time.perf_counter() - t_plans
     queue: asyncio.Queue[Task] = asyncio.Queue()
     for task in tasks:
         queue.put_nowait(task)
@@ -345,7 +358,8 @@ async def run_batch(
                     task = queue.get_nowait()
                 except asyncio.QueueEmpty:
                     return
-                res = await run_task(task, reference_source(task), session=session, site=site, strategy=strategy)
+                source, origin = plans[task.id]
+                res = await run_task(task, source, session=session, site=site, strategy=strategy, plan_origin=origin)
                 results.append(res)
                 per_endpoint[label] = per_endpoint.get(label, 0) + 1
                 if on_result is not None:
@@ -374,5 +388,6 @@ async def run_batch(
         "wall_s": round(wall, 3),
         "tasks_per_s": round(len(results) / wall, 3) if wall > 0 else None,
         "latency_scale": latency_scale,
+        "compile_s": round(compile_s, 3),
     }
     return DemoReport(tasks=results, summary=summary)

@@ -241,6 +241,29 @@ def test_batch_spreads_tasks_over_two_servers(browser_server, browser_server_b, 
     assert sum(summary["per_browser"].values()) == 4
 
 
+def test_demo_profile_and_bench_through_browser_server(browser_server, monkeypatch, capsys, tmp_path):
+    """The commands that open a browser inside the bench harness use --browser too (none launches one)."""
+    monkeypatch.setenv("AGENTJIT_CHROMIUM", "/nope/chromium")  # launching a local browser would fail
+    monkeypatch.delenv("AGENTJIT_BROWSER", raising=False)
+    common = ["--app", "food", "--latency-scale", "0", "--json", "--browser", browser_server]
+    assert main(["demo", "--tasks", "food-v1-1", "--strategy", "serial", *common]) == 0
+    assert json.loads(capsys.readouterr().out)["summary"]["passed"] == 1
+    assert main(["profile", "--tasks", "food-v1-3", "--repeats", "1", "--cache", str(_cache_copy(tmp_path)), *common]) == 0
+    assert json.loads(capsys.readouterr().out)["runs"] == 1
+    assert main(["bench", "overhead", "-n", "3", *common]) == 0
+    assert json.loads(capsys.readouterr().out)["n"] == 3
+
+
+def _cache_copy(tmp_path: Path) -> Path:
+    import shutil
+
+    from agentjit.bench.apps import get_app
+
+    copy = tmp_path / "cache"
+    shutil.copytree(get_app("food").cache_dir, copy)
+    return copy
+
+
 def test_batch_checks_every_browser(monkeypatch, capsys):
     monkeypatch.delenv("AGENTJIT_BROWSER", raising=False)
     assert main(["batch", "--app", "food", "--browser", "ws://127.0.0.1:1/x", "--browser", "nonsense"]) == 2
