@@ -45,6 +45,7 @@ import logging
 import re
 import tempfile
 import time
+import urllib.request
 from collections import Counter
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from contextlib import asynccontextmanager
@@ -53,7 +54,7 @@ from pathlib import Path
 from typing import Any
 
 from agentjit.cache import ToolCache
-from agentjit.exceptions import AgentJITError, ConfigError, ToolCallFailed
+from agentjit.exceptions import AgentJITError, ConfigError, SiteUnreachable, ToolCallFailed
 from agentjit.runtime import (
     BrowserPool,
     EffectLog,
@@ -77,6 +78,9 @@ __all__ = [
     "run_fault_matrix",
     "matrix",
     "food_profile",
+    "roundup_profile",
+    "fava_profile",
+    "PROFILES",
 ]
 
 log = logging.getLogger(__name__)
@@ -240,7 +244,110 @@ def food_profile() -> Profile:
     return Profile("food", _food_tasks(), _start_food, _food_site_effects, _food_identity, _food_cache)
 
 
-PROFILES: dict[str, Callable[[], Profile]] = {"food": food_profile}
+# -- Roundup and Fava: real apps, faults from WSGI middleware in front of them ------------------
+
+_ROUNDUP_LOGIN = 'await login(login_name="alice", login_password="demo-pass-1")\n'
+_ROUNDUP_CREATE = _ROUNDUP_LOGIN + """\
+await goto_issue_item()
+await create_issue(title="Export button missing on mobile", priority="bug", note="The export button is hidden.")
+result = "filed"
+"""
+_ROUNDUP_NOTE = _ROUNDUP_LOGIN + """\
+await goto_issue(title="Spell checker flags URLs")
+await edit_issue(note="Fixed in the next release.")
+result = "done"
+"""
+_LOGIN = Target("login-write", "/", "POST")
+
+
+def _roundup_tasks() -> dict[str, list[FaultTask]]:
+    create = FaultTask("create-issue", _ROUNDUP_CREATE, {("create_issue", _norm("Export button missing on mobile")): 1},
+                       (_LOGIN, Target("last-write", r"/issue\d*"), Target("read-after-write", r"/issue\d+", "GET")))
+    note = FaultTask("add-message", _ROUNDUP_NOTE, {("edit_issue", _norm("Fixed in the next release.")): 1},
+                     (_LOGIN, Target("last-write", r"/issue\d+"), Target("read-after-write", r"/issue\d+", "GET", nth=2)))
+    # no loop: the parallel strategy runs these serially (and says so); hedged replicas race to the login
+    return {"serial": [create, note], "parallel": [note, create], "hedge": [create, note]}
+
+
+def _roundup_effects(site: Any, before: dict[str, Any], after: dict[str, Any]) -> Counter[Identity]:
+    """New issues (by title) and new messages (by text) in the tracker's own database."""
+    done: Counter[Identity] = Counter()
+    old_issues = {i["id"] for i in before["issues"]}
+    old_msgs = {m["id"] for i in before["issues"] for m in i["messages"]}
+    for issue in after["issues"]:
+        if issue["id"] not in old_issues:
+            done[("create_issue", _norm(issue["title"]))] += 1
+            continue
+        for msg in issue["messages"]:
+            if msg["id"] not in old_msgs:
+                done[("edit_issue", _norm(msg["content"]))] += 1
+    return done
+
+
+def _roundup_identity(tool: str, args: dict[str, Any]) -> Identity | None:
+    if tool == "create_issue":
+        return ("create_issue", _norm(args.get("title")))
+    if tool == "edit_issue" and args.get("note"):
+        return ("edit_issue", _norm(args.get("note")))
+    return None  # a login, or an edit that only sets fields (applying it twice leaves the same state)
+
+
+def _start_wsgi(factory: Callable[[], Any]) -> Any:
+    from .faults import install_wsgi_faults
+
+    site = factory().start()
+    install_wsgi_faults(site)
+    return site
+
+
+def roundup_profile() -> Profile:
+    from .apps import get_app
+    from .roundup import RoundupSite
+
+    return Profile("roundup", _roundup_tasks(), lambda: _start_wsgi(RoundupSite), _roundup_effects,
+                   _roundup_identity, get_app("roundup").load_cache, kinds=("500", "timeout", "kill", "crash"))
+
+
+_FAVA_LUNCH = """\
+await open_add_journal_entry()
+result = await add_journal_entry(date="2025-12-30", payee="Corner Deli", narration="Team lunch", lines=[
+    {"account": "Expenses:Food:Restaurant", "amount": "24.50 USD"},
+    {"account": "Liabilities:US:Chase:Slate", "amount": "-24.50 USD"},
+])
+"""
+
+
+def _fava_tasks() -> dict[str, list[FaultTask]]:
+    lunch = FaultTask("add-lunch", _FAVA_LUNCH, {("add_journal_entry", "cornerdeli", "teamlunch"): 1},
+                      (Target("write", r".*/api/add_entries", "PUT"),))
+    return {"serial": [lunch], "parallel": [lunch], "hedge": [lunch]}
+
+
+def _fava_effects(site: Any, before: dict[str, Any], after: dict[str, Any]) -> Counter[Identity]:
+    """Transactions the ledger file gained, by payee and narration (read with beancount's loader)."""
+    def key(t: dict[str, Any]) -> Identity:
+        return ("add_journal_entry", _norm(t["payee"]), _norm(t["narration"]))
+
+    done = Counter(key(t) for t in after["transactions"])
+    done.subtract(Counter(key(t) for t in before["transactions"]))
+    return Counter({k: v for k, v in done.items() if v > 0})
+
+
+def _fava_identity(tool: str, args: dict[str, Any]) -> Identity | None:
+    if tool == "add_journal_entry":
+        return ("add_journal_entry", _norm(args.get("payee")), _norm(args.get("narration")))
+    return None
+
+
+def fava_profile() -> Profile:
+    from .apps import get_app
+    from .fava import FavaSite
+
+    return Profile("fava", _fava_tasks(), lambda: _start_wsgi(FavaSite), _fava_effects, _fava_identity,
+                   get_app("fava").load_cache, kinds=("500", "timeout", "kill", "crash"))
+
+
+PROFILES: dict[str, Callable[[], Profile]] = {"food": food_profile, "roundup": roundup_profile, "fava": fava_profile}
 
 
 # -- the matrix --------------------------------------------------------------------------------
@@ -536,6 +643,25 @@ async def run_fault_matrix(
     return FaultReport(profile.app, effect_log, records, time.perf_counter() - t0, version)
 
 
+def _get(url: str) -> bytes:
+    with urllib.request.urlopen(url, timeout=5) as response:
+        body: bytes = response.read()
+        return body
+
+
+async def _wait_up(url: str, timeout_s: float = 30.0) -> None:
+    """Wait until the site answers ``GET /__faults`` (its fault hook), or raise SiteUnreachable."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        try:
+            await asyncio.to_thread(_get, url.rstrip("/") + "/__faults")
+            return
+        except OSError as exc:
+            if time.monotonic() > deadline:
+                raise SiteUnreachable(f"the site at {url} did not come back within {timeout_s:g} s: {exc}") from exc
+            await asyncio.sleep(0.1)
+
+
 async def _close(context: Any) -> None:
     try:
         await context.close()
@@ -548,6 +674,7 @@ async def _one_run(
     log_path: Path, *, attempts: int, effect_log: bool, hang_s: float,
 ) -> RunRecord:
     t0 = time.perf_counter()
+    await _wait_up(site.url)  # a `restart` fault of the run before may still be bringing the site back
     site.reset()
     hold = hang_s if cell.fault.kind == "timeout" else 3.0
     injector.set([FaultRule(cell.target.path, cell.fault.kind, cell.fault.when,  # type: ignore[arg-type]

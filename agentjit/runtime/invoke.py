@@ -4,7 +4,9 @@ A non-navigating tool is a single ``page.evaluate``: pre_check is polled *in the
 page* until it holds or the timeout passes, execute runs once, post_check is
 polled the same way. A navigating tool (``manifest.navigates``) runs
 pre_check + execute in one evaluate, waits for the new document, and polls
-post_check there in a second one. A check returns ``true``, or ``false`` /
+post_check there in a second one; a WRITE whose new document came with an
+HTTP error status (400 or more) failed at ``navigation``, whatever its
+post_check would say of the error page. A check returns ``true``, or ``false`` /
 ``[false, "reason"]``.
 """
 
@@ -250,7 +252,7 @@ async def call_tool(
                 if not res.get("ok"):
                     # execute failed before navigating: leave the navigation wait at once
                     raise _ExecuteFailed(res)
-            await nav.value
+            landed = await nav.value
         except _ExecuteFailed as failed:
             return finish(phase=failed.res.get("phase"), reason=failed.res.get("reason"))
         except SiteUnreachable:
@@ -262,6 +264,11 @@ async def call_tool(
                 reason = f"no navigation within {timeout} ms: {reason}"
             return finish(phase="navigation", reason=reason)
         timings["navigation"] = time.perf_counter() - nav_t0 - timings.get("execute", 0.0)
+        status = getattr(landed, "status", None)
+        if tool.is_write and isinstance(status, int) and status >= 400:
+            # the site refused or failed the write's request: whatever the page shows (an error page
+            # can pass a post_check that only looks at the URL), the write did not succeed
+            return finish(phase="navigation", reason=f"the site answered HTTP {status} to the write ({landed.url})")
         output = res.get("output")
         post = await _evaluate(page, {**base, "stages": ["post"], "output": output}, limit_s)
         take_timings(post)

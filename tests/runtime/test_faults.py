@@ -165,3 +165,44 @@ async def test_without_the_effect_log_a_re_execution_duplicates() -> None:
     (run,) = logged.runs
     assert run.executions == 1 and run.status == "uncertain" and run.duplicated == 0 and logged.passed, run
     assert run.site == {"add_to_cart/mochiset": 1} and run.uncertain == 1
+
+
+async def test_a_write_answered_with_a_server_error_fails_whatever_its_post_check(faulty_site, browser_pool) -> None:
+    """A form post answered with HTTP 500 lands on an error page that a URL-only post_check accepts:
+    the call must fail (and the effect log record it uncertain), never report the write done."""
+    from agentjit.protocol.manifest import Effect, ToolManifest, ToolType
+    from agentjit.runtime import call_tool
+
+    submit = ToolManifest(
+        name="submit_order", description="Place the order with the checkout form (a navigation).",
+        type=ToolType.SET_FIELDS, effect=Effect.WRITE, navigates=True, timeout_ms=3000,
+        execute="const f = document.querySelector('[data-testid=checkout-form]'); "
+                "f.querySelector('input[name=mode][value=pickup]').checked = true; f.submit(); return null;",
+        post_check="return location.pathname.startsWith('/checkout') || location.pathname.startsWith('/orders');",
+    )  # fmt: skip
+    outcomes = []
+    for faults in ([FaultRule("/checkout/place", "500", "before")], []):
+        faulty_site.reset()
+        faulty_site.faults.set(faults)
+        assert _request(faulty_site.url + "/api/cart", "POST", ADD)[0] == 200
+        async with browser_pool.page() as page:
+            await page.goto(faulty_site.url + "/checkout")
+            outcomes.append((await call_tool(page, submit, {}), len(faulty_site.state()["orders"])))
+    (faulted, orders_faulted), (clean, orders_clean) = outcomes
+    assert orders_faulted == 0 and not faulted.ok and faulted.phase == "navigation" and "HTTP 500" in (faulted.reason or "")
+    assert orders_clean == 1 and clean.ok, clean
+
+
+@pytest.mark.timeout(240)
+async def test_roundup_edit_answered_500_is_uncertain_not_lost() -> None:
+    """Roundup behind the WSGI fault middleware: the edit's POST refused with a 500 before Roundup saw it."""
+    pytest.importorskip("roundup")
+    from agentjit.bench.faults_bench import FaultTask, roundup_profile
+
+    profile = roundup_profile()
+    note = next(t for t in profile.tasks["serial"] if t.id == "add-message")
+    target = next(t for t in note.targets if t.name == "last-write")
+    profile.tasks = {"serial": [FaultTask(note.id, note.source, note.writes, (target,))]}
+    report = await run_fault_matrix(profile, runs=1, strategies=["serial"], faults=[FaultSpec("500", "before")])
+    (run,) = report.runs
+    assert run.faults_injected == 1 and run.site == {} and run.lost == 0 and run.status == "uncertain", run

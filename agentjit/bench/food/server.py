@@ -197,6 +197,7 @@ class FoodSite:
         self._latency = LatencyModel(seed=seed, scale=latency_scale)
         self.state_obj = FoodState()
         self.faults = FaultInjector(restart=self.restart)
+        self._restarting = False
         """The fault plan (``/__faults``); never delayed, untouched by :meth:`reset`."""
         self._server: _Server | None = None
         self._thread: threading.Thread | None = None
@@ -235,6 +236,8 @@ class FoodSite:
     @property
     def url(self) -> str:
         if self._server is None:
+            if self._restarting:  # down for a moment, coming back on the same port
+                return f"http://{HOST}:{self.port}"
             raise RuntimeError("FoodSite is not started")
         return f"http://{HOST}:{self._server.server_address[1]}"
 
@@ -270,11 +273,13 @@ class FoodSite:
         done = threading.Event()
 
         def bounce() -> None:
+            self._restarting = True
             try:
                 self.stop()
                 time.sleep(down_s)
                 self.start()
             finally:
+                self._restarting = False
                 done.set()
 
         threading.Thread(target=bounce, name=f"food-site-restart-{self.port}", daemon=True).start()
