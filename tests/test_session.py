@@ -122,3 +122,16 @@ def test_open_cache_read_only_keeps_plans_and_fits_outside_the_directory(tmp_pat
     assert cache.path is None and cache.plans_path == plans and cache.plans == {"k": {"task": "t"}}
     assert cache.latency  # the bundled fits stay: the user's file is not an object
     assert warnings == [f"ignoring latency fits {latency}: not a JSON object"]
+
+
+async def test_a_session_keeps_one_browser_for_many_runs(food_site: Any, counted: Counter[str]) -> None:
+    async with Session(CACHE_DIR, site_url=food_site.url) as session:
+        pool = session.pool
+        assert pool is not None
+        fries = await session.run(APP.task("food-custom-9").plan_source())  # strategy auto
+        one = await session.run("await goto_home()\nresult = 1", strategy="hedge")
+        assert session.pool is pool and session.runtime().pool is pool
+    assert session.pool is None  # closed with the session
+    assert fries.strategy == "parallel" and fries.strategy_reason and fries.strategy_reason.startswith("parallel x")
+    assert one.strategy == "hedge" and one.value == 1
+    assert counted["ToolCache.load"] == 1 and counted["plan_usage"] == 1  # hedge by name reads no usage
