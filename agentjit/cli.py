@@ -293,6 +293,7 @@ def _session(args: argparse.Namespace) -> Any:
         app = _app_name(args) or "food"
         cache = open_cache(
             get_app(app).cache_dir, read_only=True, warn=_warn, latency_file=_user_file(app, "latency"),
+            machine_file=_user_file(app, "machine"),
             plans_file=getattr(args, "plan_cache", None) or _plan_cache_file(app),
         )  # fmt: skip
     planner = {
@@ -826,6 +827,7 @@ class _LineProgress:
 async def cmd_profile(args: argparse.Namespace) -> int:
     """Fit per-tool latencies from serial runs of every task; ``--write`` stores them in the cache."""
     from agentjit.bench.apps import get_app
+    from agentjit.bench.overheads import overheads_record
     from agentjit.bench.scheduler_bench import profile_app, write_latency
     from agentjit.cache import ToolCache
 
@@ -841,14 +843,17 @@ async def cmd_profile(args: argparse.Namespace) -> int:
             seed=args.seed, cache=cache, on_run=lambda _ev: progress.advance(bar),
         )  # fmt: skip
     written = None
+    machine = overheads_record(profile.overheads) if profile.overheads is not None else None
     if args.write and args.cache:
-        written = str(write_latency(cache_dir, profile.fits))
-    elif args.write:  # the bundled cache is read-only: the fits go to a per-user file it reads from then on
+        written = str(write_latency(cache_dir, profile.fits, profile.overheads))
+    elif args.write:  # the bundled cache is read-only: fits and overheads go to per-user files it reads from then on
         from agentjit.cache import atomic_write_json
         from agentjit.scheduler.distributions import fits_to_json
 
         path = _user_file(app or "food", "latency")
         atomic_write_json(path, fits_to_json(profile.fits))
+        if machine is not None:
+            atomic_write_json(_user_file(app or "food", "machine"), machine)
         written = str(path)
     data = {
         "runs": profile.runs,
@@ -856,6 +861,7 @@ async def cmd_profile(args: argparse.Namespace) -> int:
         "latency_scale": args.latency_scale,
         "written": written,
         "fits": profile.summary(),
+        "overheads": machine,
     }
     if args.json:
         emit_json(data)
@@ -871,7 +877,10 @@ async def cmd_profile(args: argparse.Namespace) -> int:
             )  # fmt: skip
         out = _out()
         out.print(table)
-        out.print(f"written to {written}" if written else "not written (pass --write to store the fits)")
+        if machine is not None:
+            out.print(f"an extra browser context: start-up {machine['new_context_s'] + machine['new_page_s'] + machine['goto_s']:.3f} s, "
+                      f"+{machine['busy_s']:.3f} s per call for each other context working at once")
+        out.print(f"written to {written}" if written else "not written (pass --write to store the fits and overheads)")
         for failure in profile.failures:
             out.print(styled("failed:", "red", f" {failure}"))
     return 0 if not profile.failures else 1

@@ -49,7 +49,7 @@ from agentjit.runtime import (
 if TYPE_CHECKING:
     from agentjit.planner import CheckResult, CompiledPlan, Planner
     from agentjit.protocol.trace import StepEvent, TraceWriter
-    from agentjit.scheduler import Distribution, PlanUsage, Schedule
+    from agentjit.scheduler import Distribution, Overheads, PlanUsage, Schedule
 
 __all__ = ["Session", "Prepared", "AutoStrategy", "open_cache", "runtime_strategy", "STRATEGY_NAMES"]
 
@@ -71,15 +71,17 @@ def open_cache(
     read_only: bool = False,
     plans_file: str | Path | None = None,
     latency_file: str | Path | None = None,
+    machine_file: str | Path | None = None,
     warn: Callable[[str], None] | None = None,
 ) -> ToolCache:
     """Load the tool cache in directory ``path``.
 
     ``read_only`` (a bundled, packaged cache) never writes into the directory:
     compiled plans are kept in ``plans_file`` instead (read here when it
-    exists), and ``latency_file`` (fits ``agentjit profile --write`` stored for
-    this user) replaces the bundled latency fits. An unreadable extra file is
-    skipped with a ``warn`` line, never an error.
+    exists), and ``latency_file`` and ``machine_file`` (fits and browser-context
+    overheads ``agentjit profile --write`` stored for this user) replace the
+    bundled ones. An unreadable extra file is skipped with a ``warn`` line,
+    never an error.
     """
     cache = ToolCache.load(path)
     if not read_only:
@@ -91,6 +93,11 @@ def open_cache(
         if fits is not None:
             log.info("latency fits from %s", latency_file)
             cache.latency = fits
+    if machine_file is not None and Path(machine_file).exists():
+        machine = _read_json_object(Path(machine_file), "browser-context overheads", say)
+        if machine is not None:
+            log.info("browser-context overheads from %s", machine_file)
+            cache.machine = machine
     if plans_file is not None:
         cache.plans_path = Path(plans_file)
         if cache.plans_path.exists():
@@ -189,6 +196,7 @@ class Session:
         self.limits = limits
         self.ai_exec = ai_exec
         self._latency = dict(latency) if latency is not None else None
+        self._overheads: Overheads | None = None
         self.observed_lengths = observed_lengths
         self.seed = seed
         self.scheduler_options = dict(scheduler_options or {})
@@ -243,6 +251,15 @@ class Session:
 
             self._latency = load_latency(self.cache)
         return self._latency
+
+    @property
+    def overheads(self) -> Overheads:
+        """What an extra browser context costs, as measured with the cache (``machine.json``), else the defaults."""
+        if self._overheads is None:
+            from agentjit.scheduler import load_overheads
+
+            self._overheads = load_overheads(self.cache)
+        return self._overheads
 
     def runtime(self, site_url: str | None = None) -> Runtime:
         """The runtime for ``site_url`` (default: the session's), one per site."""
@@ -308,7 +325,9 @@ class Session:
         from agentjit.scheduler import Scheduler
 
         rng = options.pop("rng", None)
-        scheduler = Scheduler(self.latency, **{**self.scheduler_options, **options})
+        options = {**self.scheduler_options, **options}
+        options.setdefault("overheads", self.overheads)
+        scheduler = Scheduler(self.latency, **options)
         return scheduler.schedule(self.usage(source), rng if rng is not None else np.random.default_rng(self.seed))
 
     def strategy(self, name: str | Strategy, source: str, *, workers: int | None = None) -> tuple[str | Strategy, Schedule | None]:

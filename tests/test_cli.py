@@ -164,6 +164,15 @@ def test_profile_writes_to_a_cache_copy(capsys, tmp_path):
     written = json.loads((copy / "latency.json").read_text())
     assert written["list_stores"]["n"] == 1 and written["list_stores"]["family"] == "empirical"
     assert (CACHE_DIR / "latency.json").read_bytes() == bundled
+    # the machine's browser-context overheads are measured and kept with the cache; the scheduler reads them
+    machine = json.loads((copy / "machine.json").read_text())
+    assert machine == data["overheads"] and machine["measured"] and machine["busy_s"] >= 0 and machine["cpus"] >= 1
+    assert machine["new_context_s"] > 0 and machine["contention"] == 0
+    from agentjit.cache import ToolCache
+    from agentjit.scheduler import load_overheads
+
+    assert load_overheads(ToolCache.load(copy)).busy_s == machine["busy_s"]
+    assert not (CACHE_DIR / "machine.json").exists()
     # without --write nothing is written
     (copy / "latency.json").unlink()
     code, out = run_cli(

@@ -27,7 +27,12 @@ def test_profile_write_on_the_bundled_cache_goes_to_a_user_file(capsys, tmp_path
     from agentjit.cli import _load_cache, build_parser
 
     args = build_parser().parse_args(["schedule", "x.py", "--app", "food"])
-    assert _load_cache(args).latency == fits
+    cache = _load_cache(args)
+    assert cache.latency == fits
+    # and the overheads measured on this machine, kept beside them
+    machine = json.loads((tmp_path / "xdg" / "agentjit" / "food-machine.json").read_text())
+    assert cache.machine == machine == data["overheads"] and machine["measured"]
+    assert not (CACHE_DIR / "machine.json").exists()
 
 
 def test_record_refuses_to_overwrite_traces_without_force(capsys, tmp_path) -> None:

@@ -4,9 +4,12 @@ Two steps, both against the app's bundled site with latency injection on:
 
 1. **Profile** (:func:`profile_app`): run every task's reference plan serially
    ``repeats`` times, collect the tool steps from the traces and fit each
-   tool's latency (:func:`agentjit.scheduler.refit_from_traces`). The fits are
-   what the scheduler reads; :func:`write_latency` stores them in a cache's
-   ``latency.json`` (only on request: ``agentjit profile --write``).
+   tool's latency (:func:`agentjit.scheduler.refit_from_traces`), then measure
+   what an extra browser context costs on this machine
+   (:func:`agentjit.bench.overheads.measure_overheads`). The fits and the
+   overheads are what the scheduler reads; :func:`write_latency` stores them
+   in a cache's ``latency.json`` and ``machine.json`` (only on request:
+   ``agentjit profile --write``).
 2. **Measure** (:func:`run_scheduler_bench`): for every task, schedule its plan
    with those fits, then run serial, parallel (only where the main loop can fan
    out) and hedge ``repeats`` times each in real Chromium, the site reset and
@@ -50,6 +53,7 @@ from agentjit.session import AutoStrategy, Session, runtime_strategy
 
 from .apps import Site
 from .harness import TaskResult, _pool, reference_source, resolve_target, run_task
+from .overheads import measure_overheads, overheads_record
 from .tasks import Task
 
 __all__ = [
@@ -88,13 +92,15 @@ class RunEvent:
 
 @dataclass
 class LatencyProfile:
-    """Fitted per-tool latencies from serial runs, with the steps they came from."""
+    """Fitted per-tool latencies from serial runs, with the steps they came from, and what an
+    extra browser context costs on this machine (measured after the runs)."""
 
     fits: dict[str, Distribution]
     steps: list[StepEvent] = field(default_factory=list)
     runs: int = 0
     failures: list[str] = field(default_factory=list)
     latency_scale: float = 1.0
+    overheads: Overheads | None = None
 
     @property
     def observed_lengths(self) -> dict[str, float]:
@@ -111,46 +117,17 @@ class LatencyProfile:
         ]
 
 
-def write_latency(cache_dir: str | Path, fits: Mapping[str, Distribution]) -> Path:
-    """Write ``fits`` atomically as ``cache_dir/latency.json``; returns the file."""
+def write_latency(
+    cache_dir: str | Path, fits: Mapping[str, Distribution], overheads: Overheads | None = None
+) -> Path:
+    """Write ``fits`` atomically as ``cache_dir/latency.json`` (and measured ``overheads`` as
+    ``machine.json``); returns the fits' file."""
     path = Path(cache_dir) / "latency.json"
     atomic_write_json(path, fits_to_json(fits))
     log.info("wrote %d latency fits to %s", len(fits), path)
+    if overheads is not None:
+        atomic_write_json(Path(cache_dir) / "machine.json", overheads_record(overheads))
     return path
-
-
-async def _startup_once(pool: BrowserPool, url: str) -> tuple[float, float, float]:
-    """Seconds to open a context, a page in it, and the start URL (what every extra worker pays)."""
-    from agentjit.runtime.runner import goto_start
-
-    t0 = time.perf_counter()
-    async with pool.context() as ctx:
-        t1 = time.perf_counter()
-        page = await ctx.new_page()
-        t2 = time.perf_counter()
-        await goto_start(page, url)
-        t3 = time.perf_counter()
-    return t1 - t0, t2 - t1, t3 - t2
-
-
-async def measure_overheads(pool: BrowserPool, url: str, *, repeats: int = 2, concurrent: int = 3) -> Overheads:
-    """Measure what an extra worker's start-up costs while others start with it.
-
-    ``concurrent`` contexts open a page and the start URL at once, ``repeats``
-    times; the medians of the three phases become the start-up overheads.
-    Measured together rather than alone because that is how hedged replicas
-    and parallel workers start, and on 2 cores Chromium's own CPU work is what
-    they compete for (BROWSER.md). ``contention`` on the calls themselves keeps
-    its default: the calls mostly wait on the site.
-    """
-    import asyncio
-
-    phases: list[tuple[float, float, float]] = []
-    for _ in range(repeats):
-        phases.extend(await asyncio.gather(*(_startup_once(pool, url) for _ in range(concurrent))))
-    ctx, page, goto = (statistics.median(col) for col in zip(*phases, strict=True))
-    log.info("start-up with %d at once: %.3f s", concurrent, ctx + page + goto)
-    return Overheads(new_context_s=ctx, new_page_s=page, goto_s=goto)
 
 
 async def _profile(
@@ -179,7 +156,8 @@ async def _profile(
                 if on_run is not None:
                     on_run(RunEvent("profile", task.id, "serial", res))
     fits = refit_from_traces({}, steps)
-    return LatencyProfile(fits, steps, runs, failures, site.latency_scale)
+    overheads = await measure_overheads(pool, site.url + cache.info.start_path)
+    return LatencyProfile(fits, steps, runs, failures, site.latency_scale, overheads)
 
 
 async def profile_app(
@@ -195,7 +173,8 @@ async def profile_app(
     pool: BrowserPool | None = None,
     on_run: OnRun | None = None,
 ) -> LatencyProfile:
-    """Run every task's reference plan serially ``repeats`` times and fit per-tool latencies.
+    """Run every task's reference plan serially ``repeats`` times, fit per-tool latencies and
+    measure the browser-context overheads.
 
     The tasks, cache and site are the profile ``app_name``'s unless given
     (``site_url`` is not started); the profile's site and a browser (unless
@@ -406,6 +385,7 @@ async def run_scheduler_bench(
                 profile = await _profile(tasks, cache, site, active, profile_repeats, on_run)
             else:
                 profile = LatencyProfile(load_latency(cache), latency_scale=latency_scale)
+            # measured now even after a profile: the bench's own conditions (a loaded machine) count
             overheads = await measure_overheads(active, site.url + cache.info.start_path)
             options = {"overheads": overheads, **(scheduler_options or {})}
             rows = await _measure(

@@ -88,7 +88,9 @@ async def test_profile_writes_only_the_given_cache(browser_pool, tmp_path) -> No
 
 async def test_measure_overheads(browser_pool, food_site) -> None:
     over = await measure_overheads(browser_pool, food_site.url + "/", repeats=1, concurrent=2)
-    assert 0 < over.startup_s < 10 and over.new_page_s > 0 and over.contention == 0.05
+    assert 0 < over.startup_s < 10 and over.new_page_s > 0
+    # the measured per-call concurrency cost replaces the default multiplicative contention
+    assert over.measured and over.contention == 0.0 and 0 <= over.busy_s < 10
 
 
 async def test_bench_on_two_tasks(browser_pool) -> None:
