@@ -17,7 +17,13 @@ in the same order. A loop that is not parallel_ok runs serially and the run
 reports strategy ``serial`` with the reason.
 
 All workers share one :class:`~agentjit.runtime.effects.EffectLog`, so a WRITE
-reaches the site at most once.
+reaches the site at most once. The prefix and suffix key their writes like a
+serial run; each iteration keys its writes by the iteration (scope
+``loop-<line>-item-<i>``), not by the worker that happens to run it, so a
+re-execution that deals the items out differently (other timing, more or
+fewer workers, one worker) replays them instead of sending them again. Such a
+re-execution must use the parallel strategy again: a serial run keys a loop's
+writes by their order in the whole plan.
 """
 
 from __future__ import annotations
@@ -39,7 +45,7 @@ from agentjit.protocol.trace import StepEvent, TraceWriter
 from .clock import Clock, MonotonicClock
 from .cut import COMP, EMPTY, ITEMS, ONE, OUT, LoopCut, LoopFacts, PlanFacts, cut_at_loop
 from .effects import EffectLog
-from .interpreter import execute_plan, parse_plan
+from .interpreter import PlanRun, execute_plan, parse_plan
 from .runner import STRATEGIES, Outcome, Runtime, Strategy
 
 if TYPE_CHECKING:
@@ -165,8 +171,8 @@ class ParallelStrategy(Strategy):
                                   "(agentjit.scheduler.usage.plan_usage) to ParallelStrategy or analyse= to Runtime")
             usage = analyse(source, runtime.cache)
         cut, why = cut_at_loop(tree, usage)
-        if cut is None or self.workers < 2 or usage.loop is None:
-            self.used, self.reason = "serial", (why if cut is None else "one worker")
+        if cut is None or usage.loop is None:
+            self.used, self.reason = "serial", why
             log.info("parallel strategy runs serially: %s", self.reason)
             return await _run_serial(runtime, source, trace, effects)
         callables = set(runtime.cache.tools) | PLAN_BUILTINS
@@ -174,7 +180,10 @@ class ParallelStrategy(Strategy):
             findings = check_sandbox(piece, callables=callables)
             if findings:  # pragma: no cover - pieces of a checked plan plus our own glue
                 raise PlanError(f"parallel cut broke the sandbox: {findings[0].message}", line=findings[0].line)
-        self.used, self.reason = "parallel", usage.loop.reason
+        if self.workers < 2:  # still cut, so the loop's writes keep the keys a wider re-execution uses
+            self.used, self.reason = "serial", "one worker"
+        else:
+            self.used, self.reason = "parallel", usage.loop.reason
         return await self._fan_out(runtime, cut, usage.loop, trace, effects)
 
     async def _fan_out(
@@ -194,9 +203,12 @@ class ParallelStrategy(Strategy):
             entered: asyncio.Future[_Entry] = asyncio.get_running_loop().create_future()
             extra_calls: dict[int, list[StepEvent]] = {}
 
-            async def iterate(worker: int, vm: Any, entry: _Entry, base: str | None) -> None:
+            async def iterate(worker: int, run: PlanRun, vm: Any, entry: _Entry, base: str | None) -> None:
                 while (i := entry.queue.take()) is not None:
                     t0 = self.clock.now()
+                    # an iteration's writes are keyed by the iteration, not by the worker that runs it:
+                    # a re-execution hands items to other workers and must still find their records
+                    run.write_gate = effects.gate(run, worker=worker, scope=f"loop-{cut.line}-item-{i}")
                     one = {ONE: [entry.items[i]]}
                     if cut.kind == "for":
                         _, ops = await vm.run(cut.iteration, ns="iter", copy_from=base, set_vars=one,
@@ -214,7 +226,6 @@ class ParallelStrategy(Strategy):
                     except InfrastructureError as exc:
                         log.warning("parallel worker %d could not start: %s", worker, exc)
                         return
-                    run.write_gate = effects.gate(run, scope=f"parallel-worker-{worker}")
                     vm = await stack.enter_async_context(run.vm())  # the sandbox starts while the prefix runs
                     entry = await asyncio.shield(entered)
                     try:
@@ -223,7 +234,7 @@ class ParallelStrategy(Strategy):
                         for step in entry.replay:  # reach the loop's entry state
                             await run.call(step.tool or "", dict(step.args))
                         await vm.run(EMPTY, ns="main", set_vars=entry.user, want=())
-                        await iterate(worker, vm, entry, "main")
+                        await iterate(worker, run, vm, entry, "main")
                     finally:
                         extra_calls[worker] = run.calls
 
@@ -245,7 +256,8 @@ class ParallelStrategy(Strategy):
                         ],
                     )  # fmt: skip
                     entered.set_result(entry)
-                    await iterate(0, vm0, entry, "main")
+                    await iterate(0, run0, vm0, entry, "main")
+                    run0.write_gate = gate0  # the suffix: the plan's own sequence again
             except BaseExceptionGroup as group:
                 raise _single_error(group) from None
             finally:

@@ -206,3 +206,44 @@ async def test_roundup_edit_answered_500_is_uncertain_not_lost() -> None:
     report = await run_fault_matrix(profile, runs=1, strategies=["serial"], faults=[FaultSpec("500", "before")])
     (run,) = report.runs
     assert run.faults_injected == 1 and run.site == {} and run.lost == 0 and run.status == "uncertain", run
+
+
+_LOOP_PLAN = """\
+await goto_list()
+items = await list_items()
+for it in items.items[:3]:
+    await goto_item(id=it.id)
+    await order_item(id=it.id, qty=1)
+result = len(items.items)
+"""
+
+
+class _WriteLoop:
+    """Facts that call the loop on line 3 parallel (a caller's analysis may, for writes to distinct items)."""
+
+    line = 3
+    parallel_ok = True
+    reason = "one order per item"
+    accumulators: tuple[str, ...] = ()
+    entry_replay: tuple[Any, ...] = ()
+
+
+class _Facts:
+    loop = _WriteLoop()
+
+
+@pytest.mark.timeout(120)
+async def test_a_parallel_re_execution_replays_each_iteration_write_whatever_worker_runs_it(shop, shop_runtime) -> None:
+    """Keys of a loop's writes follow the iteration, not the worker: a re-execution with more workers
+    (items landing on other workers) replays every order instead of sending it again."""
+    from agentjit.runtime import EffectLog, ParallelStrategy
+
+    effects = EffectLog()
+    shop.path_delays = {"/item/": 0.4}  # slow iterations, so the extra workers take some items
+    first = await shop_runtime.run(_LOOP_PLAN, strategy=ParallelStrategy(1, usage=_Facts(), effects=effects))
+    assert first.value == 6 and len(shop.orders) == 3
+    again = await shop_runtime.run(_LOOP_PLAN, strategy=ParallelStrategy(3, usage=_Facts(), effects=effects))
+    assert again.strategy == "parallel" and again.workers > 1
+    assert len(shop.orders) == 3, f"re-execution sent {len(shop.orders) - 3} order(s) again"
+    orders = [c for c in again.calls if c.tool == "order_item"]
+    assert len(orders) == 3 and all(c.replayed and c.ok for c in orders)
