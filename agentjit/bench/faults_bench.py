@@ -594,9 +594,9 @@ async def run_fault_matrix(
     ``attempts`` bounds the executions of one run; ``tool_timeout_ms`` is the
     tools' timeout (a ``timeout`` fault holds its request past it).
     """
-    profile = PROFILES[app]() if isinstance(app, str) else app
-    if profile.app not in PROFILES and isinstance(app, str):
+    if isinstance(app, str) and app not in PROFILES:
         raise ConfigError(f"no fault profile for app {app!r} (known: {', '.join(PROFILES)})")
+    profile = PROFILES[app]() if isinstance(app, str) else app
     cells = matrix(profile, runs, strategies=strategies, faults=faults)
     cache = profile.cache()
     from agentjit.planner import admit

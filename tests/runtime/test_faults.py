@@ -247,3 +247,15 @@ async def test_a_parallel_re_execution_replays_each_iteration_write_whatever_wor
     assert len(shop.orders) == 3, f"re-execution sent {len(shop.orders) - 3} order(s) again"
     orders = [c for c in again.calls if c.tool == "order_item"]
     assert len(orders) == 3 and all(c.replayed and c.ok for c in orders)
+
+
+@pytest.mark.timeout(120)
+def test_bench_faults_command_prints_json_and_refuses_an_unknown_app(capsys) -> None:
+    from agentjit.cli import main
+
+    assert main(["bench", "faults", "--runs", "1", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["passed"] and data["totals"]["runs"] == 1 and data["totals"]["faulted_runs"] == 1
+    assert data["cells"][0]["strategy"] == "serial" and data["runs"][0]["fault"] == "500-before"
+    assert main(["bench", "faults", "--app", "nosuch", "--runs", "1"]) != 0
+    assert "no fault profile for app 'nosuch'" in capsys.readouterr().err
