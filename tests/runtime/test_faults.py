@@ -140,8 +140,11 @@ def test_the_matrix_covers_every_fault_early() -> None:
     assert len({(c.strategy, c.fault) for c in cells}) == 36
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(240)
 async def test_every_fault_kind_duplicates_and_loses_nothing() -> None:
+    """Twelve runs, one per (kind, when), strategies rotating (about a minute: two hold a request past
+    the tools' timeout)."""
     report = await run_fault_matrix("food", runs=len(FAULTS), tool_timeout_ms=1000)
     detail = json.dumps([r for r in report.to_json()["runs"]], indent=1)
     assert [r.fault for r in report.runs] == [f.name for f in FAULTS]
