@@ -41,6 +41,8 @@ ELEMENT_HELPERS_JS = r"""
     return null;
   };
   const clean = (s) => (s || '').replace(/\s+/g, ' ').trim();
+  // The attribute, not the property: a form holding an <input name="id"> answers form.id with that input.
+  const idOf = (n) => n.getAttribute('id') || null;
   const labelOf = (n) => {
     if (n.getAttribute('aria-label')) return n.getAttribute('aria-label');
     if (n.labels && n.labels.length) return clean(n.labels[0].textContent);
@@ -52,7 +54,7 @@ ELEMENT_HELPERS_JS = r"""
     const data = {};
     for (const a of n.attributes) if (a.name.startsWith('data-') && a.name !== 'data-testid' && a.name !== 'data-aj-index') data[a.name] = a.value.slice(0, 200);
     return {tag: n.tagName.toLowerCase(), testid: n.getAttribute('data-testid'),
-            classes: (typeof n.className === 'string' ? n.className.trim() : ''), id: n.id || null,
+            classes: (typeof n.className === 'string' ? n.className.trim() : ''), id: idOf(n),
             role: n.getAttribute('role') || implicit(n), data};
   };
   const selectorOf = (n) => {
@@ -60,7 +62,7 @@ ELEMENT_HELPERS_JS = r"""
     let cur = n;
     while (cur && cur.nodeType === 1 && cur.tagName.toLowerCase() !== 'html') {
       const tid = cur.getAttribute('data-testid');
-      if (cur.id) { parts.unshift('#' + CSS.escape(cur.id)); break; }
+      if (idOf(cur)) { parts.unshift('#' + CSS.escape(idOf(cur))); break; }
       let part = cur.tagName.toLowerCase();
       if (tid) part += '[data-testid="' + tid + '"]';
       const parent = cur.parentElement;

@@ -14,8 +14,10 @@ runtime: every step is one model call. Each answer is one JSON action::
 An answer that does not parse or does not fit the page (an index that is not
 on it, a URL on another site) is sent back to the model once with the error;
 a second bad answer raises :class:`~agentjit.exceptions.ModelResponseError`.
-After each action the agent waits for the page to settle (loaded, and no
-request in flight for a short quiet period).
+After each action the agent waits for the page to settle: loaded, no
+request in flight for a short quiet period (as Playwright reports them and,
+for the page's own fetch and XHR calls, as the page counts them), then the
+DOM unchanged for that period too (at most a second).
 
 Writes: clicking a button that submits a non-GET form or runs a script, or
 typing Enter into a field of a non-GET form, is a WRITE and goes through the
@@ -54,6 +56,8 @@ log = logging.getLogger(__name__)
 QUIET_S = 0.05
 """How long the network must stay idle before a step counts as finished."""
 SETTLE_TIMEOUT_S = 15.0
+DOM_QUIET_MAX_S = 1.0
+"""The longest the agent waits for the DOM to stop changing once the network is quiet."""
 ACTION_TIMEOUT_MS = 5_000
 
 SYSTEM_PROMPT = """You operate a web browser to carry out a user's task on one web site.
@@ -169,6 +173,38 @@ def parse_action(text: str, page: Observation, *, base_url: str | None = None) -
     return action
 
 
+_COUNT_JS = """() => {
+  if (window.__ajPending !== undefined) return;
+  window.__ajPending = 0;
+  const done = () => { window.__ajPending -= 1; };
+  const fetch0 = window.fetch;
+  if (fetch0) window.fetch = function (...args) {
+    window.__ajPending += 1;
+    try { return fetch0.apply(this, args).finally(done); } catch (e) { done(); throw e; }
+  };
+  const send0 = XMLHttpRequest.prototype.send;
+  XMLHttpRequest.prototype.send = function (...args) {
+    window.__ajPending += 1;
+    this.addEventListener('loadend', done, {once: true});
+    try { return send0.apply(this, args); } catch (e) { done(); throw e; }
+  };
+}"""
+"""Counts the page's fetch and XHR calls in flight, in the page itself: a single-page app's click
+starts its fetch in a handler, and Playwright's request event can reach Python after the network
+already looked quiet (under load it did, and the agent then read the old page)."""
+
+
+_DOM_QUIET_JS = """([quietMs, maxMs]) => new Promise((resolve) => {
+  let timer = null;
+  const finish = (quiet) => { obs.disconnect(); clearTimeout(timer); clearTimeout(cap); resolve(quiet); };
+  const obs = new MutationObserver(() => { clearTimeout(timer); timer = setTimeout(() => finish(true), quietMs); });
+  obs.observe(document, {subtree: true, childList: true, attributes: true, characterData: true});
+  timer = setTimeout(() => finish(true), quietMs);
+  const cap = setTimeout(() => finish(false), maxMs);
+})"""
+"""Resolves once the DOM has not changed for ``quietMs`` (at most ``maxMs``: a page that animates)."""
+
+
 class _Network:
     """In-flight requests and the state-changing (non-GET) ones of one page."""
 
@@ -201,10 +237,24 @@ class _Network:
         with contextlib.suppress(Exception):
             await self.page.wait_for_load_state("load", timeout=SETTLE_TIMEOUT_S * 1000)
         while time.monotonic() < deadline:
-            if not self.inflight and time.monotonic() - self.last_change >= QUIET_S:
+            if not self.inflight and time.monotonic() - self.last_change >= QUIET_S and not await self._page_pending():
+                with contextlib.suppress(Exception):  # then the DOM: a component may mount a tick later
+                    await self.page.evaluate(_DOM_QUIET_JS, [QUIET_S * 1000, DOM_QUIET_MAX_S * 1000])
                 return
             await asyncio.sleep(0.01)
         log.warning("network did not settle within %.0f s", SETTLE_TIMEOUT_S)
+
+    async def arm(self) -> None:
+        """Count the page's own fetch and XHR calls from now on (see :data:`_COUNT_JS`)."""
+        with contextlib.suppress(Exception):  # a page mid-navigation: the load state covers it
+            await self.page.evaluate(_COUNT_JS)
+
+    async def _page_pending(self) -> int:
+        try:
+            n: int = await self.page.evaluate("() => window.__ajPending || 0")
+        except Exception:  # the document is being replaced: the network side waits for the new one
+            return 0
+        return n
 
     def take_writes(self) -> list[dict[str, Any]]:
         out, self.writes = self.writes, []
@@ -325,6 +375,7 @@ class StepwiseAgent:
         )
         step.effect = "WRITE" if is_write else "READ"
         net.take_writes()
+        await net.arm()
         start = time.time()
         t = self.clock()
 

@@ -5,7 +5,9 @@ For each task and run, on a freshly reset site:
 * **agent**: :class:`~agentjit.agent.StepwiseAgent` driven by the oracle policy
   (:mod:`agentjit.bench.oracle`: a recorded demonstration replayed, so it makes
   no wrong step) behind :class:`~agentjit.llm.SimulatedLatency`: steps, model
-  calls, input/output tokens, time in the model, total latency, the judge;
+  calls, input/output tokens, time in the model, total latency, the judge.
+  Its latency starts where agentjit's run does: a fresh browser context, the
+  start page still to open;
 * **agentjit**: the planner compiles the task with a fake model that answers
   the task's reference plan in one call, behind the *same* SimulatedLatency
   profile (so both sides pay the same per-call cost; its input is the real
@@ -134,11 +136,12 @@ async def _agent_run(task: Task, run: int, *, pool: BrowserPool, site: Site, cac
     model = SimulatedLatency(real if real is not None else oracle_model(task), profile)
     site.reset(draws=f"{task.id}/run-{run}")  # the draws agentjit's run of this task meets too
     before = site.state()
+    t0 = time.perf_counter()  # from a fresh context, as agentjit's run is timed: the start page counts
     async with pool.context() as ctx:
         page = await ctx.new_page()
         await goto_start(page, site.url.rstrip("/") + cache.info.start_path)
+        setup_s = time.perf_counter() - t0
         agent = StepwiseAgent(model, base_url=site.url, budget_tokens=budget_tokens, snapshots=False)
-        t0 = time.perf_counter()
         try:
             result = await agent.run(page, task.task)
         except AgentJITError as exc:
@@ -151,9 +154,10 @@ async def _agent_run(task: Task, run: int, *, pool: BrowserPool, site: Site, cac
 
     verdict = task.evaluate(_Result(), before, after, site.url)
     return E2ERun(
-        side="agent", run=run, ok=verdict.ok, reason=verdict.reason, latency_s=result.total_s,
+        side="agent", run=run, ok=verdict.ok, reason=verdict.reason, latency_s=setup_s + result.total_s,
         model_s=result.model_s, model_calls=result.model_calls, input_tokens=result.usage.input_tokens,
-        output_tokens=result.usage.output_tokens, steps=len(result.steps), run_s=result.total_s - result.model_s,
+        output_tokens=result.usage.output_tokens, steps=len(result.steps),
+        run_s=setup_s + result.total_s - result.model_s,
         answer=jsonable(result.answer),
     )  # fmt: skip
 

@@ -147,3 +147,15 @@ async def test_the_model_sees_the_page(browser_pool, food_site):
     assert "Task: look" in page and "URL: " + food_site.url in page
     assert any(e["testid"] == "store-card" and e["role"] == "link" for e in parse_elements(page))
     assert "Visible text:" in page
+
+
+async def test_a_form_holding_an_input_named_id_keeps_real_selectors(page):
+    """``form.id`` is that input there, not the form's id: selectors and descriptors read the attribute."""
+    from agentjit.agent import observe
+
+    await page.set_content('<form method="get"><input name="id"><input name="q" aria-label="Query"></form>')
+    view = await observe(page)
+    assert [e.name for e in view.elements] == ["", "Query"]
+    for el in view.elements:
+        assert await page.locator(el.selector).count() == 1, el.selector
+        assert all(a["id"] is None for a in el.info["ancestors"])
