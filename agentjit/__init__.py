@@ -17,6 +17,15 @@ list (``tests/test_layers.py`` walks the imports with ``ast`` to keep it so)::
     api, sync, testing, cli   entry points
 
 ``toolcache`` (the offline builder) imports agentjit, never the reverse.
+
+The package's own names are the centre: ``agentjit.compile`` (a task into a
+checked plan), ``agentjit.check`` (a plan's verdict) and ``agentjit.run`` (a
+plan on a site), each one walk of a :class:`Session`; the parts a caller
+configures or gets back (``Runtime``, ``Planner``, ``ToolCache``, ``Model``,
+``PlanLimits``, ``RunResult``, ``CompiledPlan``, ``CheckResult``) and the
+errors. Everything else lives in its layer's module (``agentjit.llm`` for the
+adapters and fakes, ``agentjit.runtime`` for the browser pool and strategies,
+``agentjit.scheduler``, ``agentjit.protocol``, ...).
 """
 
 import importlib as _importlib
@@ -46,66 +55,27 @@ from .exceptions import (
 )
 
 if _TYPE_CHECKING:  # the names below load on first use: `agentjit --help` must not import scipy
-    from .agent import StepwiseAgent, agent_ai_exec
+    from .api import check, compile, run
     from .cache import ToolCache
-    from .llm import (
-        FunctionModel,
-        GeminiModel,
-        Message,
-        Model,
-        ModelResponse,
-        OpenAIModel,
-        SimulatedLatency,
-        TestModel,
-        Usage,
-        infer_model,
-    )
+    from .llm import Model
     from .plan import PlanLimits
-    from .planner import CheckResult, CompiledPlan, Diagnostic, NoValidPlan, Planner, check
-    from .protocol import Effect, ToolManifest, apply, load_manifest, read_trace, satisfies
-    from .runtime import BrowserPool, CallOutcome, RunResult, Runtime, call_tool, run_plan
-    from .scheduler import Schedule, Scheduler, fit_latency, plan_usage, schedule_plan
+    from .planner import CheckResult, CompiledPlan, Planner
+    from .runtime import RunResult, Runtime
     from .session import Session
 
 _LAZY: dict[str, str] = {
-    "ToolCache": ".cache",
-    "PlanLimits": ".plan",
-    "FunctionModel": ".llm",
-    "GeminiModel": ".llm",
-    "Message": ".llm",
-    "Model": ".llm",
-    "ModelResponse": ".llm",
-    "OpenAIModel": ".llm",
-    "TestModel": ".llm",
-    "Usage": ".llm",
-    "infer_model": ".llm",
-    "SimulatedLatency": ".llm",
-    "StepwiseAgent": ".agent",
-    "agent_ai_exec": ".agent",
-    "CheckResult": ".planner",
-    "CompiledPlan": ".planner",
-    "Diagnostic": ".planner",
-    "NoValidPlan": ".planner",
-    "Planner": ".planner",
-    "check": ".planner",
-    "Effect": ".protocol",
-    "ToolManifest": ".protocol",
-    "apply": ".protocol",
-    "load_manifest": ".protocol",
-    "read_trace": ".protocol",
-    "satisfies": ".protocol",
-    "BrowserPool": ".runtime",
-    "CallOutcome": ".runtime",
-    "RunResult": ".runtime",
-    "Runtime": ".runtime",
-    "call_tool": ".runtime",
-    "run_plan": ".runtime",
-    "Schedule": ".scheduler",
-    "Scheduler": ".scheduler",
-    "fit_latency": ".scheduler",
-    "plan_usage": ".scheduler",
-    "schedule_plan": ".scheduler",
+    "run": ".api",
+    "compile": ".api",
+    "check": ".api",
     "Session": ".session",
+    "Runtime": ".runtime",
+    "RunResult": ".runtime",
+    "Planner": ".planner",
+    "CompiledPlan": ".planner",
+    "CheckResult": ".planner",
+    "ToolCache": ".cache",
+    "Model": ".llm",
+    "PlanLimits": ".plan",
 }
 
 
@@ -125,25 +95,13 @@ def __dir__() -> list[str]:
 
 __all__ = [
     "__version__",
+    # the walk: compile a task, check a plan, run it
+    "run", "compile", "check", "Session",
+    # the parts a caller configures or gets back
+    "Runtime", "RunResult", "Planner", "CompiledPlan", "CheckResult", "ToolCache", "Model", "PlanLimits",
     # errors
     "AgentJITError", "UserError", "ManifestError", "CacheError", "TraceError", "PlanError",
     "SandboxViolation", "PlanRejected", "PlanLimitExceeded", "InputFileError", "ConfigError",
     "ModelError", "ToolError", "PreconditionFailed", "ToolCallFailed", "InfrastructureError",
     "BrowserError", "SiteUnreachable",
-    "PlanLimits",
-    # protocol and cache
-    "ToolManifest", "Effect", "load_manifest", "satisfies", "apply", "read_trace", "ToolCache",
-    # models
-    "Model", "Message", "ModelResponse", "Usage", "FunctionModel", "TestModel", "OpenAIModel",
-    "GeminiModel", "infer_model", "SimulatedLatency",
-    # planner
-    "Planner", "CompiledPlan", "check", "CheckResult", "Diagnostic", "NoValidPlan",
-    # scheduler
-    "Scheduler", "Schedule", "schedule_plan", "plan_usage", "fit_latency",
-    # runtime
-    "BrowserPool", "Runtime", "RunResult", "CallOutcome", "call_tool", "run_plan",
-    # agent
-    "StepwiseAgent", "agent_ai_exec",
-    # the walk through the layers
-    "Session",
 ]  # fmt: skip

@@ -1,9 +1,12 @@
-"""The high-level entry points: run a plan on a site (a URL and a tool cache), or on a named
-app profile whose site is started for you."""
+"""The high-level entry points, also ``agentjit.run``, ``agentjit.compile`` and ``agentjit.check``:
+compile a task into a plan, check a plan, run a plan on a site (a URL and a tool cache) or on a
+named app profile whose site is started for you. Each is one walk of a
+:class:`~agentjit.session.Session`; keep a session yourself for many tasks on one site."""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from agentjit.bench.apps import get_app
 from agentjit.cache import ToolCache
@@ -12,9 +15,12 @@ from agentjit.llm.base import Model
 from agentjit.plan import PlanLimits
 from agentjit.plan.sandbox import MAX_PLAN_BYTES
 from agentjit.runtime import BrowserPool, RunResult, Strategy
-from agentjit.session import Session
+from agentjit.session import Session, open_cache
 
-__all__ = ["run", "read_plan"]
+if TYPE_CHECKING:
+    from agentjit.planner import CheckResult, CompiledPlan
+
+__all__ = ["run", "compile", "check", "read_plan"]
 
 
 def _is_path(source: str | Path) -> bool:
@@ -113,3 +119,37 @@ async def run(
         return await session.execute(prepared, site_url=site.url, task=task)
     finally:
         site.stop()
+
+
+def _cache_of(app: str | None, cache: ToolCache | str | Path | None) -> ToolCache:
+    """``cache`` (a ToolCache or its directory), else the app's bundled cache opened read-only
+    (compiled plans then stay in memory; the installed package is never written)."""
+    if isinstance(cache, ToolCache):
+        return cache
+    if cache is not None:
+        return open_cache(cache)
+    return open_cache(get_app(app or "food").cache_dir, read_only=True)
+
+
+async def compile(  # noqa: A001 - agentjit.compile is the public name
+    task: str,
+    *,
+    model: Model,
+    app: str | None = None,
+    cache: ToolCache | str | Path | None = None,
+    use_cache: bool = True,
+    **planner_options: Any,
+) -> CompiledPlan:
+    """Compile ``task`` into the cheapest valid plan over ``cache``'s tools (or the app's; default
+    food) with ``model``: candidates sampled, checked, repaired and costed (``planner_options``
+    go to :class:`~agentjit.planner.Planner`: ``n``, ``k``, ``max_repairs``, ...). A plan cache
+    hit calls no model (``use_cache=False`` always asks)."""
+    session = Session(_cache_of(app, cache), model=model, planner_options=planner_options)
+    return await session.compile(task, use_cache=use_cache)
+
+
+def check(source: str | Path, cache: ToolCache | str | Path | None = None, *, app: str | None = None) -> CheckResult:
+    """The checker's verdict on a plan (text or a ``.py`` path) against ``cache``'s tools (or the
+    app's; default food): sandbox, types, state flow and cost, as ``agentjit check`` gives it.
+    Never raises for an invalid plan: read ``.valid`` and ``.diagnostics``."""
+    return Session(_cache_of(app, cache)).check(read_plan(source))

@@ -26,7 +26,7 @@ def run_sync(coro: Coroutine[Any, Any, T]) -> T:
 
 def run_plan_sync(source: str | Path, app: str | None = None, **kwargs: Any) -> Any:
     """Run a plan (source text or a .py path) on ``site_url`` with ``cache``, or on an app
-    profile (default food); see :func:`agentjit.api.run`."""
+    profile (default food); see :func:`agentjit.run`."""
     from agentjit.api import run
 
     return run_sync(run(source, app=app, **kwargs))

@@ -48,7 +48,7 @@ from .usage import CallUse, PlanUsage
 __all__ = [
     "DEFAULT_LATENCY_S",
     "DEFAULT_TRIALS",
-    "Strategy",
+    "StrategyName",
     "Overheads",
     "LatencyModel",
     "StrategyEstimate",
@@ -66,7 +66,8 @@ DEFAULT_LATENCY_S = 0.1
 
 DEFAULT_TRIALS = 1000
 
-Strategy = Literal["serial", "parallel", "hedge"]
+StrategyName = Literal["serial", "parallel", "hedge"]
+"""A strategy the scheduler prices, by name (the runtime's strategy objects are :class:`agentjit.runtime.Strategy`)."""
 
 
 @dataclass(frozen=True)
@@ -197,7 +198,7 @@ class LatencyModel:
 class StrategyEstimate:
     """Monte Carlo summary of one strategy (seconds)."""
 
-    strategy: Strategy
+    strategy: StrategyName
     workers: int
     mean: float
     p50: float
@@ -228,7 +229,7 @@ def _quantiles(samples: np.ndarray, qs: Sequence[float]) -> list[float]:
 
 
 def summarize(
-    strategy: Strategy, workers: int, samples: np.ndarray, *, keep_samples: bool = True
+    strategy: StrategyName, workers: int, samples: np.ndarray, *, keep_samples: bool = True
 ) -> StrategyEstimate:
     p50, p95 = _quantiles(samples, (0.5, 0.95))
     return StrategyEstimate(

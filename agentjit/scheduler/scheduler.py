@@ -32,8 +32,8 @@ from .montecarlo import (
     DEFAULT_TRIALS,
     LatencyModel,
     Overheads,
-    Strategy,
     StrategyEstimate,
+    StrategyName,
     simulate_hedge_many,
     simulate_parallel_many,
     simulate_serial,
@@ -57,7 +57,7 @@ more calls is simulated with fewer trials, so a long loop cannot exhaust memory.
 class Schedule:
     """The scheduler's decision, with every strategy's estimate and why."""
 
-    strategy: Strategy
+    strategy: StrategyName
     workers: int
     estimates: dict[str, StrategyEstimate]
     """The best configuration of each strategy that was considered, keyed by strategy."""
@@ -146,7 +146,7 @@ class Scheduler:
             n = max(1, MAX_DRAWS // max(calls, 1))
             notes.append(f"{n} trials only: the plan makes about {calls} calls")
 
-        def consider(strategy: Strategy, workers: int, samples: np.ndarray) -> None:
+        def consider(strategy: StrategyName, workers: int, samples: np.ndarray) -> None:
             est = summarize(strategy, workers, samples, keep_samples=self.keep_samples)
             candidates.append(est)
             best = runs.get(strategy)
