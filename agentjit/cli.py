@@ -371,11 +371,93 @@ def _model(spec: str | None) -> Any:
 
 
 async def _run_command(handler: Handler, args: argparse.Namespace) -> int:
-    with use_browser(getattr(args, "browser", None)):
+    with use_browser(getattr(args, "browser", None)), exit_promptly_on_ctrl_c(json_mode=getattr(args, "json", False)):
         try:
             return await handler(args)
         finally:
             await _close_models()
+
+
+CTRL_C_GRACE_S = 5.0
+"""How long Ctrl-C's clean-up (closing contexts, the browser, the sandbox child, sites) may take
+before the command kills what it started and exits 130 anyway."""
+
+
+@contextlib.contextmanager
+def exit_promptly_on_ctrl_c(grace_s: float = CTRL_C_GRACE_S, *, json_mode: bool = False) -> Iterator[None]:
+    """Ctrl-C cancels the command (asyncio's own handler) and its clean-up runs; should that
+    clean-up hang (a browser or driver that died with the same signal and never answers), the
+    command still ends ``grace_s`` later: every process it started is killed and it exits 130.
+
+    Installed inside the event loop, chained to the loop's SIGINT handler and removed on the way
+    out, so an in-process caller (tests, notebooks) keeps its own handler.
+    """
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    chained = signal.getsignal(signal.SIGINT)
+    timers: list[threading.Timer] = []
+
+    def on_sigint(signum: int, frame: Any) -> None:
+        if not timers:
+            timer = threading.Timer(grace_s, _hard_exit, kwargs={"json_mode": json_mode})
+            timer.daemon = True
+            timer.start()
+            timers.append(timer)
+        if callable(chained):
+            chained(signum, frame)
+        else:
+            raise KeyboardInterrupt
+
+    signal.signal(signal.SIGINT, on_sigint)
+    try:
+        yield
+    finally:
+        for timer in timers:
+            timer.cancel()
+        if signal.getsignal(signal.SIGINT) is on_sigint:
+            signal.signal(signal.SIGINT, chained)
+
+
+def _hard_exit(*, json_mode: bool) -> None:  # pragma: no cover - runs in a process about to die
+    """Kill every process this one started (children first found, grandchildren too) and exit 130."""
+    _kill_descendants()
+    message = f"agentjit: interrupted (clean-up did not finish within {CTRL_C_GRACE_S:g} s; stopped what it started)"
+    with contextlib.suppress(Exception):
+        if json_mode:
+            sys.stdout.write(json.dumps({"error": {"type": "KeyboardInterrupt", "message": "interrupted"}}) + "\n")
+            sys.stdout.flush()
+        sys.stderr.write(message + "\n")
+        sys.stderr.flush()
+    os._exit(EXIT_INTERRUPTED)
+
+
+def _kill_descendants() -> None:
+    """SIGKILL every descendant of this process (read from /proc; nothing where there is none)."""
+    import signal
+
+    children: dict[int, list[int]] = {}
+    with contextlib.suppress(OSError):
+        for entry in os.listdir("/proc"):
+            if not entry.isdigit():
+                continue
+            try:
+                with open(f"/proc/{entry}/stat", "rb") as fh:
+                    ppid = int(fh.read().rsplit(b")", 1)[1].split()[1])
+            except (OSError, ValueError, IndexError):
+                continue
+            children.setdefault(ppid, []).append(int(entry))
+    todo, found = [os.getpid()], []
+    while todo:
+        for child in children.get(todo.pop(), []):
+            found.append(child)
+            todo.append(child)
+    for pid in found:
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGKILL)
 
 
 @contextlib.contextmanager

@@ -242,6 +242,62 @@ def test_ctrl_c_stops_a_running_plan_with_exit_130(tmp_path) -> None:
     assert one_line(err) == "agentjit: error: interrupted"
 
 
+def test_ctrl_c_ends_the_command_even_when_its_clean_up_hangs(tmp_path) -> None:
+    """A clean-up that never finishes (a browser that died with the same signal) cannot keep the
+    command alive: after the grace period what it started is killed and it exits 130."""
+    script = tmp_path / "hang.py"
+    script.write_text(
+        "import asyncio, subprocess, sys\n"
+        "from agentjit.cli import exit_promptly_on_ctrl_c\n"
+        "async def main():\n"
+        "    with exit_promptly_on_ctrl_c(0.5, json_mode=True):\n"
+        "        child = subprocess.Popen(['sleep', '300'])\n"
+        "        print(child.pid, flush=True)\n"
+        "        try:\n"
+        "            await asyncio.sleep(300)\n"
+        "        finally:\n"
+        "            await asyncio.shield(asyncio.sleep(300))  # a clean-up that hangs\n"
+        "asyncio.run(main())\n"
+    )
+    proc = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))  # fmt: skip
+    try:
+        assert proc.stdout is not None
+        child = int(proc.stdout.readline())
+        proc.send_signal(signal.SIGINT)
+        t0 = time.monotonic()
+        out, err = proc.communicate(timeout=30)
+        stopped = time.monotonic() - t0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert proc.returncode == 130, err
+    assert json.loads(out) == {"error": {"type": "KeyboardInterrupt", "message": "interrupted"}}
+    assert "clean-up did not finish" in err and stopped < 20
+    time.sleep(0.2)
+    assert not Path(f"/proc/{child}").exists() or b"Z" in Path(f"/proc/{child}/stat").read_bytes().split(b")")[1][:3]
+
+
+def test_the_ctrl_c_watchdog_leaves_no_handler_or_timer_behind() -> None:
+    import asyncio
+    import threading
+
+    from agentjit.cli import exit_promptly_on_ctrl_c
+
+    before = signal.getsignal(signal.SIGINT)
+
+    async def body() -> object:
+        inside = signal.getsignal(signal.SIGINT)
+        with exit_promptly_on_ctrl_c(0.1):
+            assert signal.getsignal(signal.SIGINT) is not inside
+        return inside
+
+    asyncio_handler = asyncio.run(body())
+    assert signal.getsignal(signal.SIGINT) is before and asyncio_handler is not before
+    assert not [t for t in threading.enumerate() if isinstance(t, threading.Timer)]
+
+
 # -- the plan cache is checked again -------------------------------------------------------
 
 

@@ -73,6 +73,11 @@ def answer_for(task: Task, root: Path | None = None) -> Any:
         raise ConfigError(f"cannot read the demonstration script {script}: {exc}") from exc
 
 
+MAX_LOOKS = 3
+"""How many fresh observations the oracle asks for (a harmless scroll) when the next recorded
+target is not on the page yet, before it says the demonstration cannot be replayed."""
+
+
 class OraclePolicy:
     """Answers the agent's requests from ``steps`` (a recorded demonstration), then ``done``."""
 
@@ -81,6 +86,8 @@ class OraclePolicy:
         self.answer = answer
         self.position = 0
         self.started = False
+        self.looks = 0
+        """Observations in a row in which the next step's target was not found (see MAX_LOOKS)."""
 
     def __call__(self, messages: list[Message]) -> str:
         page = next((m.content for m in reversed(messages) if m.role == "user" and "Current page:" in m.content), "")
@@ -97,7 +104,16 @@ class OraclePolicy:
                 if first and urlsplit(url).path in (target.path, landed):
                     continue
                 return self._say({"action": "goto", "url": target.path or "/"}, step)
-            index = self._find(step, elements, url)
+            try:
+                index = self._find(step, elements, url)
+            except ConfigError:
+                # the page may still be rendering its target (a script-built editor on a loaded
+                # machine): look again, as an agent would, a few times before giving up
+                if self.looks >= MAX_LOOKS:
+                    raise
+                self.looks += 1
+                return json.dumps({"action": "scroll", "direction": "up", "note": "looking for the next target"})
+            self.looks = 0
             nxt = self.steps[self.position + 1] if self.position + 1 < len(self.steps) else None
             self.position += 1
             if step.action == "fill":

@@ -159,3 +159,26 @@ async def test_a_form_holding_an_input_named_id_keeps_real_selectors(page):
     for el in view.elements:
         assert await page.locator(el.selector).count() == 1, el.selector
         assert all(a["id"] is None for a in el.info["ancestors"])
+
+
+def test_the_oracle_looks_again_while_its_target_is_not_rendered_yet():
+    from agentjit.bench.oracle import MAX_LOOKS, OraclePolicy
+    from agentjit.exceptions import ConfigError
+    from agentjit.llm import Message
+    from agentjit.protocol.trace import StepEvent
+
+    editor = Element(0, "div.editor", "textbox", "query", "", "div")
+    step = StepEvent(index=0, action="click", start=0.0, end=0.1, target={"selector": "div.editor", "role": "textbox"})
+
+    def page(*elements: Element) -> list[Message]:
+        return [Message(role="user", content="Current page:\n" + Observation("http://x/q", "q", list(elements), "").render())]
+
+    oracle = OraclePolicy([step], answer="42")
+    assert json.loads(oracle(page()))["action"] == "scroll"  # not rendered yet: look again
+    assert json.loads(oracle(page(editor))) == {"action": "click", "index": 0}
+    assert json.loads(oracle(page(editor))) == {"action": "done", "answer": "42"}
+    stuck = OraclePolicy([step], answer="42")
+    for _ in range(MAX_LOOKS):
+        assert json.loads(stuck(page()))["action"] == "scroll"
+    with pytest.raises(ConfigError, match="no element on http://x/q matches"):
+        stuck(page())

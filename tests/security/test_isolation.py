@@ -128,7 +128,7 @@ def test_ctrl_c_stops_a_busy_plan_and_leaves_no_process(tmp_path: Path) -> None:
     finally:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
+            proc.communicate()  # reaps it and closes the pipes (no ResourceWarning in a later test)
     assert proc.returncode == 130, (out, err)
     print(f"Ctrl-C to exit: {stopped:.2f} s")
     gone_by = time.monotonic() + 10
