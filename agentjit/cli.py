@@ -395,10 +395,10 @@ def exit_promptly_on_ctrl_c(grace_s: float = CTRL_C_GRACE_S, *, json_mode: bool 
     import signal
     import threading
 
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
     chained = signal.getsignal(signal.SIGINT)
+    if threading.current_thread() is not threading.main_thread() or not callable(chained):
+        yield  # SIG_IGN (a background job) stays ignored; SIG_DFL already ends the process at once
+        return
     timers: list[threading.Timer] = []
 
     def on_sigint(signum: int, frame: Any) -> None:

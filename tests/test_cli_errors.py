@@ -285,16 +285,23 @@ def test_the_ctrl_c_watchdog_leaves_no_handler_or_timer_behind() -> None:
 
     from agentjit.cli import exit_promptly_on_ctrl_c
 
-    before = signal.getsignal(signal.SIGINT)
-
     async def body() -> object:
         inside = signal.getsignal(signal.SIGINT)
         with exit_promptly_on_ctrl_c(0.1):
-            assert signal.getsignal(signal.SIGINT) is not inside
-        return inside
+            chained = signal.getsignal(signal.SIGINT) is not inside
+        return inside, chained
 
-    asyncio_handler = asyncio.run(body())
-    assert signal.getsignal(signal.SIGINT) is before and asyncio_handler is not before
+    saved = signal.getsignal(signal.SIGINT)
+    try:
+        signal.signal(signal.SIGINT, signal.default_int_handler)  # a terminal's: asyncio.run installs its own
+        asyncio_handler, chained = asyncio.run(body())
+        assert chained and asyncio_handler is not signal.default_int_handler
+        assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+        signal.signal(signal.SIGINT, signal.SIG_IGN)  # a background job's: left ignored
+        assert asyncio.run(body()) == (signal.SIG_IGN, False)
+        assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+    finally:
+        signal.signal(signal.SIGINT, saved)
     assert not [t for t in threading.enumerate() if isinstance(t, threading.Timer)]
 
 
