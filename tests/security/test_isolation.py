@@ -105,6 +105,8 @@ def test_ctrl_c_stops_a_busy_plan_and_leaves_no_process(tmp_path: Path) -> None:
         [AGENTJIT, "run", str(plan), "--app", "food", "--strategy", "serial", "--time-limit", "300",
          "--max-steps", "1000000000000", "--json"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
+        # a terminal's foreground job: SIGINT not ignored (a job started with `&` inherits SIG_IGN)
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     try:
         deadline = time.monotonic() + 90
