@@ -436,26 +436,12 @@ def _hard_exit(*, json_mode: bool) -> None:  # pragma: no cover - runs in a proc
 
 
 def _kill_descendants() -> None:
-    """SIGKILL every descendant of this process (read from /proc; nothing where there is none)."""
+    """SIGKILL every process this one started, their children too."""
     import signal
 
-    children: dict[int, list[int]] = {}
-    with contextlib.suppress(OSError):
-        for entry in os.listdir("/proc"):
-            if not entry.isdigit():
-                continue
-            try:
-                with open(f"/proc/{entry}/stat", "rb") as fh:
-                    ppid = int(fh.read().rsplit(b")", 1)[1].split()[1])
-            except (OSError, ValueError, IndexError):
-                continue
-            children.setdefault(ppid, []).append(int(entry))
-    todo, found = [os.getpid()], []
-    while todo:
-        for child in children.get(todo.pop(), []):
-            found.append(child)
-            todo.append(child)
-    for pid in found:
+    from agentjit.runtime.processes import descendants
+
+    for pid in descendants():
         with contextlib.suppress(OSError):
             os.kill(pid, signal.SIGKILL)
 

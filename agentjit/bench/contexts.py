@@ -17,6 +17,7 @@ from typing import Any
 
 from agentjit.cache import ToolCache
 from agentjit.runtime import BrowserPool
+from agentjit.runtime.processes import descendants
 from agentjit.runtime.runner import goto_start
 
 from .harness import resolve_target
@@ -27,41 +28,20 @@ SUPPORTED = Path("/proc/self/smaps_rollup").exists()
 """Whether this OS gives PSS per process (Linux 4.14 and later)."""
 
 
-def _children() -> dict[int, list[int]]:
-    out: dict[int, list[int]] = {}
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            stat = Path(f"/proc/{entry}/stat").read_text()
-        except OSError:
-            continue
-        ppid = int(stat.rsplit(")", 1)[1].split()[1])
-        out.setdefault(ppid, []).append(int(entry))
-    return out
-
-
 def browser_pss_mib(root: int | None = None) -> float:
     """Summed PSS, in MiB, of the Chromium processes under ``root`` (default: this process)."""
-    children = _children()
-    stack, total_kib = [root or os.getpid()], 0
-    seen: set[int] = set()
-    while stack:
-        for pid in children.get(stack.pop(), []):
-            if pid in seen:
+    total_kib = 0
+    for pid in descendants(root or os.getpid()):
+        try:
+            cmd = Path(f"/proc/{pid}/cmdline").read_bytes()
+            if b"chrom" not in cmd:
                 continue
-            seen.add(pid)
-            stack.append(pid)
-            try:
-                cmd = Path(f"/proc/{pid}/cmdline").read_bytes()
-                if b"chrom" not in cmd:
-                    continue
-                for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
-                    if line.startswith("Pss:"):
-                        total_kib += int(line.split()[1])
-                        break
-            except OSError:  # gone meanwhile
-                continue
+            for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
+                if line.startswith("Pss:"):
+                    total_kib += int(line.split()[1])
+                    break
+        except OSError:  # gone meanwhile
+            continue
     return total_kib / 1024
 
 

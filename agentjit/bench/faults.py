@@ -49,6 +49,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
 from agentjit.exceptions import ConfigError
+from agentjit.runtime.processes import descendants
 
 __all__ = [
     "FaultRule",
@@ -326,36 +327,17 @@ def install_wsgi_faults(site: Any, injector: FaultInjector | None = None) -> Fau
 # -- the browser process ---------------------------------------------------------------------
 
 
-def _children() -> dict[int, list[int]]:
-    kids: dict[int, list[int]] = {}
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat", encoding="utf-8") as fh:
-                stat = fh.read()
-        except OSError:
-            continue
-        ppid = int(stat.rsplit(")", 1)[1].split()[1])
-        kids.setdefault(ppid, []).append(int(entry))
-    return kids
-
-
 def chromium_pids(root: int | None = None) -> set[int]:
     """Pids of Chromium *browser* processes (not renderers) descended from ``root`` (this process)."""
-    kids = _children()
-    stack, found = [root if root is not None else os.getpid()], set()
-    while stack:
-        pid = stack.pop()
-        for child in kids.get(pid, []):
-            stack.append(child)
-            try:
-                with open(f"/proc/{child}/cmdline", "rb") as fh:
-                    argv = fh.read().split(b"\0")
-            except OSError:
-                continue
-            if argv and b"chrom" in os.path.basename(argv[0]) and not any(a.startswith(b"--type=") for a in argv):
-                found.add(child)
+    found = set()
+    for child in descendants(root):
+        try:
+            with open(f"/proc/{child}/cmdline", "rb") as fh:
+                argv = fh.read().split(b"\0")
+        except OSError:
+            continue
+        if argv and b"chrom" in os.path.basename(argv[0]) and not any(a.startswith(b"--type=") for a in argv):
+            found.add(child)
     return found
 
 

@@ -78,6 +78,7 @@ from pathlib import Path
 from typing import Any
 
 from agentjit.exceptions import ConfigError
+from agentjit.runtime.processes import descendants
 
 __all__ = [
     "CorpusPlan",
@@ -685,32 +686,6 @@ class _Job:
     started: float = 0.0
 
 
-def _descendants(root: int) -> list[int]:
-    """The pids of every live process below ``root`` (from /proc; empty where there is none)."""
-    children: dict[int, list[int]] = {}
-    try:
-        entries = os.listdir("/proc")
-    except OSError:
-        return []
-    for entry in entries:
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat", "rb") as f:
-                stat = f.read().decode("latin-1")
-        except OSError:
-            continue
-        ppid = int(stat.rsplit(")", 1)[1].split()[1])
-        children.setdefault(ppid, []).append(int(entry))
-    out: list[int] = []
-    stack = [root]
-    while stack:
-        for child in children.get(stack.pop(), []):
-            out.append(child)
-            stack.append(child)
-    return out
-
-
 class _Worker:
     """One worker process (a process group: the worker, Playwright's driver and Chromium)."""
 
@@ -764,7 +739,7 @@ class _Worker:
     async def kill(self) -> None:
         # the worker's own process group, and every process it started: Playwright
         # launches Chromium detached, in a process group of its own
-        family = _descendants(self.proc.pid)
+        family = descendants(self.proc.pid)
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(self.proc.pid, signal.SIGKILL)
         for pid in family:
