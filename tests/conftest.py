@@ -1,4 +1,4 @@
-"""Session-wide fixtures: the model guard, one shared Chromium, one food site."""
+"""Session-wide fixtures: the model guard, one shared Chromium, the food site, Roundup and Fava."""
 
 from __future__ import annotations
 
@@ -64,3 +64,20 @@ def roundup_site(roundup_site_session: Any) -> Any:
     """The shared Roundup tracker, reset to its seed data."""
     roundup_site_session.reset()
     return roundup_site_session
+
+
+@pytest.fixture(scope="session")
+def fava_site_session() -> Iterator[Any]:
+    """One Fava site (generated ledger) for the session; skipped without fava."""
+    pytest.importorskip("fava", reason="the Fava bench app needs fava (pip install 'agentjit[dev]')")
+    from agentjit.bench.fava import FavaSite
+
+    with FavaSite() as site:
+        yield site
+
+
+@pytest.fixture
+def fava_site(fava_site_session: Any) -> Any:
+    """The shared Fava site with its generated ledger restored."""
+    fava_site_session.reset()
+    return fava_site_session

@@ -1,7 +1,8 @@
 """What the stepwise agent sees of a page: URL, title, indexed interactive elements, visible text.
 
 One ``page.evaluate`` numbers the visible interactive elements (links,
-buttons, form fields, anything with a clickable role or a tab stop), marks each
+buttons, form fields, anything with a clickable role or a tab stop; only those
+of the open modal dialog while one is open, the rest being inert), marks each
 with ``data-aj-index`` so an action can find it again, and describes it the
 way the recorder describes a target (CSS selector, role, accessible name,
 text, tag, test id, attributes, ancestors), so a step the agent takes can be
@@ -103,10 +104,14 @@ _OBSERVE_JS = "(maxText) => {\n" + ELEMENT_HELPERS_JS + r"""  const visible = (n
               '[role=searchbox],[contenteditable=""],[contenteditable=true],[onclick],[tabindex]:not([tabindex="-1"])';
   // Read everything first and mark the elements last: an attribute written between two layout
   // reads (innerText, getComputedStyle) can make the next read restyle the page, once per element.
+  // A modal dialog makes the rest of the document inert (no click or key reaches it): offer only
+  // what can be acted on, the top modal's elements, and nothing under an inert attribute.
+  const modals = document.querySelectorAll('dialog:modal');
+  const modal = modals.length ? modals[modals.length - 1] : null;
   const out = [];
   const marked = [];
   for (const el of document.querySelectorAll(sel)) {
-    if (!visible(el) || el.disabled) continue;
+    if (!visible(el) || el.disabled || (modal && !modal.contains(el)) || el.closest('[inert]')) continue;
     const i = out.length;
     marked.push(el);
     const me = sig(el);

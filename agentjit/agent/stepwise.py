@@ -22,7 +22,13 @@ DOM unchanged for that period too (at most a second).
 Writes: clicking a button that submits a non-GET form or runs a script, or
 typing Enter into a field of a non-GET form, is a WRITE and goes through the
 run's :class:`~agentjit.runtime.effects.EffectLog` (keyed by the step number
-and the element), so a retried step never sends it twice. Every action is
+and the element), so a retried step never sends it twice. A page's own script
+can write where the page does not say so (a dialog's form with no method whose
+Save button sends a fetch PUT): while any other click, type or select runs, a
+route on the page holds each state-changing request (any method but GET, HEAD,
+OPTIONS) to the site and claims it in the same log first (keyed by the step,
+the element, the method and the URL); a request the log already holds is
+aborted instead of sent, and the step counts as a WRITE. Every action is
 written to the trace as a :class:`~agentjit.protocol.trace.StepEvent` with the
 element's descriptor as its target, in the form the recorder writes, so
 ``toolcache`` can build tools from the agent's runs.
@@ -44,7 +50,8 @@ from pydantic import BaseModel, Field, ValidationError
 from agentjit.exceptions import ConfigError, ModelResponseError
 from agentjit.llm.base import Message, Model, Usage
 from agentjit.protocol.trace import StepEvent, Target, TraceWriter
-from agentjit.runtime.effects import EffectKey, EffectLog, canonical_args
+from agentjit.runtime.browser import READ_METHODS
+from agentjit.runtime.effects import Claim, EffectKey, EffectLog, EffectRecord, canonical_args
 from agentjit.runtime.invoke import CallOutcome
 
 from .observe import INDEX_ATTR, Element, Observation, observe
@@ -261,6 +268,101 @@ class _Network:
         return out
 
 
+class _WriteGuard:
+    """Claims, before it leaves, each state-changing request an action the agent took for a READ sends.
+
+    Installed as a page route for the length of one action (:meth:`watch`). A
+    request to ``base``'s origin with a method other than GET, HEAD or OPTIONS
+    is claimed in ``effects`` under ``(agent.request, the action's arguments,
+    method, URL)``, its occurrence counting identical requests of the action;
+    a claim goes on to the browser's other routes (the pool's send-once), a key
+    the log already holds is aborted (its recorded outcome stands). Every
+    claim is ended by :meth:`finish`: committed when the site answered below
+    400, recorded as uncertain otherwise.
+    """
+
+    def __init__(self, page: Any, effects: EffectLog, *, base: str, worker: int, scope: str) -> None:
+        self.page = page
+        self.effects = effects
+        self.origin = _origin(base)
+        self.worker = worker
+        self.scope = scope
+        self.args: dict[str, Any] = {}
+        self.claims: list[tuple[Claim, Any]] = []
+        self.replayed: list[EffectRecord] = []
+        self._seen: dict[str, int] = {}
+
+    @contextlib.asynccontextmanager
+    async def watch(self, args: dict[str, Any]) -> Any:
+        self.args, self.claims, self.replayed, self._seen = args, [], [], {}
+        await self.page.route("**/*", self._route)
+        try:
+            yield self
+        finally:
+            with contextlib.suppress(Exception):  # the page may be closing
+                await self.page.unroute("**/*", self._route)
+
+    async def _route(self, route: Any) -> None:
+        request = route.request
+        if request.method in READ_METHODS or _origin(request.url) != self.origin:
+            await route.fallback()
+            return
+        parts = urlsplit(request.url)
+        args = canonical_args({**self.args, "method": request.method, "url": parts.path + (f"?{parts.query}" if parts.query else "")})
+        occurrence = self._seen.get(args, 0)
+        self._seen[args] = occurrence + 1
+        key = EffectKey(tool="agent.request", args=args, occurrence=occurrence, scope=self.scope)
+        got = await self.effects.claim(key, worker=self.worker)
+        if isinstance(got, EffectRecord):
+            self.effects.replays += 1
+            self.replayed.append(got)
+            log.info("agent: %s %s is in the effect log already (%s); not sent again", request.method, request.url, got.status)
+            await route.abort("blockedbyclient")
+            return
+        self.effects.sent += 1
+        self.claims.append((got, request))
+        try:
+            await route.fallback()
+        except Exception as exc:  # the page went away: the request may or may not have left
+            self._end(got, None, f"{type(exc).__name__}: {exc}")
+            raise
+
+    @property
+    def wrote(self) -> bool:
+        return bool(self.claims or self.replayed)
+
+    async def finish(self, url_before: str) -> list[str]:
+        """End every open claim of the action; the reasons of the requests that did not succeed."""
+        problems = []
+        for claim, request in self.claims:
+            if not claim.open:
+                continue
+            response = None
+            with contextlib.suppress(Exception):  # failed on the network: no response
+                response = await asyncio.wait_for(request.response(), SETTLE_TIMEOUT_S)
+            reason = None
+            if response is None:
+                reason = f"{request.method} {request.url} got no answer"
+            elif response.status >= 400:
+                reason = f"{request.method} {request.url} answered HTTP {response.status}"
+            self._end(claim, url_before, reason)
+            if reason:
+                problems.append(reason)
+        for rec in self.replayed:
+            if rec.status != "committed":
+                problems.append(f"{rec.key.tool} {rec.key.args} is {rec.status} in the effect log: not sent again")
+        return problems
+
+    def _end(self, claim: Claim, url_before: str | None, reason: str | None) -> None:
+        out = CallOutcome(tool=claim.key.tool, ok=reason is None, url_before=url_before, url_after=self.page.url)
+        out.start = out.end = time.time()
+        if reason is None:
+            claim.commit(out)
+        else:
+            out.phase, out.reason = "execute", reason
+            claim.abandon(out)
+
+
 class StepwiseAgent:
     """Runs a task one model call per step on a Playwright page.
 
@@ -391,14 +493,23 @@ class StepwiseAgent:
             out.end = time.time()
             return out
 
+        args = {"step": step.step, "selector": el.selector, "name": el.name, "text": action.text} if el else {}
         if is_write and el is not None:
-            key = EffectKey(
-                tool=f"agent.{action.action}",
-                args=canonical_args({"step": step.step, "selector": el.selector, "name": el.name, "text": action.text}),
-                scope=scope,
-            )
+            key = EffectKey(tool=f"agent.{action.action}", args=canonical_args(args), scope=scope)
             outcome, record = await effects.write(key, send, worker=self.worker)
             step.replayed = record is not None
+        elif el is not None and action.action in ("click", "type", "select"):
+            guard = _WriteGuard(page, effects, base=base, worker=self.worker, scope=scope)
+            try:
+                async with guard.watch({**args, "action": action.action, "option": action.option}):
+                    outcome = await send()
+            finally:  # cancelled too: a claim never stays open
+                problems = await guard.finish(view.url)
+            if guard.wrote:
+                step.effect = "WRITE"
+                step.replayed = not guard.claims
+            if problems and outcome.ok:
+                outcome.ok, outcome.phase, outcome.reason = False, "execute", "; ".join(problems)
         else:
             outcome = await send()
         step.act_s = self.clock() - t

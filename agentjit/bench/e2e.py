@@ -16,9 +16,9 @@ For each task and run, on a freshly reset site:
 * **agentjit, plan-cache hit**: the same task compiled again (0 model calls), run.
 
 Offline, a task runs only if it has a recorded demonstration for the oracle
-(``traces/<app>/tasks/<task id>.jsonl``): the food tasks, and the read tasks of
-Roundup and Fava. The others are listed in the report's ``skipped`` with the
-reason, never run on one side only. With ``model=`` every task runs.
+(``traces/<app>/tasks/<task id>.jsonl``): every task of food, Roundup and Fava
+has one. Others (a task file's own tasks) are listed in the report's ``skipped``
+with the reason, never run on one side only. With ``model=`` every task runs.
 
 Speedups are per task (mean agent latency / mean agentjit latency) and over
 the app (ratio of the means, and the geometric mean of the per-task ratios).

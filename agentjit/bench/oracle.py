@@ -17,6 +17,11 @@ page's text), a ``fill`` followed by ``press Enter`` on the same field becomes
 one ``type`` with ``submit``, and a leading ``goto`` to the page the agent
 already shows (or lands on, after a redirect) is skipped: each leaves the
 baseline with fewer calls, never more.
+
+A secret the recorder kept out of the trace (a password, written as
+``<redacted>``) is typed from the demonstration script's own step (the recorder
+numbers its steps as the script does), as a demonstrator who read it off the
+task would type it.
 """
 
 from __future__ import annotations
@@ -34,7 +39,10 @@ from agentjit.protocol.trace import StepEvent, read_trace
 
 from .tasks import Task
 
-__all__ = ["OraclePolicy", "oracle_model", "demo_path", "has_demo", "DEMOS_ROOT", "answer_for"]
+__all__ = ["OraclePolicy", "oracle_model", "demo_path", "has_demo", "DEMOS_ROOT", "answer_for", "secrets_for"]
+
+REDACTED = "<redacted>"
+"""What the recorder writes in place of a secret (``toolcache.redact.REDACTED``; agentjit never imports toolcache)."""
 
 DEMOS_ROOT = Path(__file__).resolve().parents[2] / "traces"
 """``traces/`` of the source checkout: demonstrations live in ``traces/<app>/tasks/``."""
@@ -56,6 +64,35 @@ def demo_path(task: Task, root: Path | None = None) -> Path:
     return path
 
 
+def _script(task: Task, root: Path | None) -> dict[str, Any] | None:
+    """The demonstration script beside the recording (``<task id>.json``), or None."""
+    path = _demo_file(task, root).with_suffix(".json")
+    if not path.exists():
+        return None
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise ConfigError(f"cannot read the demonstration script {path}: {exc}") from exc
+    if not isinstance(data, dict):
+        raise ConfigError(f"the demonstration script {path} is not a JSON object")
+    return data
+
+
+def secrets_for(task: Task, steps: list[StepEvent], root: Path | None = None) -> dict[int, str]:
+    """The values the recording of ``task`` redacted, by step index, from its script's same steps."""
+    redacted = [s for s in steps if s.value == REDACTED]
+    if not redacted:
+        return {}
+    script = (_script(task, root) or {}).get("steps") or []
+    out = {}
+    for step in redacted:
+        src = script[step.index] if 0 <= step.index < len(script) else None
+        if not isinstance(src, dict) or src.get("action") != step.action or src.get("value") in (None, REDACTED):
+            raise ConfigError(f"task {task.id!r}: step {step.index} of its recording is redacted and its script does not say the value")
+        out[step.index] = str(src["value"])
+    return out
+
+
 def answer_for(task: Task, root: Path | None = None) -> Any:
     """What ``done`` carries: ``task.expected`` as text, else the demonstration script's ``answer``.
 
@@ -64,13 +101,8 @@ def answer_for(task: Task, root: Path | None = None) -> Any:
     """
     if task.expected is not None:
         return task.expected if isinstance(task.expected, str) else json.dumps(task.expected, ensure_ascii=False)
-    script = _demo_file(task, root).with_suffix(".json")
-    if not script.exists():
-        return None
-    try:
-        return json.loads(script.read_text(encoding="utf-8")).get("answer")
-    except (OSError, ValueError, AttributeError) as exc:
-        raise ConfigError(f"cannot read the demonstration script {script}: {exc}") from exc
+    script = _script(task, root)
+    return None if script is None else script.get("answer")
 
 
 MAX_LOOKS = 3
@@ -81,9 +113,11 @@ target is not on the page yet, before it says the demonstration cannot be replay
 class OraclePolicy:
     """Answers the agent's requests from ``steps`` (a recorded demonstration), then ``done``."""
 
-    def __init__(self, steps: list[StepEvent], answer: Any) -> None:
+    def __init__(self, steps: list[StepEvent], answer: Any, secrets: dict[int, str] | None = None) -> None:
         self.steps = [s for s in steps if s.ok and s.action != "scroll"]
         self.answer = answer
+        self.secrets = dict(secrets or {})
+        """Values the recording redacted, by step index (see :func:`secrets_for`)."""
         self.position = 0
         self.started = False
         self.looks = 0
@@ -124,7 +158,8 @@ class OraclePolicy:
                 )  # fmt: skip
                 if submit:
                     self.position += 1
-                return self._say({"action": "type", "index": index, "text": str(step.value), "submit": submit}, step)
+                text = self.secrets.get(step.index, str(step.value))
+                return self._say({"action": "type", "index": index, "text": text, "submit": submit}, step)
             if step.action == "select":
                 return self._say({"action": "select", "index": index, "option": str(step.value)}, step)
             if step.action in ("click", "check"):
@@ -166,4 +201,5 @@ class OraclePolicy:
 def oracle_model(task: Task, *, demos: Path | None = None, name: str = "oracle") -> FunctionModel:
     """A :class:`FunctionModel` that replays ``task``'s demonstration (one per agent run)."""
     trace = read_trace(demo_path(task, demos), check_snapshots=False)
-    return FunctionModel(OraclePolicy(trace.steps, answer_for(task, demos)), name=name)
+    policy = OraclePolicy(trace.steps, answer_for(task, demos), secrets_for(task, trace.steps, demos))
+    return FunctionModel(policy, name=name)

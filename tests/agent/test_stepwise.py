@@ -182,3 +182,90 @@ def test_the_oracle_looks_again_while_its_target_is_not_rendered_yet():
         assert json.loads(stuck(page()))["action"] == "scroll"
     with pytest.raises(ConfigError, match="no element on http://x/q matches"):
         stuck(page())
+
+
+async def test_only_the_open_modal_dialog_is_offered(page):
+    """Behind a modal dialog the page is inert: the agent sees (and the oracle finds) the dialog's fields."""
+    from agentjit.agent import observe
+
+    await page.set_content(
+        "<a href='/x'>Behind</a><button inert>Inert</button>"
+        "<dialog><form><input aria-label='Amount'><button>Save</button></form></dialog>"
+    )
+    assert [e.name for e in (await observe(page)).elements] == ["Behind"]
+    await page.evaluate("() => document.querySelector('dialog').showModal()")
+    assert [e.name for e in (await observe(page)).elements] == ["Amount", "Save"]
+
+
+SCRIPT_FORM = """<form id="f"><input id="amount" aria-label="Amount"><button>Save</button></form>
+<p id="out"></p><script>
+f.onsubmit = (e) => { e.preventDefault();
+  fetch('/api/entries', {method: 'PUT', body: amount.value}).then((r) => r.text()).then((t) => { out.textContent = t; }); };
+</script>"""
+
+
+async def _announced_writes(page: Any) -> list[bool]:
+    from agentjit.agent import observe
+
+    return [e.write or e.submits for e in (await observe(page)).elements if e.write or e.submits]
+
+
+async def test_a_script_write_the_page_does_not_announce_goes_through_the_effect_log(page):
+    """A form with no method whose Save sends a fetch PUT (Fava's add-entry dialog): claimed before it
+    leaves, sent once; the same step run again under the same log is not sent again."""
+    puts: list[str] = []
+
+    async def site(route):
+        if route.request.method == "PUT":
+            puts.append(route.request.post_data or "")
+            await route.fulfill(body="saved")
+        else:
+            await route.fulfill(body=SCRIPT_FORM, content_type="text/html")
+
+    def policy():
+        plan = [("Amount", {"action": "type", "text": "24.50 USD"}), ("Save", {"action": "click"})]
+
+        def fn(messages):
+            if not plan:
+                return json.dumps({"action": "done", "answer": "saved"})
+            name, action = plan.pop(0)
+            index = next(e["index"] for e in parse_elements(messages[-1].content) if e["name"] == name)
+            return json.dumps({**action, "index": index})
+
+        return FunctionModel(fn)
+
+    await page.route("**/*", site)
+    log = EffectLog()
+    results = []
+    for _ in range(2):
+        await page.goto("http://127.0.0.1:9/")
+        assert not (await _announced_writes(page))  # the page says nothing of a write
+        results.append(await StepwiseAgent(policy(), effects=log).run(page, "save 24.50 USD"))
+        log.begin_execution()
+    first, second = results
+    assert [s.effect for s in first.steps[:2]] == ["READ", "WRITE"] and first.writes == 1
+    assert second.steps[1].effect == "WRITE" and second.steps[1].replayed and second.writes == 0
+    assert puts == ["24.50 USD"] and log.sent == 1 and log.replays == 1
+    assert [r.status for r in log.records] == ["committed"]
+
+
+def test_the_oracle_types_a_redacted_secret_from_its_script(tmp_path):
+    from agentjit.bench.oracle import OraclePolicy, secrets_for
+    from agentjit.bench.tasks import Task
+    from agentjit.protocol.trace import StepEvent, Target
+
+    task = Task(id="login", app="demo", task="log in", kind="write", reference_plan=None)
+    (tmp_path / "demo" / "tasks").mkdir(parents=True)
+    script = {"name": "login", "steps": [{"action": "goto", "url": "/"},
+                                         {"action": "fill", "target": {"selector": "#pw"}, "value": "s3cret"}]}  # fmt: skip
+    (tmp_path / "demo" / "tasks" / "login.json").write_text(json.dumps(script))
+    steps = [StepEvent(index=0, action="goto", value="/", url_after="http://h/", start=0, end=0),
+             StepEvent(index=1, action="fill", value="<redacted>", target=Target(selector="#pw"), start=0, end=0)]  # fmt: skip
+    secrets = secrets_for(task, steps, tmp_path)
+    assert secrets == {1: "s3cret"}
+    policy = OraclePolicy(steps, None, secrets)
+    page = '[0] textbox "Password" (input) value="" sel=#pw'
+    from agentjit.llm.base import Message
+
+    answer = json.loads(policy([Message(role="user", content=f"Current page:\nURL: http://h/\n{page}")]))
+    assert answer == {"action": "type", "index": 0, "text": "s3cret", "submit": False}
