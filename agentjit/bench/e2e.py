@@ -24,7 +24,10 @@ Speedups are per task (mean agent latency / mean agentjit latency) and over
 the app (ratio of the means, and the geometric mean of the per-task ratios).
 The sweep re-prices each side at a fixed per-call model latency ``L`` (0 to 8
 s): measured latency minus measured model time plus ``calls * L``, so no
-single profile carries the result.
+single profile carries the result. ``speedup_limits`` gives the two ends the
+ratio of means runs between as ``L`` goes from 0 to infinity (time outside the
+model, agent over agentjit; model calls, agent over agentjit): the most any
+profile could show on these tasks.
 """
 
 from __future__ import annotations
@@ -224,6 +227,26 @@ def _priced(side: dict[str, Any], per_call_s: float) -> float:
     return max(0.0, side["latency_s"] - side["model_s"]) + side["model_calls"] * per_call_s
 
 
+def _limits(tasks: list[E2ETask]) -> dict[str, float | None]:
+    """How far the ratio of means can go at *any* per-call model latency ``L``.
+
+    Summed over the tasks, each side costs ``B + n * L`` (``B`` its time outside the model, ``n``
+    its model calls), so the speedup ``(B_agent + n_agent L) / (B_jit + n_jit L)`` moves
+    monotonically from ``B_agent / B_jit`` (free calls) to ``n_agent / n_jit`` (slow calls)
+    and never leaves that interval: no latency profile can report more than the larger end.
+    """
+    out: dict[str, float | None] = {}
+    for side, key in (("agentjit", ""), ("agentjit-cached", "_cached")):
+        outside = {s: sum(max(0.0, t.summary[s]["latency_s"] - t.summary[s]["model_s"]) for t in tasks) for s in ("agent", side)}
+        calls = {s: sum(t.summary[s]["model_calls"] for t in tasks) for s in ("agent", side)}
+        free, slow = _ratio(outside["agent"], outside[side]), _ratio(calls["agent"], calls[side])
+        out[f"free_calls{key}"] = free
+        out[f"slow_calls{key}"] = slow
+        # None: unbounded (a plan-cache hit makes no call, so slower calls only widen its lead)
+        out[f"max{key}"] = None if slow is None or free is None else max(free, slow)
+    return out
+
+
 def _summarize(report: E2EReport, sweep: Sequence[float]) -> None:
     tasks = report.tasks
     sums = {side: sum(t.summary[side]["latency_s"] for t in tasks) for side in ("agent", "agentjit", "agentjit-cached")}
@@ -245,6 +268,7 @@ def _summarize(report: E2EReport, sweep: Sequence[float]) -> None:
         "speedup_geomean": _geomean([t.summary["speedup"] for t in tasks if t.summary["speedup"]]),
         "speedup_cached_ratio_of_means": _ratio(sums["agent"], sums["agentjit-cached"]),
         "speedup_cached_geomean": _geomean([t.summary["speedup_cached"] for t in tasks if t.summary["speedup_cached"]]),
+        "speedup_limits": _limits(tasks),
     }
     rows = []
     for per_call in sweep:

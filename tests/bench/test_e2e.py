@@ -54,6 +54,13 @@ def test_speedups_and_the_sweep():
     assert zero["agent_mean_s"] == pytest.approx(1.5) and zero["agentjit_mean_s"] == pytest.approx(1.5)
     # at 2 s a call: agent 2+8 and 1+2, agentjit 2+2 and 1+2
     assert two["speedup_ratio_of_means"] == pytest.approx(13 / 7)
+    # whatever a call costs, the ratio of means stays between 3/3 (no model time) and 5/2 (calls only)
+    lim = s["speedup_limits"]
+    assert lim["free_calls"] == pytest.approx(1.0) and lim["slow_calls"] == pytest.approx(2.5) and lim["max"] == pytest.approx(2.5)
+    assert lim["free_calls_cached"] == pytest.approx(3 / 3) and lim["slow_calls_cached"] is None and lim["max_cached"] is None
+    for per_call in (0.0, 0.5, 3.0, 50.0, 1e6):
+        _summarize(report, [per_call])
+        assert lim["free_calls"] - 1e-9 <= report.sweep[0]["speedup_ratio_of_means"] <= lim["max"] + 1e-9
 
 
 async def test_a_given_model_drives_both_sides(browser_pool):
