@@ -30,6 +30,7 @@ from agentjit.scheduler.distributions import Distribution, fit_latency, fits_to_
 from .codegen import Synth, synthesize
 from .extract import PageSchema, SiteSchema, extract_snapshot, merge_page, page_key, url_pattern
 from .label import LabeledStep, label_step, label_with_model
+from .pages import learn_routes, page_name
 from .verify import VerifyReport, verify_tools
 
 __all__ = ["BuildReport", "build_cache", "load_traces", "replace_cache_dir", "trace_files", "STAGES"]
@@ -65,6 +66,8 @@ class BuildReport:
     not_written: str | None = None
     """Why nothing was written (no readable trace, no tool): an existing cache stays as it was."""
     verify_calls: int = 0
+    routes: list[str] = field(default_factory=list)
+    """Route templates learned from the traces (``library/{name}``): see :func:`toolcache.pages.learn_routes`."""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -86,6 +89,7 @@ class BuildReport:
             "relation_tests": self.relation_tests,
             "distributions": self.distributions,
             "verify_calls": self.verify_calls,
+            "routes": self.routes,
             "timings_s": {k: round(v, 3) for k, v in self.timings.items()},
             "output": self.output,
             "previous": self.previous,
@@ -120,7 +124,9 @@ def load_traces(paths: Sequence[str | Path], report: BuildReport, progress: Prog
     return traces
 
 
-def _extract(traces: list[Trace], progress: Progress | None) -> tuple[SiteSchema, dict[int, PageSchema]]:
+def _extract(
+    traces: list[Trace], progress: Progress | None, routes: Sequence[str] = (),
+) -> tuple[SiteSchema, dict[int, PageSchema]]:
     """Two passes: find repeated signatures per page, then extract with them known."""
     snaps: list[tuple[int, str, str | None]] = []
     seen: set[tuple[str, str | None]] = set()
@@ -136,7 +142,7 @@ def _extract(traces: list[Trace], progress: Progress | None) -> tuple[SiteSchema
         if key in seen:
             continue
         seen.add(key)
-        ps = extract_snapshot(html, url)
+        ps = extract_snapshot(html, url, routes=routes)
         for el in ps.elements.values():
             if el.repeated:
                 known[ps.page].add(el.selector)
@@ -147,7 +153,7 @@ def _extract(traces: list[Trace], progress: Progress | None) -> tuple[SiteSchema
         ck = f"{hash(html)}|{url}"
         hit = cache.get(ck)
         if hit is None:
-            ps = extract_snapshot(html, url, known=known.get(_page_of(html, url), set()))
+            ps = extract_snapshot(html, url, known=known.get(_page_of(html, url, routes), set()), routes=routes)
             cache[ck] = ps
             if ps.page in site.pages:
                 merge_page(site.pages[ps.page], _copy(ps))
@@ -175,11 +181,11 @@ def _copy(ps: PageSchema) -> PageSchema:
     return copy.deepcopy(ps)
 
 
-def _page_of(html: str, url: str | None) -> str:
+def _page_of(html: str, url: str | None, routes: Sequence[str] = ()) -> str:
     import re
 
     m = re.search(r"<body[^>]*\sdata-page=\"([^\"]+)\"", html)
-    return m.group(1) if m else page_key(None, url)
+    return m.group(1) if m else page_key(None, url, routes)
 
 
 def _initial_state(labeled: dict[str, list[LabeledStep]], site: SiteSchema) -> dict[str, Any]:
@@ -195,31 +201,11 @@ def _initial_state(labeled: dict[str, list[LabeledStep]], site: SiteSchema) -> d
     return {"page": "home"} if "home" in site.pages else {}
 
 
-async def build_cache(
-    paths: Sequence[str | Path],
-    out: str | Path | None,
-    *,
-    base_url: str | None = None,
-    app: str | None = None,
-    pool: BrowserPool | None = None,
-    model: Model | None = None,
-    reset: Callable[[], Awaitable[None]] | None = None,
-    progress: Progress | None = None,
-    secrets: dict[str, str] | None = None,
-) -> tuple[ToolCache, BuildReport]:
-    """Build a tool cache from trace files (or directories of them)."""
-    report = BuildReport()
-    clock = time.perf_counter
-    t = clock()
-    traces = load_traces(paths, report, progress)
-    report.timings["load"] = clock() - t
-
-    t = clock()
-    site, per_step = _extract(traces, progress)
-    report.timings["extract"] = clock() - t
-
-    # -- label -------------------------------------------------------------------
-    t = clock()
+async def _label(
+    traces: list[Trace], site: SiteSchema, per_step: dict[int, PageSchema], model: Model | None,
+    report: BuildReport, progress: Progress | None,
+) -> dict[str, list[LabeledStep]]:
+    """Every step with its element and its page before and after (counted in ``report``)."""
     labeled: dict[str, list[LabeledStep]] = {}
     total = sum(len(tr.steps) for tr in traces)
     done = 0
@@ -259,6 +245,55 @@ async def build_cache(
             if progress:
                 progress("label", done, total)
         labeled[str(tr.path)] = out_steps
+    return labeled
+
+
+def _list_clicks(labeled: dict[str, list[LabeledStep]]) -> list[tuple[str, list[str | None]]]:
+    """For each list (a card group on a page): the URLs its clicked items opened."""
+    opened: dict[str, list[str | None]] = defaultdict(list)
+    for steps in labeled.values():
+        for ls in steps:
+            if ls.element is not None and ls.element.repeated and ls.step.action == "click" and ls.step.ok and ls.action is None \
+                    and ls.page_after == page_name(ls.step.url_after):  # a page named by its URL, not by data-page
+                opened[f"{ls.page_before} {ls.element.selector}"].append(ls.step.url_after)
+    return sorted(opened.items())
+
+
+async def build_cache(
+    paths: Sequence[str | Path],
+    out: str | Path | None,
+    *,
+    base_url: str | None = None,
+    app: str | None = None,
+    pool: BrowserPool | None = None,
+    model: Model | None = None,
+    reset: Callable[[], Awaitable[None]] | None = None,
+    progress: Progress | None = None,
+    secrets: dict[str, str] | None = None,
+) -> tuple[ToolCache, BuildReport]:
+    """Build a tool cache from trace files (or directories of them)."""
+    report = BuildReport()
+    clock = time.perf_counter
+    t = clock()
+    traces = load_traces(paths, report, progress)
+    report.timings["load"] = clock() - t
+
+    t = clock()
+    site, per_step = _extract(traces, progress)
+    report.timings["extract"] = clock() - t
+
+    # -- label -------------------------------------------------------------------
+    t = clock()
+    labeled = await _label(traces, site, per_step, model, report, progress)
+    routes = learn_routes(_list_clicks(labeled))
+    if routes:
+        # a list's items open pages that differ in one path segment: that segment is data
+        # (``/library/books``, ``/library/authors`` are one page, ``library_{name}``); again with it
+        log.info("learned routes: %s", ", ".join(routes))
+        report.labeled = report.unlabeled = 0
+        site, per_step = _extract(traces, None, routes)
+        labeled = await _label(traces, site, per_step, model, report, progress)
+    report.routes = routes
     report.timings["label"] = clock() - t
     report.elements = sum(len(p.elements) for p in site.pages.values())
     for name, ps in sorted(site.pages.items()):
@@ -267,7 +302,7 @@ async def build_cache(
 
     # -- codegen ---------------------------------------------------------------------
     t = clock()
-    synths = synthesize(site, labeled)
+    synths = synthesize(site, labeled, routes)
     report.synthesized = [s.manifest.name for s in synths]
     if progress:
         progress("codegen", 1, 1)
@@ -286,9 +321,9 @@ async def build_cache(
 
         if pool is None:
             async with BrowserPool.from_spec() as own:
-                vreport = await verify_tools(synths, labeled, own, base_url, reset=reset, on_trace=on_trace, secrets=secrets)
+                vreport = await verify_tools(synths, labeled, own, base_url, reset=reset, on_trace=on_trace, secrets=secrets, routes=routes)
         else:
-            vreport = await verify_tools(synths, labeled, pool, base_url, reset=reset, on_trace=on_trace, secrets=secrets)
+            vreport = await verify_tools(synths, labeled, pool, base_url, reset=reset, on_trace=on_trace, secrets=secrets, routes=routes)
         report.verify_calls = vreport.calls
         kept: list[Synth] = []
         for s in synths:

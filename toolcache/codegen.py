@@ -41,7 +41,7 @@ import json
 import logging
 import re
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
@@ -53,7 +53,7 @@ from .dom import camel, snake
 from .extract import Element, Prop, SiteSchema
 from .js import source
 from .label import LabeledStep
-from .pages import PAGE_JS
+from .pages import PAGE_JS, with_routes
 from .redact import REDACTED
 
 __all__ = ["Synth", "synthesize", "PRELUDE", "plural", "singular"]
@@ -314,7 +314,8 @@ def _list_tools(site: _Site) -> list[Synth]:
             )
         key = el.props.get(el.name_prop or "")
         dedupe = f"const seen = new Set(); cards = cards.filter((c) => {{ const k = {key.js('c') if key else 'c.outerHTML'}; if (seen.has(k)) return false; seen.add(k); return true; }});"
-        empty_sel = "[data-testid*=empty],[data-testid*=no-results]"
+        # what a page shows instead of an empty list ("0 records")
+        empty_sel = "[data-testid*=empty],[data-testid*=no-results],[class*=no-results],[class*=zero-results],[class*=empty-state]"
         manifest = ToolManifest(
             name=tname,
             description=f"List the {plural(el.name).replace('_', ' ')} shown on the {'/'.join(sorted(pages))} page, with {', '.join(snake(p) for p in props)}.",
@@ -407,7 +408,9 @@ def _card_click_tools(site: _Site) -> list[Synth]:
         to_pages = {c.page_after for c in clicks if c.page_after and c.page_after != c.page_before}
         modals = {m for c in clicks for m in c.modal_after - c.modal_before}
         pname = snake(el.name_prop or "name")
-        param = {"type": "string", "minLength": 1, "description": f"The {singular(el.name).replace('_', ' ')}'s {pname.replace('_', ' ')} (from {site.list_tool.get(sel, 'the list')})."}
+        numeric = el.name_prop in el.props and el.props[el.name_prop].type == "number"  # a row's id column
+        param = {"type": ["number", "string"] if numeric else "string", "minLength": 1,
+                 "description": f"The {singular(el.name).replace('_', ' ')}'s {pname.replace('_', ' ')} (from {site.list_tool.get(sel, 'the list')})."}
         find = (
             f"const cards = {_cards_js(el)};\n"
             f"const card = __find(cards, {_name_of_js(el)}, inputs.{pname});\n"
@@ -446,13 +449,16 @@ def _goto_card(site: _Site, group: _CardClicks, target: str) -> Synth:
         description=f"Open the {target} page of a {singular(el.name).replace('_', ' ')} by clicking its card on the {'/'.join(sorted(pages))} page.",
         type=ToolType.GOTO_ITEM,
         input_schema={"type": "object", "properties": {pname: param}, "required": [pname]},
-        output_schema={"type": "object", "properties": {pname: {"type": "string"}}},
+        output_schema={"type": "object", "properties": {pname: {"type": param["type"]}}},
         pre={"page": _page_pattern(pages)},
         post={"page": target},
         pre_check=_body(_page_check(pages)),
         execute=_body(
             find, f"const value = ({_name_of_js(el)})(card);",
-            f"const target = card.querySelector({json.dumps(el.link_selector)}) || card;" if el.link_selector else "const target = card;",
+            f"const target = card.querySelector({json.dumps(el.link_selector)}) || card;" if el.link_selector
+            # the demonstrations clicked a link inside the card (a heading's link): a click on the box goes nowhere
+            else "const target = card.matches('a[href]') ? card : (card.querySelector('a[href]') || card);"
+            if clicks and all(c.step.target is not None and c.step.target.tag == "a" for c in clicks) else "const target = card;",
             "setTimeout(() => target.click(), 0);", f"return {{{json.dumps(pname)}: value}};"),
         post_check=_body(post_check),
         effect=Effect.READ,
@@ -687,7 +693,7 @@ def _filter_tools(site: _Site) -> list[Synth]:
         pname = "query"
         submit_sel = pairs[0][1].element.selector if pairs[0][1] is not pairs[0][0] and pairs[0][1].element else None
         # a filter of a single-page app: Enter changes the URL's query, the page stays and redraws
-        in_place = all(p.page_after == p.page_before and _query_changed(p) for p, _ in pairs)
+        in_place = all(p.page_after == p.page_before and _redraws_in_place(p) for p, _ in pairs)
         what = snake(inp.name.split(".")[-1])
         what = what.removeprefix("filter_by_")
         fname = "search" if "search" in (inp.name.lower() + target) else (f"filter_by_{what}" if in_place else f"set_{what}")
@@ -795,10 +801,17 @@ _BUILDERS: tuple[Callable[[_Site], list[Synth]], ...] = (
 """In this order: a later builder reads the names and list tools an earlier one made."""
 
 
-def synthesize(schema: SiteSchema, traces: dict[str, list[LabeledStep]]) -> list[Synth]:
-    """All tools the schema and the labeled traces support, deterministic and named uniquely."""
+def synthesize(schema: SiteSchema, traces: dict[str, list[LabeledStep]], routes: Sequence[str] = ()) -> list[Synth]:
+    """All tools the schema and the labeled traces support, deterministic and named uniquely;
+    their checks name pages with the learned ``routes`` too (:func:`toolcache.pages.page_name`)."""
     site = _Site.index(schema, traces)
-    return [synth for build in _BUILDERS for synth in build(site)]
+    out = [synth for build in _BUILDERS for synth in build(site)]
+    if routes:
+        for synth in out:
+            m = synth.manifest
+            synth.manifest = m.model_copy(update={
+                k: with_routes(getattr(m, k), routes) for k in ("pre_check", "execute", "post_check") if getattr(m, k)})
+    return out
 
 
 def _query_changed(s: LabeledStep) -> bool:
@@ -807,9 +820,25 @@ def _query_changed(s: LabeledStep) -> bool:
     return bool(s.step.url_after) and before.path == after.path and before.query != after.query
 
 
+def _redraws_in_place(s: LabeledStep) -> bool:
+    """The step changed the URL's query and the page redrew itself (a single-page app); a step the
+    recorder saw load a new document (a server-rendered form's GET) navigated instead."""
+    return _query_changed(s) and s.step.document is not True
+
+
 def _posts_document(s: LabeledStep) -> bool:
     """The step's write was a form post that loaded a new document (not a fetch from the page)."""
     return any(w.get("resource") == "document" for w in s.writes)
+
+
+def _option_label(el: Element, value: Any) -> Any:
+    """What a select's option is called (the tool's enum) for a recorded option value
+    (``exact`` -> ``=``); a value that is already a label, or unknown, stays as it is."""
+    if value in el.option_labels or value not in el.options:
+        return value
+    if len(el.options) == len(el.option_labels):
+        return el.option_labels[el.options.index(value)]
+    return value
 
 
 def _noun(page: str | None) -> str:
@@ -919,6 +948,8 @@ def _form_tool(site: _Site, seqs: list[list[LabeledStep]]) -> Synth:
             pname = snake(re.sub(r"(?i)(input|field|box)$", "", base) or base)
             if el.kind == "radio":
                 w[pname] = ((s.step.target.model_extra or {}).get("attributes") or {}).get("value") if s.step.target else None
+            elif el.kind == "select":
+                w[pname] = _option_label(el, s.step.value)
             else:
                 w[pname] = s.step.value
             if pname in seen:
@@ -936,12 +967,12 @@ def _form_tool(site: _Site, seqs: list[list[LabeledStep]]) -> Synth:
                 props[pname] = {"type": "string", **({"enum": labels} if labels else {})}
                 shows.append(
                     f"{{ const el = __q({json.dumps(el.selector)}); const o = el && el.options[el.selectedIndex];"
-                    f" if (el && inputs.{pname} != null && (!o || __norm(o.textContent) !== __norm(inputs.{pname})))"
+                    f" if (el && inputs.{pname} != null && (!o || !__same(o.textContent, inputs.{pname})))"
                     f" return [false, '{pname} shows ' + (o && __clean(o.textContent)) + ', not ' + inputs.{pname}]; }}"
                 )
                 setters.append(
                     f"if (inputs.{pname} != null) {{ const sel = __q({json.dumps(el.selector)});"
-                    f" const o = [...sel.options].find((x) => __norm(x.textContent) === __norm(inputs.{pname})) || [...sel.options].find((x) => x.value === String(inputs.{pname}));"
+                    f" const o = [...sel.options].find((x) => __same(x.textContent, inputs.{pname})) || [...sel.options].find((x) => x.value === String(inputs.{pname}));"
                     f" if (!o) throw new Error('no choice ' + JSON.stringify(inputs.{pname}) + ' for {pname}'); __setValue(sel, o.value); }}"
                 )
                 continue
@@ -1005,7 +1036,7 @@ def _form_tool(site: _Site, seqs: list[list[LabeledStep]]) -> Synth:
     writes = any(s[-1].writes for s in seqs)
     in_page_write = writes and not navigates
     # a single-page app's query form: the page stays, its URL's query and its content change
-    in_place = not writes and all(seq[-1].page_after == seq[-1].page_before and _query_changed(seq[-1]) for seq in seqs)
+    in_place = not writes and all(seq[-1].page_after == seq[-1].page_before and _redraws_in_place(seq[-1]) for seq in seqs)
     if in_place:
         navigates = False
     open_js = ""

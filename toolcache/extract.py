@@ -25,6 +25,7 @@ from __future__ import annotations
 import logging
 import re
 from collections import Counter, defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlparse
@@ -230,11 +231,11 @@ def _type_of(values: list[str]) -> str:
     return "string"
 
 
-def page_key(body: Node | None, url: str | None) -> str:
+def page_key(body: Node | None, url: str | None, routes: Sequence[str] = ()) -> str:
     """The page type: ``<body data-page>``, else the URL's route template (:func:`toolcache.pages.page_name`)."""
     if body is not None and body.attrs.get("data-page"):
         return body.attrs["data-page"]
-    return page_name(url)
+    return page_name(url, routes)
 
 
 def url_pattern(url: str | None) -> str:
@@ -316,13 +317,37 @@ def _selector(n: Node) -> str:
     text = n.text
     if (n.tag == "button" or n.attrs.get("role") in ("button", "link", "tab", "menuitem")) and 0 < len(text) <= 60:
         return f"{n.signature} >> text={text}"  # role + accessible name, as Playwright's locators find it
+    if n.tag in ("input", "textarea", "select") and n.signature == n.tag:
+        # a control with no name of its own (a code editor's input box): the widget it lives in
+        # names it, so that it is not the page's first control of its kind
+        widget = next((a for a in n.ancestors() if a.attrs.get("id") or _readable_class(a)), None)
+        if widget is not None and widget.tag not in ("body", "html", "form"):
+            return ("#" + widget.attrs["id"] if widget.attrs.get("id") else f".{_readable_class(widget)}") + " " + n.tag
     return n.signature
+
+
+def _replaced(n: Node) -> Node | None:
+    """For an unnamed control inside a widget: the named control of the same tag the widget
+    replaced (progressive enhancement hides the original and inserts the widget right after it:
+    a code editor over a ``textarea``, a searchable drop-down over a ``select``)."""
+    for w in n.ancestors():
+        if w.parent is None or w.tag in ("form", "body"):
+            return None
+        sibs = w.parent.children
+        i = sibs.index(w)
+        prev = sibs[i - 1] if i > 0 else None
+        if prev is not None and prev.tag == n.tag and (prev.attrs.get("name") or prev.attrs.get("id")):
+            return prev
+    return None
 
 
 def _name_for(n: Node) -> str:
     for cand in (n.testid, n.attrs.get("id"), n.attrs.get("name"), n.attrs.get("aria-label"), n.attrs.get("placeholder")):
         if cand:
             return camel(cand)
+    orig = _replaced(n) if n.tag in ("input", "textarea", "select") else None
+    if orig is not None:
+        return camel(orig.attrs.get("name") or orig.attrs["id"])
     if _is_control(n) and n.tag not in ("select",):
         if n.attrs.get("aria-placeholder"):
             # "…enter a BQL query. 'help' to ..." -> query: the last word of the first phrase
@@ -430,6 +455,12 @@ def _is_chrome(n: Node) -> bool:
     return any(a.tag in _CHROME_TAGS or a.attrs.get("role") in _CHROME_ROLES for a in (n, *n.ancestors()))
 
 
+def _is_decoration(n: Node) -> bool:
+    """Hidden from assistive technology or stripped of its role (``aria-hidden``, a ``div`` with
+    ``role=presentation``: a code editor's line and measuring boxes); a layout table keeps its rows."""
+    return n.attrs.get("aria-hidden") == "true" or (n.tag != "table" and n.attrs.get("role") in ("presentation", "none"))
+
+
 def _is_skip_link(n: Node) -> bool:
     return n.tag == "a" and n.attrs.get("href", "").startswith("#") and "skip" in n.text.lower()
 
@@ -464,7 +495,10 @@ def _table_list(table: Node, page: str) -> Element | None:
     if head is None:
         return None
     data = [r for r in data if len(_cells(r)) == len(_cells(head))]
-    if len(data) < least or head.find(lambda x: x.tag in ("a", "form", "input")):
+    # links in a header row make it a record's heading (a message list), unless the row is the
+    # table's own <thead>: column headers that sort the table when clicked
+    in_thead = thead is not None and head.parent is thead
+    if len(data) < least or head.find(lambda x: x.tag in ("form", "input") or (x.tag == "a" and not in_thead)):
         return None
     headers = [_label(c.text) for c in _cells(head)]
     props: dict[str, Prop] = {}
@@ -558,11 +592,12 @@ def _pairs(scope: Node, skip: set[int]) -> tuple[dict[str, Prop], bool]:
     return out, controls
 
 
-def extract_snapshot(html: str, url: str | None, known: set[str] | None = None) -> PageSchema:
-    """The page schema of one snapshot; ``known`` signatures count as repeated even when alone."""
+def extract_snapshot(html: str, url: str | None, known: set[str] | None = None, routes: Sequence[str] = ()) -> PageSchema:
+    """The page schema of one snapshot; ``known`` signatures count as repeated even when alone;
+    ``routes`` are the learned route templates that name pages (:func:`toolcache.pages.page_name`)."""
     root = parse_html(html)
     body = root.find(lambda n: n.tag == "body")
-    page = page_key(body, url)
+    page = page_key(body, url, routes)
     ps = PageSchema(page=page, snapshots=1)
     ps.url_patterns.add(url_pattern(url))
     if url:
@@ -602,6 +637,8 @@ def extract_snapshot(html: str, url: str | None, known: set[str] | None = None) 
     for n in scope.iter():
         if not (n.testid or n.classes) or n.tag in ("script", "style", "br") or id(n) in in_table:
             continue
+        if not n.testid and any(a.tag in ("pre", "code") or _is_decoration(a) for a in n.ancestors()):
+            continue  # preformatted text's highlighting spans, a widget's own machinery: not a list
         if not n.testid and (_is_chrome(n) or n.tag in ("tr", "td", "th")):
             continue  # site chrome (sidebar blocks, header boxes) is not a list, nor are a form's table cells
         members_of[n.signature].append(n)
@@ -625,6 +662,8 @@ def extract_snapshot(html: str, url: str | None, known: set[str] | None = None) 
         held = [c for c in (n.find(_is_control) for n in nodes) if c is not None]
         if "[data-testid" not in sig and held and len({_accessible_name(c) for c in held}) > 1:
             continue  # form controls (or their wrappers) told apart by name (Time, Account, Payee) are fields, not a list
+        if "[data-testid" not in sig and not any(n.text or n.data() or n.find(_is_actionable) for n in nodes):
+            continue  # empty boxes (an editor's measuring divs, spacers) show nothing to list
         if counts and (max(counts.values()) >= 2 or sig in (known or set())):
             by_parent[sig] = {id(n) for n in nodes}
     candidates = dict(by_parent)

@@ -83,6 +83,7 @@ def label_step(step: StepEvent, schema: PageSchema | None) -> tuple[Element | No
         if el is None:
             # a table row: the member signature here and its table further up
             el = next((r for r in rows if _sig_of(node) == r.member_sig
+                       and (depth == 0 or chain[depth - 1].get("tag") != "th")  # a header cell is no row
                        and any(_sig_of(a) == r.container_sig or ("#" + str(a.get("id"))) == r.container_sig
                                for a in chain[depth + 1:])), None)
         if el is None:
@@ -97,7 +98,7 @@ def label_step(step: StepEvent, schema: PageSchema | None) -> tuple[Element | No
             prop = el.props[el.name_prop]
             if prop.source == "attr":
                 name = (node.get("data") or {}).get(prop.key)
-        if name is None and (depth == 0 or (el.link_selector and chain[0].get("tag") == "a")):
+        if name is None and (depth == 0 or chain[0].get("tag") == "a"):  # the card, or the link that opens it
             name = step.target.text
         if el.kind == "card" and el.modal and depth > 0 and chain[0].get("tag") == "input":
             # an input inside a repeated label (an option choice): still the card
@@ -135,6 +136,11 @@ def label_step(step: StepEvent, schema: PageSchema | None) -> tuple[Element | No
         for el in singles:
             if el.selector == "a" + css_attr("href", attrs["href"]):
                 return el, None, None, "target"
+    if me.get("tag") in ("input", "textarea", "select") and not (me.get("id") or me.get("name_attr")):
+        # a control with no name (a code editor's input box): the one the page knows by its widget
+        unnamed = [el for el in singles if el.selector.endswith(" " + str(me["tag"])) or el.selector == me["tag"]]
+        if len(unnamed) == 1:
+            return unnamed[0], None, None, "target"
     text = (step.target.text or step.target.name or "").strip()
     if text:
         for el in singles:

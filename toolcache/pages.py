@@ -12,12 +12,14 @@ generated tools run; ``toolcache/js/page.js``); a test keeps the two in step.
 
 from __future__ import annotations
 
+import json
 import re
+from collections.abc import Sequence
 from urllib.parse import parse_qsl, unquote, urlparse
 
 from .js import source
 
-__all__ = ["page_name", "PAGE_JS", "VIEW_PARAMS"]
+__all__ = ["page_name", "PAGE_JS", "VIEW_PARAMS", "ROUTES_SLOT", "with_routes", "learn_routes"]
 
 VIEW_PARAMS = ("@template", "template", "view", "tab")
 """Query parameters that choose which view of a collection a URL shows."""
@@ -39,10 +41,24 @@ def _segment(seg: str) -> str:
     return re.sub(r"[^A-Za-z0-9_{}]+", "_", seg).strip("_").lower() or "x"
 
 
-def page_name(url: str | None) -> str:
-    """The page type of ``url`` when the page does not name itself (see the module docstring)."""
+def _apply_routes(parts: list[str], routes: Sequence[str]) -> list[str]:
+    """``parts`` with the variable segments of the first learned route they follow made ``{name}``."""
+    for route in routes:
+        pat = route.split("/")
+        if len(parts) >= len(pat) and all(p == "{name}" or p == parts[i] for i, p in enumerate(pat)):
+            return [("{name}" if i < len(pat) and pat[i] == "{name}" and "{" not in x else x) for i, x in enumerate(parts)]
+    return parts
+
+
+def page_name(url: str | None, routes: Sequence[str] = ()) -> str:
+    """The page type of ``url`` when the page does not name itself (see the module docstring).
+
+    ``routes`` are route templates the builder learned (``library/{name}``: a list's items link
+    to ``/library/books``, ``/library/authors``): a URL that starts with one has ``{name}`` in its
+    variable segments (``/library/books/7`` is ``library_{name}_{id}``).
+    """
     u = urlparse(url or "")
-    parts = [_segment(unquote(p)) for p in (u.path or "/").split("/") if p]
+    parts = _apply_routes([_segment(unquote(p)) for p in (u.path or "/").split("/") if p], routes)
     name = "_".join(parts) if parts else "home"
     if "{id}" not in (parts[-1] if parts else ""):
         query = dict(parse_qsl(u.query, keep_blank_values=True))
@@ -56,3 +72,33 @@ def page_name(url: str | None) -> str:
 
 PAGE_JS = source("page.js")
 """``__pageOf(href)`` and ``__page()`` for the browser, the same rules as :func:`page_name`."""
+
+ROUTES_SLOT = "const __ROUTES = [];"
+"""The line of :data:`PAGE_JS` that :func:`with_routes` fills with a site's learned routes."""
+
+
+def with_routes(js: str, routes: Sequence[str]) -> str:
+    """``js`` (a tool body starting with :data:`PAGE_JS`) naming pages with ``routes`` too."""
+    return js.replace(ROUTES_SLOT, f"const __ROUTES = {json.dumps(list(routes))};", 1) if routes else js
+
+
+def learn_routes(clicks: Sequence[tuple[str, Sequence[str | None]]]) -> list[str]:
+    """Route templates from the URLs one list's items opened: ``(list key, [url after each click])``.
+
+    When the items of one list (a card group on one page) opened pages of different types
+    whose paths differ in exactly one segment (``/library/books``, ``/library/authors``), that
+    segment is data, not a route word: ``library/{name}``.
+    """
+    out: list[str] = []
+    for _key, urls in clicks:
+        paths = {tuple(_segment(unquote(p)) for p in (urlparse(u or "").path or "/").split("/") if p) for u in urls if u}
+        if len(paths) < 2 or len({len(p) for p in paths}) != 1:
+            continue
+        cols = list(zip(*paths, strict=True))
+        varying = [i for i, col in enumerate(cols) if len(set(col)) > 1]
+        if len(varying) != 1 or any("{" in x for x in cols[varying[0]]):
+            continue
+        route = "/".join("{name}" if i == varying[0] else col[0] for i, col in enumerate(cols))
+        if route not in out:
+            out.append(route)
+    return sorted(out, key=lambda r: -r.count("/"))

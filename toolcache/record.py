@@ -52,6 +52,8 @@ DOM_QUIET_JS = """
 """Resolves once no DOM mutation happened for ``quiet`` ms (at most ``max`` ms)."""
 TARGET_TIMEOUT_MS = 5000
 """How long a script step waits for its target to appear."""
+ACTION_TIMEOUT_MS = 10000
+"""How long an action waits for its target to become actionable (visible, enabled, editable)."""
 
 # Runs on the target element: everything the builder needs to find it again.
 describe_js = "(el) => {\n" + ELEMENT_HELPERS_JS + r"""  const ancestors = [];
@@ -94,6 +96,9 @@ class _Network:
         self.inflight: set[Any] = set()
         self.writes: list[dict[str, Any]] = []
         self.last_change = time.monotonic()
+        self.documents = 0
+        """New documents loaded in the page (``domcontentloaded``; a pushState redraw is none)."""
+        page.on("domcontentloaded", self._on_document)
         page.on("request", self._on_request)
         page.on("requestfinished", self._on_done)
         page.on("requestfailed", self._on_done)
@@ -103,6 +108,9 @@ class _Network:
         self.last_change = time.monotonic()
         if request.method != "GET":
             self.writes.append({"method": request.method, "url": request.url, "resource": request.resource_type, "_req": request})
+
+    def _on_document(self, _page: Any) -> None:
+        self.documents += 1
 
     def _on_done(self, request: Any) -> None:
         self.inflight.discard(request)
@@ -145,6 +153,16 @@ def _locator(page: Any, target: ScriptTarget) -> Any:
     else:
         loc = page.get_by_text(target.text or "", exact=True)
     return loc.nth(target.nth)
+
+
+def _why(exc: BaseException) -> str:
+    """The first line of a Playwright error and, from its call log, the last thing it waited for
+    (``element is not visible``): a timeout alone does not say what to change in the script."""
+    lines = [ln.strip() for ln in str(exc).splitlines() if ln.strip()]
+    if not lines:
+        return type(exc).__name__
+    waited = [ln.lstrip("- ") for ln in lines[1:] if ln.startswith("- ") and not ln.startswith(("- waiting", "- retrying", "- attempting"))]
+    return f"{lines[0]} ({waited[-1]})" if waited else lines[0]
 
 
 async def _perform(page: Any, step: ScriptStep, base_url: str, loc: Any) -> None:
@@ -210,6 +228,8 @@ async def record_script(
     )
     out = Path(out)
     async with pool.page() as page:
+        page.set_default_timeout(ACTION_TIMEOUT_MS)
+        page.set_default_navigation_timeout(SETTLE_TIMEOUT_S * 2000)
         net = _Network(page)
         with TraceWriter(out, session) as writer:
             for step in script.steps:
@@ -217,6 +237,7 @@ async def record_script(
                 loc = _locator(page, step.target) if step.target is not None else None
                 target: Target | None = None
                 await net.take_writes()
+                documents = net.documents
                 start = time.time()
                 ok, reason = True, None
                 try:
@@ -227,7 +248,7 @@ async def record_script(
                     await _perform(page, step, base_url, loc)
                     await net.settle(page)
                 except Exception as exc:  # a step that fails is recorded as failed, then the run stops
-                    ok, reason = False, str(exc).splitlines()[0]
+                    ok, reason = False, _why(exc)
                 end = time.time()
                 writes = await net.take_writes()
                 html = await page.content()
@@ -248,6 +269,7 @@ async def record_script(
                         snapshot=snapshot,
                         requests=writes,
                         goal=step.note,
+                        document=net.documents > documents,
                     )
                 )
                 if not ok:

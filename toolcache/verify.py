@@ -22,7 +22,7 @@ from __future__ import annotations
 import logging
 import time
 from collections import Counter, defaultdict
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlparse
@@ -32,7 +32,7 @@ from agentjit.runtime import BrowserPool, CallOutcome, call_tool
 
 from .codegen import Synth
 from .label import LabeledStep
-from .pages import PAGE_JS, page_name
+from .pages import PAGE_JS, page_name, with_routes
 from .redact import REDACTED
 from .urls import site_url
 
@@ -86,9 +86,9 @@ def _path(url: str | None) -> str:
     return (u.path or "/") + (f"?{u.query}" if u.query else "")
 
 
-async def _page_type(page: Any) -> str:
+async def _page_type(page: Any, routes: Sequence[str] = ()) -> str:
     try:
-        return str(await page.evaluate("() => {" + PAGE_JS + "return __page(); }"))
+        return str(await page.evaluate("() => {" + with_routes(PAGE_JS, routes) + "return __page(); }"))
     except Exception:
         return ""
 
@@ -117,6 +117,7 @@ async def verify_tools(
     reset: Callable[[], Awaitable[None]] | None = None,
     on_trace: Callable[[str], None] | None = None,
     secrets: dict[str, str] | None = None,
+    routes: Sequence[str] = (),
 ) -> VerifyReport:
     """Replay ``traces`` as tool calls on ``base_url``, probe READ tools, test relations."""
     t0 = time.perf_counter()
@@ -206,7 +207,7 @@ async def verify_tools(
                 if provider in lists_here:
                     return lists_here[provider]
                 lister = by_name.get(provider)
-                if lister is None or not satisfies({"page": await _page_type(page)}, lister.manifest.pre, {}):
+                if lister is None or not satisfies({"page": await _page_type(page, routes)}, lister.manifest.pre, {}):
                     return None
                 out = await call(lister, {})
                 lists_here[provider] = _names(out.output, _name_key(lister, lister.element)) if out.ok else []
@@ -218,7 +219,7 @@ async def verify_tools(
                 A list tool is called here only while it needs probing itself or when a consumer
                 needs its names (``names_of``), not again on every page it applies to.
                 """
-                ptype = await _page_type(page)
+                ptype = await _page_type(page, routes)
                 state = {"page": ptype}
                 for s in synths:
                     m = s.manifest

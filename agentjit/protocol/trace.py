@@ -112,6 +112,9 @@ class StepEvent(_Event):
     """State-changing requests (non-GET) the page sent during the step: method, url, status."""
     goal: str | None = None
     """What the step was for, in words (from a demonstration script or an agent)."""
+    document: bool | None = None
+    """Recorder: whether the step loaded a new document (a page load, not a single-page app's
+    redraw in place); None when the writer did not say."""
 
     @property
     def duration(self) -> float:

@@ -1,5 +1,7 @@
 const __clean = (s) => String(s ?? '').replace(/\s+/g, ' ').trim();
 const __norm = (s) => __clean(s).toLowerCase().replace(/&/g, 'and').replace(/[^a-z0-9]/g, '');
+// the same label: as written, or alike in letters and digits (a label of symbols only, "=" or ">", is not "!=")
+const __same = (a, b) => __clean(a) === __clean(b) || (__norm(a) !== '' && __norm(a) === __norm(b));
 const __num = (v) => { if (v == null) return null; const m = String(v).replace(/,/g, '').match(/-?\d+(\.\d+)?/); return m ? parseFloat(m[0]) : null; };
 const __bool = (v) => v == null ? null : String(v) === 'true';
 const __visible = (el) => !!el && !el.closest('[hidden]');
@@ -47,6 +49,8 @@ const __errors = () => [...document.querySelectorAll('.error-message, .errormess
 const __find = (els, nameOf, want) => {
   const w = __norm(want);
   if (!w) return null;
+  // a number (a row's id) names one element exactly: 7 is not 70 nor 17
+  if (/^-?\d+(\.\d+)?$/.test(__clean(want))) return els.find((e) => __clean(nameOf(e)) === __clean(want)) || null;
   return els.find((e) => __norm(nameOf(e)) === w) || els.find((e) => __norm(nameOf(e)).startsWith(w))
     || els.find((e) => __norm(nameOf(e)).includes(w)) || null;
 };
@@ -60,6 +64,10 @@ const __row = (row) => {
 const __setValue = (el, value, leave = false) => {
   // leave: focus, set, then blur as a person moving to the next field does (some widgets keep a
   // typed value only when the field loses focus)
+  // a CodeMirror 5 editor over a textarea (its own hidden input box, or the textarea it replaced):
+  // set the editor's text, which it copies back into the form field on submit
+  const cm = el.closest('.CodeMirror') || (el.nextElementSibling && el.nextElementSibling.classList.contains('CodeMirror') ? el.nextElementSibling : null);
+  if (cm && cm.CodeMirror && typeof cm.CodeMirror.setValue === 'function') { cm.CodeMirror.setValue(String(value)); return; }
   if (leave && !el.isContentEditable) { el.focus(); __setValue(el, value); el.blur(); return; }
   if (el.isContentEditable) {  // a code editor (CodeMirror) or rich text: replace its text as typing would
     el.focus();

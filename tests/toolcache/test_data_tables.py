@@ -1,0 +1,125 @@
+"""The builder on a data browser's markup (found on datasette, examples/datasette/): sortable
+column headers, a code editor over a textarea, a list whose items open pages named by data,
+select options whose values are not their labels, row ids."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agentjit.protocol.trace import StepEvent
+from toolcache.codegen import PRELUDE, _option_label
+from toolcache.extract import Element, extract_snapshot
+from toolcache.label import label_step
+from toolcache.pages import PAGE_JS, learn_routes, page_name, with_routes
+from toolcache.record import _why
+
+TABLE = """<body><section><h3>3 rows</h3>
+<form class="filters" action="/db/books" method="get"><select name="_filter_op">
+<option value="exact">=</option><option value="gt">&gt;</option></select></form>
+<table class="rows-and-columns"><thead><tr>
+<th class="col-id"><a href="/db/books?_sort_desc=id">id&nbsp;▼</a></th>
+<th class="col-title"><a href="/db/books?_sort=title">title</a></th></tr></thead>
+<tbody><tr><td class="col-id"><a href="/db/books/1">1</a></td><td>River</td></tr>
+<tr><td class="col-id"><a href="/db/books/2">2</a></td><td>Salt</td></tr>
+<tr><td class="col-id"><a href="/db/books/17">17</a></td><td>Tide</td></tr></tbody></table></section></body>"""
+
+
+def _click(tag: str, ancestors: list[dict[str, Any]], text: str = "") -> StepEvent:
+    target = {"selector": "x", "tag": tag, "text": text, "attributes": {},
+              "ancestors": [{"tag": a, "classes": c, "data": {}} for a, c in ancestors]}
+    return StepEvent.model_validate({"index": 0, "action": "click", "start": 0, "end": 0, "target": target})
+
+
+def test_a_table_with_sort_links_in_its_thead_is_a_list_and_a_header_click_is_no_row() -> None:
+    ps = extract_snapshot(TABLE, "http://x.test/db/books")
+    rows = next(e for e in ps.elements.values() if e.repeated)
+    assert rows.selector == "table.rows-and-columns tr:has(> td)"
+    assert set(rows.props) == {"id", "title", "cells"} and rows.name_prop == "id" and rows.link_selector == "a[href]"
+    table = [("tr", ""), ("tbody", ""), ("table", "rows-and-columns")]
+    el, _, name, _ = label_step(_click("a", [("td", "col-id"), *table], "17"), ps)
+    assert el is rows and name == "17"
+    el, _, _, _ = label_step(_click("a", [("th", "col-title"), ("tr", ""), ("thead", ""), ("table", "rows-and-columns")], "title"), ps)
+    assert el is not rows  # sorting by a column opens no row
+
+
+EDITOR = """<body><form action="/db" method="get"><div class="sql"><textarea id="sql-editor" name="sql" style="display: none;">select 1</textarea>
+<div class="CodeMirror cm-s-default"><div style="overflow: hidden;"><textarea tabindex="0"></textarea></div>
+<div class="CodeMirror-lines" role="presentation"><div role="presentation"><div class="CodeMirror-measure"><pre>x</pre></div>
+<div class="CodeMirror-measure"></div><pre class="CodeMirror-line" role="presentation"><span class="cm-keyword">select</span>
+<span class="cm-number">1</span> <span class="cm-keyword">from</span> <span class="cm-bracket">(</span><span class="cm-bracket">)</span></pre>
+</div></div></div></div><input type="submit" value="Run SQL"></form>
+<ul aria-hidden="true"><li class="tick">1</li><li class="tick">2</li></ul>
+<ul><li class="spacer"></li><li class="spacer"></li><li class="spacer"></li></ul></body>"""
+
+
+def test_a_code_editor_is_one_named_control_not_lists_of_its_machinery() -> None:
+    ps = extract_snapshot(EDITOR, "http://x.test/db")
+    assert not [e.name for e in ps.elements.values() if e.repeated]  # no keywords, measures, ticks, spacers
+    box = ps.elements["sql"]  # named after the textarea the editor replaced
+    assert box.kind == "textarea" and box.selector == ".CodeMirror textarea"
+    step = StepEvent.model_validate({"index": 0, "action": "fill", "start": 0, "end": 0, "value": "select 2", "target": {
+        "selector": "x", "tag": "textarea", "attributes": {"tabindex": "0"}, "ancestors": [{"tag": "div"}]}})
+    assert label_step(step, ps)[0] is box
+
+
+async def test_values_go_through_a_code_editor_and_numbers_name_rows_exactly(page: Any) -> None:
+    await page.set_content(EDITOR + "<script>for (const cm of document.querySelectorAll('.CodeMirror')) "
+                           "cm.CodeMirror = {text: '', setValue(v) { this.text = v; }};</script>")
+    got = await page.evaluate("() => {" + PRELUDE + """
+      __setValue(__q('.CodeMirror textarea'), 'select 2');
+      const a = document.querySelector('.CodeMirror').CodeMirror.text;
+      __setValue(__q('#sql-editor'), 'select 3');  // the replaced textarea: the editor too
+      const cells = ['1', '17', '170', 'Tide'].map((t) => ({t}));
+      const find = (w) => { const c = __find(cells, (c) => c.t, w); return c && c.t; };
+      const same = [['=', '>'], ['>', '>'], ['!=', '!='], ['Sort by Year', 'sort by year'], ['', '']].map(([a, b]) => __same(a, b));
+      return [a, document.querySelector('.CodeMirror').CodeMirror.text, find(17), find('7'), find('ti'), same]; }""")
+    assert got == ["select 2", "select 3", "17", None, "Tide", [False, True, True, True, True]]
+
+
+ROUTES_URLS = [
+    ("http://x.test/db/books", "db_{name}"),
+    ("http://x.test/db/authors?_sort=name", "db_{name}"),
+    ("http://x.test/db/books/7", "db_{name}_{id}"),
+    ("http://x.test/db", "db"),
+    ("http://x.test/", "home"),
+    ("http://x.test/other/books", "other_books"),
+]
+
+
+async def test_items_of_one_list_opening_different_pages_teach_a_route(page: Any) -> None:
+    routes = learn_routes([("db .db-table", ["http://x.test/db/books", "http://x.test/db/authors"]),
+                           ("issue tr", ["http://x.test/issue3", "http://x.test/issue7"]),  # already one page
+                           ("nav", ["http://x.test/a/b", "http://x.test/c/d"])])  # two segments differ: no route
+    assert routes == ["db/{name}"]
+    assert [page_name(u, routes) for u, _ in ROUTES_URLS] == [n for _, n in ROUTES_URLS]
+    assert page_name("http://x.test/db/books") == "db_books"  # without the route
+    await page.set_content("<body></body>")
+    got = await page.evaluate("(urls) => {" + with_routes(PAGE_JS, routes) + "return urls.map(__pageOf); }", [u for u, _ in ROUTES_URLS])
+    assert got == [n for _, n in ROUTES_URLS]
+
+
+def test_a_recorded_option_value_is_replayed_as_its_label() -> None:
+    ps = extract_snapshot(TABLE, "http://x.test/db/books")
+    op: Element = ps.elements["filterOp"]
+    assert _option_label(op, "exact") == "=" and _option_label(op, ">") == ">" and _option_label(op, "zz") == "zz"
+
+
+def test_a_failed_recording_step_says_what_it_waited_for() -> None:
+    exc = Exception("Locator.fill: Timeout 10000ms exceeded.\nCall log:\n  - waiting for locator(\"textarea\")\n"
+                    "    - locator resolved to <textarea>\n  - attempting fill action\n    2 × waiting for element to be visible\n"
+                    "      - element is not visible\n    - retrying fill action\n      - waiting 500ms\n")
+    assert _why(exc) == "Locator.fill: Timeout 10000ms exceeded. (element is not visible)"
+    assert _why(Exception("net::ERR_CONNECTION_REFUSED")) == "net::ERR_CONNECTION_REFUSED"
+
+
+def test_a_query_change_that_loaded_a_document_is_a_navigation_not_a_redraw() -> None:
+    from toolcache.codegen import _redraws_in_place
+    from toolcache.label import LabeledStep
+
+    def step(document: bool | None) -> LabeledStep:
+        ev = StepEvent.model_validate({"index": 0, "action": "press", "start": 0, "end": 0, "value": "Enter", "document": document,
+                                       "url": "http://x.test/db/books", "url_after": "http://x.test/db/books?_search=salt"})
+        return LabeledStep("t", ev, "db_books", "db_books")
+
+    assert _redraws_in_place(step(None)) and _redraws_in_place(step(False))  # a single-page app (or an older trace)
+    assert not _redraws_in_place(step(True))  # a server-rendered form's GET: the tool waits for the new page
