@@ -291,10 +291,11 @@ class _WriteGuard:
         self.claims: list[tuple[Claim, Any]] = []
         self.replayed: list[EffectRecord] = []
         self._seen: dict[str, int] = {}
+        self._closed = False
 
     @contextlib.asynccontextmanager
     async def watch(self, args: dict[str, Any]) -> Any:
-        self.args, self.claims, self.replayed, self._seen = args, [], [], {}
+        self.args, self.claims, self.replayed, self._seen, self._closed = args, [], [], {}, False
         await self.page.route("**/*", self._route)
         try:
             yield self
@@ -305,7 +306,8 @@ class _WriteGuard:
     async def _route(self, route: Any) -> None:
         request = route.request
         if request.method in READ_METHODS or _origin(request.url) != self.origin:
-            await route.fallback()
+            with contextlib.suppress(Exception):  # the page or context closed under the request
+                await route.fallback()
             return
         parts = urlsplit(request.url)
         args = canonical_args({**self.args, "method": request.method, "url": parts.path + (f"?{parts.query}" if parts.query else "")})
@@ -313,26 +315,34 @@ class _WriteGuard:
         self._seen[args] = occurrence + 1
         key = EffectKey(tool="agent.request", args=args, occurrence=occurrence, scope=self.scope)
         got = await self.effects.claim(key, worker=self.worker)
-        if isinstance(got, EffectRecord):
-            self.effects.replays += 1
-            self.replayed.append(got)
-            log.info("agent: %s %s is in the effect log already (%s); not sent again", request.method, request.url, got.status)
-            await route.abort("blockedbyclient")
+        if isinstance(got, EffectRecord) or self._closed:  # logged already, or the action is over
+            if isinstance(got, EffectRecord):
+                self.effects.replays += 1
+                self.replayed.append(got)
+                log.info("agent: %s %s is in the effect log already (%s); not sent", request.method, request.url, got.status)
+            else:
+                got.release()  # never sent
+            with contextlib.suppress(Exception):
+                await route.abort("blockedbyclient")
             return
         self.effects.sent += 1
         self.claims.append((got, request))
         try:
             await route.fallback()
         except Exception as exc:  # the page went away: the request may or may not have left
+            log.debug("agent: passing on %s %s failed", request.method, request.url, exc_info=True)
             self._end(got, None, f"{type(exc).__name__}: {exc}")
-            raise
 
     @property
     def wrote(self) -> bool:
         return bool(self.claims or self.replayed)
 
     async def finish(self, url_before: str) -> list[str]:
-        """End every open claim of the action; the reasons of the requests that did not succeed."""
+        """End every open claim of the action; the reasons of the requests that did not succeed.
+
+        A request the action's page sends after this (a handler that was still waiting for its
+        claim) is not sent."""
+        self._closed = True
         problems = []
         for claim, request in self.claims:
             if not claim.open:
