@@ -24,6 +24,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from agentjit.exceptions import ManifestError
 
+from . import jsonio
+
 __all__ = ["Effect", "ToolType", "ToolManifest", "load_manifest", "parse_manifest"]
 
 
@@ -135,8 +137,10 @@ def load_manifest(path: str | Path) -> ToolManifest:
         text = p.read_text(encoding="utf-8")
     except OSError as exc:
         raise ManifestError(f"cannot read: {exc.strerror}", path=str(p)) from exc
+    except UnicodeDecodeError as exc:
+        raise ManifestError(f"not UTF-8 text (byte {exc.start}): {exc.reason}", path=str(p)) from exc
     try:
-        data = json.loads(text)
+        data = jsonio.loads(text)
     except json.JSONDecodeError as exc:
         raise ManifestError(f"invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}", path=str(p)) from exc
     return parse_manifest(data, source=str(p))

@@ -95,6 +95,16 @@ def test_invalid_json_names_line(tmp_path):
         load_manifest(write(tmp_path, '{"name": '))
 
 
+def test_deeply_nested_or_binary_file_is_an_error_naming_it(tmp_path):
+    """Not a RecursionError or UnicodeDecodeError (an "internal error" exit) from a hostile cache file."""
+    with pytest.raises(ManifestError, match=r"tool.json.*nested too deeply"):
+        load_manifest(write(tmp_path, "[" * 100_000 + "]" * 100_000))
+    path = tmp_path / "bin.json"
+    path.write_bytes(b"\xff\xfe\x00{}")
+    with pytest.raises(ManifestError, match=r"bin.json.*not UTF-8"):
+        load_manifest(path)
+
+
 def test_missing_file(tmp_path):
     with pytest.raises(ManifestError, match="cannot read"):
         load_manifest(tmp_path / "nope.json")
