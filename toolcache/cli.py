@@ -60,9 +60,16 @@ def _cmd_record(args: argparse.Namespace) -> int:
         if url is None:
             raise ConfigError("record needs --site URL or --app food")
         paths = asyncio.run(record_scripts(scripts, url, args.output, repeat=args.repeat, site=app or args.site_name))
+    from agentjit.protocol.trace import read_trace
+
+    failed = 0
     for p in paths:
         print(p)
-    return 0
+        bad = next((st for st in read_trace(p).steps if not st.ok), None)
+        if bad is not None:  # the trace stops at it: what follows was never demonstrated
+            failed += 1
+            print(f"{p}: step {bad.index} ({bad.action}) failed, the recording stops there: {bad.reason}", file=sys.stderr)
+    return 1 if failed else 0
 
 
 def _cmd_import(args: argparse.Namespace) -> int:

@@ -626,6 +626,50 @@ def _link_tools(site: _Site) -> list[Synth]:
         )
         out.append(Synth(m, "goto_link", evidence=clicks))
 
+    out.extend(_pager_tools(site))
+    return out
+
+
+_PAGER_WORDS = re.compile(r"^(next|previous|prev|older|newer|more|load more|show more)\b", re.I)
+
+
+def _pager_tools(site: _Site) -> list[Synth]:
+    """``next_page``: a link that moves a list along (the page type stays, the URL's query changes):
+    followed again with another target, or named like a pager (``Next page``, ``rel=next``).
+    Found by its text, since its ``href`` changes with every page."""
+    out: list[Synth] = []
+    moves: dict[str, list[LabeledStep]] = defaultdict(list)
+    for s in site.steps:
+        el, target = s.element, s.step.target
+        if el is None or el.repeated or el.kind != "link" or s.step.action != "click" or not s.step.ok or s.writes or target is None:
+            continue
+        text = (target.text or target.name or "").strip()
+        if text and s.page_before and s.page_after == s.page_before and _query_changed(s):
+            moves[text].append(s)
+    for text, clicks in sorted(moves.items()):
+        hrefs = {((c.step.target.model_extra or {}).get("attributes") or {}).get("href") for c in clicks if c.step.target}
+        rel = {((c.step.target.model_extra or {}).get("attributes") or {}).get("rel") for c in clicks if c.step.target}
+        if len(hrefs) < 2 and not _PAGER_WORDS.match(text) and not rel & {"next", "prev", "previous"}:
+            continue  # one click on a link that changed the query: a facet or a sort, not a pager
+        pages = {c.page_before for c in clicks if c.page_before}
+        sel = f"a >> text={text}"
+        navigates = any(c.step.document for c in clicks)
+        follow = "setTimeout(() => link.click(), 0);" if navigates else "const before = location.href;\nlink.click();\nawait __settle(before);"
+        m = ToolManifest(
+            name=site.name(snake(camel(text)) or "next_page"),
+            description=f"Follow the page's own '{text}' link: the same {'/'.join(sorted(pages))} page, moved along "
+                        f"(the list's next rows); fails where there is no such link (the last page).",
+            type=ToolType.GOTO_FIELD,
+            output_schema={"type": "object", "properties": {"page": {"type": "string"}}},
+            pre={"page": _page_pattern(pages)},
+            post={},
+            pre_check=_body(_page_guard(pages), f"return __q({json.dumps(sel)}) ? true : [false, {json.dumps(f'no {text} link here')}];"),
+            execute=_body(f"const link = __q({json.dumps(sel)});", follow, "return {page: __page()};"),
+            post_check=_body(_page_check(pages)),
+            elements=sorted({f"{c.page_before}.{c.element.name}" for c in clicks if c.element}),
+            navigates=navigates,
+        )
+        out.append(Synth(m, "goto_link", evidence=clicks))
     return out
 
 

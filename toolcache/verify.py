@@ -105,6 +105,8 @@ def _names(output: Any, key: str | None) -> list[str]:
                 val = next((v for k, v in it.items() if "name" in k and isinstance(v, str)), None)
             if isinstance(val, str):
                 out.append(val)
+            elif isinstance(val, (int, float)) and not isinstance(val, bool):
+                out.append(f"{val:g}")  # a row id: a name too (7.0 is "7")
     return out
 
 
@@ -153,7 +155,8 @@ async def verify_tools(
             # mutable holders, emptied (never rebound) as the replay moves on
             setup: list[tuple[str, dict[str, Any]]] = []
             start: list[str | None] = [None]
-            lists_here: dict[str, list[str]] = {}
+            lists_here: dict[str, Any] = {}
+            """List tool -> its output on the current page (None when it failed)."""
             probed_here: set[tuple[str, str]] = set()
 
             async def call(synth: Synth, args: dict[str, Any], *, record: bool = True) -> CallOutcome:
@@ -193,7 +196,7 @@ async def verify_tools(
                 provider = consumer.source_list
                 if not pname or not provider or args.get(pname) is None:
                     return None
-                names = await names_of(provider)
+                names = await names_of(provider, pname)
                 if names is None or str(args[pname]) not in names:
                     return None
                 url_before = page.url
@@ -202,16 +205,19 @@ async def verify_tools(
                     await page.goto(url_before, wait_until="load")
                 return not control.ok
 
-            async def names_of(provider: str) -> list[str] | None:
-                """The names a list tool shows on the current page, listed once per page (on demand)."""
-                if provider in lists_here:
-                    return lists_here[provider]
+            async def names_of(provider: str, key: str | None = None) -> list[str] | None:
+                """The names a list tool shows on the current page, listed once per page (on demand);
+                ``key`` is the item field the consumer takes (a row's ``id``), else the list's name field."""
                 lister = by_name.get(provider)
-                if lister is None or not satisfies({"page": await _page_type(page, routes)}, lister.manifest.pre, {}):
+                if lister is None:
                     return None
-                out = await call(lister, {})
-                lists_here[provider] = _names(out.output, _name_key(lister, lister.element)) if out.ok else []
-                return lists_here[provider]
+                if provider not in lists_here:
+                    if not satisfies({"page": await _page_type(page, routes)}, lister.manifest.pre, {}):
+                        return None
+                    out = await call(lister, {})
+                    lists_here[provider] = out.output if out.ok else None
+                fields = lister.manifest.output_schema.get("properties", {}).get("items", {}).get("items", {}).get("properties", {})
+                return _names(lists_here[provider], key if key in fields else _name_key(lister, lister.element))
 
             async def probe() -> None:
                 """Run the READ tools whose pre holds here, until each has passed MAX_PROBES times.
@@ -235,7 +241,7 @@ async def verify_tools(
                         continue
                     args: dict[str, Any] = {}
                     if s.name_param:
-                        names = await names_of(s.source_list or "")
+                        names = await names_of(s.source_list or "", s.name_param)
                         if not names:
                             continue
                         args = {s.name_param: names[0]}

@@ -123,3 +123,50 @@ def test_a_query_change_that_loaded_a_document_is_a_navigation_not_a_redraw() ->
 
     assert _redraws_in_place(step(None)) and _redraws_in_place(step(False))  # a single-page app (or an older trace)
     assert not _redraws_in_place(step(True))  # a server-rendered form's GET: the tool waits for the new page
+
+
+PAGER = """<body><section><p class="facets"><a href="/db/books?genre=Mystery">Mystery</a></p>
+<p><a href="/db/books?_next=100">Next page</a></p></section></body>"""
+
+
+def test_a_link_that_moves_the_list_along_is_a_pager_tool_and_a_facet_is_not() -> None:
+    from toolcache.codegen import synthesize
+    from toolcache.extract import SiteSchema
+    from toolcache.label import LabeledStep
+
+    ps = extract_snapshot(PAGER, "http://x.test/db/books")
+
+    def click(name: str, text: str, href: str, before: str, after: str) -> LabeledStep:
+        ev = StepEvent.model_validate({"index": 0, "action": "click", "start": 0, "end": 0, "document": True, "url": before, "url_after": after,
+                                       "target": {"selector": "x", "tag": "a", "text": text, "attributes": {"href": href}}})
+        return LabeledStep("t", ev, "db_books", "db_books", element=ps.elements[name])
+
+    base = "http://x.test/db/books"
+    steps = [click("nextPageLink", "Next page", "/db/books?_next=100", base, base + "?_next=100"),
+             click("nextPageLink", "Next page", "/db/books?_next=200", base + "?_next=100", base + "?_next=200"),
+             click("mysteryLink", "Mystery", "/db/books?genre=Mystery", base, base + "?genre=Mystery")]
+    tools = {s.manifest.name: s.manifest for s in synthesize(SiteSchema(pages={"db_books": ps}), {"t": steps})}
+    pager = tools["next_page"]
+    assert pager.pre == {"page": "db_books"} and pager.post == {} and pager.navigates
+    assert "a >> text=Next page" in pager.execute and "_next=100" not in pager.execute  # found by text, not by one href
+    assert not [n for n in tools if "mystery" in n]  # one click that changed the query: a facet, not a pager
+
+
+def test_row_ids_are_names_a_relation_can_be_tested_with() -> None:
+    from toolcache.verify import _names
+
+    assert _names({"items": [{"id": 7}, {"id": 1.5}, {"id": True}, {"id": "x"}]}, "id") == ["7", "1.5", "x"]
+
+
+def test_record_exits_1_and_names_the_step_that_failed(food_site: Any, tmp_path: Any, monkeypatch: Any, capsys: Any) -> None:
+    import json
+
+    from toolcache import record
+    from toolcache.cli import main
+
+    monkeypatch.setattr(record, "TARGET_TIMEOUT_MS", 300)
+    script = tmp_path / "s.json"
+    script.write_text(json.dumps({"name": "s", "steps": [{"action": "goto", "url": "/"},
+                                                          {"action": "click", "target": {"selector": "#no-such-thing"}}]}))
+    assert main(["record", "--site", food_site.url, str(script), "-o", str(tmp_path / "out")]) == 1
+    assert "step 1 (click) failed, the recording stops there" in capsys.readouterr().err

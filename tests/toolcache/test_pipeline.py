@@ -40,6 +40,7 @@ async def test_recorder_writes_valid_trace(pool, food_site, tmp_path: Path) -> N
     assert click.target is not None and click.target.tag == "a"
     assert (click.target.model_extra or {})["testid"] == "store-card"
     assert click.url_after is not None and click.url_after.endswith("/store/winstop")
+    assert click.document is True  # the click loaded the store's page
     assert [r["method"] for r in trace.steps[3].requests] == ["POST"]
     assert trace.steps[1].requests == []
     # snapshots are deduplicated: the two store steps before the write share the page only if unchanged
