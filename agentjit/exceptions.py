@@ -141,7 +141,7 @@ class PlanRejected(PlanError):
 
 
 class PlanLimitExceeded(PlanError):
-    """A plan crossed one of its bounds (``limit``: time, steps, int, str, items, depth, memory, cpu)."""
+    """A plan crossed one of its bounds (``limit``: time, steps, int, str, items, depth, memory, cpu, size, calls)."""
 
     def __init__(self, message: str, *, limit: str, line: int | None = None):
         super().__init__(message, line=line)

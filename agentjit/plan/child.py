@@ -35,9 +35,9 @@ from typing import Any
 
 from agentjit import exceptions as errors
 
-from . import astjson
+from . import astjson, sandbox  # noqa: F401 - the guard's rewrite reads the sandbox's allow-list; loaded before the jail closes
 from .data import ValueTooLarge, decode, encode, to_plan_value, to_record
-from .guard import SAFE_EXCEPTIONS, plan_error
+from .guard import SAFE_EXCEPTIONS, LimitHit, plan_error
 from .limits import PlanLimits
 from .machine import ALL, PlanMachine
 
@@ -103,6 +103,10 @@ def _close_file_limit() -> None:
         pass
 
 
+MAX_RESULT_BYTES = 1 << 26
+"""Largest ``done`` message (the values a run hands back, as JSON): half the parent's line limit."""
+
+
 class _Child:
     def __init__(self, out: Any) -> None:
         self.out = out
@@ -114,10 +118,16 @@ class _Child:
         self.schemas: dict[str, Any] = {}
         self.failed_call: int | None = None
 
-    def send(self, msg: dict[str, Any]) -> None:
-        data = json.dumps(msg, ensure_ascii=True, allow_nan=True, separators=(",", ":")) + "\n"
-        self.out.write(data.encode("ascii"))
+    @staticmethod
+    def line(msg: dict[str, Any]) -> bytes:
+        return (json.dumps(msg, ensure_ascii=True, allow_nan=True, separators=(",", ":")) + "\n").encode("ascii")
+
+    def write(self, data: bytes) -> None:
+        self.out.write(data)
         self.out.flush()
+
+    def send(self, msg: dict[str, Any]) -> None:
+        self.write(self.line(msg))
 
     # -- calls to the parent ---------------------------------------------------------------
 
@@ -127,14 +137,22 @@ class _Child:
         fut: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         self.pending[n] = fut
         lim = self.limits
-        self.send({"op": "call", "call": n, "fn": fn, "name": name,
-                   "args": encode(list(args), max_depth=lim.max_depth, max_items=lim.max_items),
-                   "kwargs": encode(kwargs, max_depth=lim.max_depth, max_items=lim.max_items)})
+        line = self.line({"op": "call", "call": n, "fn": fn, "name": name,
+                          "args": encode(list(args), max_depth=lim.max_depth, max_items=lim.max_items),
+                          "kwargs": encode(kwargs, max_depth=lim.max_depth, max_items=lim.max_items)})
+        if len(line) > lim.max_call_chars + 1000:  # the parent refuses it too; not worth the pipe
+            self.pending.pop(n, None)
+            raise errors.ToolInputError(f"{name}: the arguments are about {len(line):,} characters as JSON; "
+                                        f"at most {lim.max_call_chars:,} are allowed")
+        self.write(line)
         reply = await fut
         if "error" in reply:
             err = reply["error"]
             self.failed_call = n
-            raise _rebuild(err)
+            exc = _rebuild(err)
+            if isinstance(exc, LimitHit) and self.machine is not None:
+                self.machine.guard._stop(exc)  # a run-wide bound the parent counts: it stops the plan
+            raise exc
         self.failed_call = None
         if "json" in reply:  # a tool's output: plain JSON from the page
             return to_record(reply["json"], self.schemas.get(name), max_depth=lim.max_depth + 2)
@@ -209,8 +227,13 @@ class _Child:
                         raise errors.PlanError(f"`{k}` cannot leave the plan: {exc}") from None
                 except RecursionError:
                     raise errors.PlanLimitExceeded(f"`{k}` is nested too deeply", limit="depth") from None
-            self.send({"op": "done", "id": msg["id"], "values": enc_values,
-                       "ops": encode(ops, max_depth=lim.max_depth + 4, max_items=lim.max_items)})
+            data = self.line({"op": "done", "id": msg["id"], "values": enc_values,
+                              "ops": encode(ops, max_depth=lim.max_depth + 4, max_items=lim.max_items)})
+            if len(data) > MAX_RESULT_BYTES:
+                raise errors.PlanLimitExceeded(
+                    f"the plan's values are {len(data):,} bytes as JSON; at most {MAX_RESULT_BYTES:,} can leave the plan",
+                    limit="size")
+            self.write(data)
         except BaseException as exc:  # everything goes back to the parent as data
             if isinstance(exc, asyncio.CancelledError | KeyboardInterrupt | SystemExit):
                 raise
@@ -229,13 +252,27 @@ class _Child:
 
 
 def _rebuild(err: dict[str, Any]) -> BaseException:
-    """The parent's error as an exception of the same class inside the plan."""
+    """The parent's error as an exception of the same class inside the plan.
+
+    A run-wide limit the parent counts (``PlanLimitExceeded``) comes back as the
+    guard's :class:`LimitHit`, which the plan cannot catch. Every other class gets
+    the attributes its own constructor sets (``line``, ``tool``...), so describing it
+    later cannot fail; a class that is not an exception of ours or a safe builtin one
+    becomes a RuntimeError that names it.
+    """
     name = str(err.get("type", "RuntimeError"))
+    message = str(err.get("message", ""))
     cls = SAFE_EXCEPTIONS.get(name) or getattr(errors, name, None)
+    if isinstance(cls, type) and issubclass(cls, errors.PlanLimitExceeded):
+        return LimitHit(str(err.get("limit") or "calls"), message)
     if not (isinstance(cls, type) and issubclass(cls, Exception)):
-        cls = RuntimeError
+        return RuntimeError(f"{name}: {message}" if message else name)
     exc = cls.__new__(cls)
-    Exception.__init__(exc, str(err.get("message", "")))
+    Exception.__init__(exc, message)
+    if isinstance(exc, errors.PlanError):
+        exc.line = None
+        exc.col = None
+        exc.detail = message
     if isinstance(exc, errors.ToolError):
         exc.tool = err.get("tool")
         exc.outcome = None

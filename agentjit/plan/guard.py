@@ -165,6 +165,32 @@ def _size(v: Any) -> int | None:
     return None
 
 
+def _range_size(r: range) -> int:
+    """``len(r)`` for ranges of any length (``len`` raises OverflowError past ``sys.maxsize``)."""
+    try:
+        return len(r)
+    except OverflowError:
+        return 1 << 64
+
+
+def _in_range(item: Any, r: range) -> bool:
+    """``item in r`` for a non-integer ``item``, as Python's item-by-item scan would answer it.
+
+    Only numbers can equal an integer: a float or complex is in ``r`` when it is a
+    whole number that is; the other plain values (str, None, containers, records)
+    never equal one.
+    """
+    if type(item) is float:
+        return item.is_integer() and int(item) in r
+    if type(item) is complex:
+        return item.imag == 0 and item.real.is_integer() and int(item.real) in r
+    if type(item).__eq__ is object.__eq__ or isinstance(item, str | bytes | list | tuple | dict | set | frozenset
+                                                           | range | Record | type(None)):
+        return False
+    raise LimitHit("steps", f"testing whether a {type(item).__name__} is in a range of {_range_size(r)} items "
+                            "would compare it with each of them")
+
+
 class Guard:
     """The checks of one plan run: its limits, its step count and its deadline.
 
@@ -178,6 +204,8 @@ class Guard:
         self.steps = 0
         self.deadline = deadline if deadline is not None else time.monotonic() + limits.time_s
         self.cancelled = False
+        self.halt: BaseException | None = None
+        """The first limit crossed or operation refused (see :meth:`_stop`)."""
         self.output: list[str] = []
         self._output_chars = 0
         self.printer: Callable[[str], None] | None = None
@@ -190,10 +218,13 @@ class Guard:
         self._builtins["zip"] = self._ticking(builtins.zip)
         self._builtins["enumerate"] = self._ticking(builtins.enumerate)
         self._builtins["reversed"] = self._ticking(builtins.reversed)
+        self._builtins["sum"] = self._sum
+        self._builtins["round"] = self._round
         for value in self._builtins.values():
             self._callables.add(id(value))
         self._prechecks: dict[int, Callable[[tuple[Any, ...], dict[str, Any]], None]] = {
-            id(x): self._check_sized_args for x in (list, tuple, set, dict, sorted, sum, min, max, any, all)
+            id(x): self._check_sized_args
+            for x in (list, tuple, set, dict, sorted, self._builtins["sum"], min, max, any, all)
         }
         self._prechecks[id(str)] = self._check_str_call
 
@@ -225,35 +256,98 @@ class Guard:
             "__aj_attr": self.attr, "__aj_item": self.item, "__aj_setitem": self.setitem,
             "__aj_augitem": self.augitem, "__aj_call": self.call, "__aj_binop": self.binop,
             "__aj_inplace": self.inplace, "__aj_tick": self.tick, "__aj_fmt": self.fmt,
-            "__aj_slice": slice, "__aj_sized": self.sized,
+            "__aj_slice": slice, "__aj_sized": self.sized, "__aj_in": self.contains,
         }  # fmt: skip
 
     # -- steps and time ----------------------------------------------------------------------
 
+    def _stop(self, exc: BaseException) -> BaseException:
+        """Remember the first limit or refusal: it stops the run even if the plan got past it once.
+
+        Python lets a ``finally`` block drop an exception in flight (an exception raised there
+        replaces it; ``break``/``continue`` there discards it), so a plan could outlive its limit
+        by turning it into a ValueError it catches. Every later step, call and the end of the run
+        raise it again (:meth:`halted`), with the first one's message and line.
+        """
+        if self.halt is None:
+            self.halt = exc
+        return exc
+
+    def halted(self) -> BaseException:
+        """A fresh copy of the remembered limit or refusal, to raise again."""
+        first = self.halt
+        if isinstance(first, LimitHit):
+            return LimitHit(first.limit, first.message)
+        return _Refused(*getattr(first, "args", ()))
+
     def tick(self) -> bool:
+        if self.halt is not None:
+            raise self.halted()
         self.steps += 1
         if self.steps > self.limits.max_steps:
-            raise LimitHit("steps", f"the plan took more than {self.limits.max_steps} steps "
-                                    "(loop iterations and calls; raise it with --max-steps)")
+            raise self._stop(LimitHit("steps", f"the plan took more than {self.limits.max_steps} steps "
+                                    "(loop iterations and calls; raise it with --max-steps)"))
         if self.cancelled:
-            raise LimitHit("cancelled", "the plan run was cancelled")
+            raise self._stop(LimitHit("cancelled", "the plan run was cancelled"))
         if not self.steps & 15 and time.monotonic() > self.deadline:
-            raise LimitHit("time", f"the plan ran longer than its time limit of {self.limits.time_s:g} s "
-                                   "(raise it with --time-limit)")
+            raise self._stop(LimitHit("time", f"the plan ran longer than its time limit of {self.limits.time_s:g} s "
+                                   "(raise it with --time-limit)"))
         return True
 
     def check_time(self) -> None:
+        if self.halt is not None:
+            raise self.halted()
         if self.cancelled:
-            raise LimitHit("cancelled", "the plan run was cancelled")
+            raise self._stop(LimitHit("cancelled", "the plan run was cancelled"))
         if time.monotonic() > self.deadline:
-            raise LimitHit("time", f"the plan ran longer than its time limit of {self.limits.time_s:g} s "
-                                   "(raise it with --time-limit)")
+            raise self._stop(LimitHit("time", f"the plan ran longer than its time limit of {self.limits.time_s:g} s "
+                                   "(raise it with --time-limit)"))
+
+    # -- work done in C in one step ---------------------------------------------------------
+
+    def contains(self, item: Any, container: Any) -> bool:
+        """``item in container``: a non-integer in a huge range is answered without the scan Python does in C."""
+        if type(container) is range and not _is_int(item) and _range_size(container) > self.limits.max_items:
+            return _in_range(item, container)
+        return item in container
+
+    def _range_method(self, owner: range, name: str, value: Any) -> Any:
+        """``range.count``/``range.index`` of a non-integer in a huge range, without the scan."""
+        found = _in_range(value, owner)
+        if name == "count":
+            return int(found)
+        if not found:
+            raise ValueError(f"{value!r} is not in range")
+        return owner.index(int(value.real if type(value) is complex else value))
+
+    def _sum(self, iterable: Any, /, start: Any = 0) -> Any:
+        """``sum``, but lists and tuples are joined in one pass (Python's ``sum`` copies them quadratically)."""
+        kind = type(start)
+        if kind is not list and kind is not tuple:
+            return builtins.sum(iterable, start)
+        out = list(start)
+        for part in iterable:
+            self.tick()
+            if type(part) is not kind:
+                raise TypeError(f'can only concatenate {kind.__name__} (not "{type(part).__name__}") to {kind.__name__}')
+            if len(out) + len(part) > self.limits.max_items:
+                self._too_many(len(out) + len(part))
+            out.extend(part)
+        return out if kind is list else tuple(out)
+
+    def _round(self, number: Any, ndigits: Any = None) -> Any:
+        """``round``; an integer rounded to more digits than it has is 0 (Python computes ``10**-ndigits`` first)."""
+        if _is_int(number) and _is_int(ndigits) and ndigits < 0 and -3 * ndigits > abs(number).bit_length() + 1:
+            return 0  # |number| < 2**(bits) <= 10**(-ndigits) / 2: rounds to 0, as Python would
+        if ndigits is None:
+            return builtins.round(number)
+        return builtins.round(number, ndigits)
 
     # -- attributes and items ----------------------------------------------------------------
 
     def attr(self, obj: Any, name: str) -> Any:
         if name.startswith("_"):
-            raise _Refused(f"attribute {name!r} is not allowed (no names starting with '_')")
+            raise self._stop(_Refused(f"attribute {name!r} is not allowed (no names starting with '_')"))
         if type(obj) is Record:
             fields = object.__getattribute__(obj, "_f")
             if name in fields:
@@ -265,12 +359,11 @@ class Guard:
             allowed = ALLOWED_ATTRIBUTES.get(cls)
             if allowed is not None and name in allowed:
                 return getattr(obj, name)
-        raise _Refused(f"attribute {name!r} of a {type(obj).__name__} is not allowed in a plan")
+        raise self._stop(_Refused(f"attribute {name!r} of a {type(obj).__name__} is not allowed in a plan"))
 
-    @staticmethod
-    def _key(key: Any) -> None:
+    def _key(self, key: Any) -> None:
         if type(key) is str and key.startswith("__"):
-            raise _Refused(f"key {key!r} is not allowed (no keys starting with '__')")
+            raise self._stop(_Refused(f"key {key!r} is not allowed (no keys starting with '__')"))
 
     def item(self, obj: Any, key: Any) -> Any:
         self._key(key)
@@ -279,7 +372,7 @@ class Guard:
             return obj[key]
         if t in ALLOWED_ATTRIBUTES or any(c in ALLOWED_ATTRIBUTES for c in t.__mro__[:-1]):
             return obj[key]  # runtime-made objects (the parallel recorder) that chose to be indexable
-        raise _Refused(f"a {t.__name__} cannot be indexed in a plan")
+        raise self._stop(_Refused(f"a {t.__name__} cannot be indexed in a plan"))
 
     def setitem(self, obj: Any, key: Any, value: Any) -> None:
         self._key(key)
@@ -300,7 +393,7 @@ class Guard:
         if t in ALLOWED_ATTRIBUTES and hasattr(obj, "__setitem__"):
             obj[key] = value  # the parallel recorder
             return
-        raise _Refused(f"cannot assign items of a {t.__name__} in a plan")
+        raise self._stop(_Refused(f"cannot assign items of a {t.__name__} in a plan"))
 
     def augitem(self, obj: Any, key: Any, op: str, value: Any) -> None:
         current = self.item(obj, key)
@@ -325,7 +418,7 @@ class Guard:
         ):
             if type(owner) is Record:
                 if name not in _RECORD_METHODS:
-                    raise _Refused(f"calling {name!r} of a record is not allowed")
+                    raise self._stop(_Refused(f"calling {name!r} of a record is not allowed"))
                 for a in args:
                     self._key(a)
                 return fn(*args, **kwargs)
@@ -333,13 +426,18 @@ class Guard:
                 allowed = ALLOWED_ATTRIBUTES.get(cls)
                 if allowed is not None and name in allowed:
                     self._check_method(owner, name, args, kwargs)
+                    if (type(owner) is range and name in ("count", "index") and len(args) == 1 and not kwargs
+                            and not _is_int(args[0]) and _range_size(owner) > self.limits.max_items):
+                        return self._range_method(owner, name, args[0])
                     result = fn(*args, **kwargs)
                     if type(result) in (list, tuple) and len(result) > self.limits.max_items:  # split() & co
                         self._too_many(len(result))
+                    if type(result) is str and len(result) > self.limits.max_str:  # upper() of 'ﬃ' is 'FFI'
+                        self._too_long(len(result))
                     return result
         what = name or type(fn).__name__
-        raise _Refused(f"calling {what!r} is not allowed in a plan (only tools, ai_eval, ask_human, "
-                       "safe builtins and methods of plain values)")
+        raise self._stop(_Refused(f"calling {what!r} is not allowed in a plan (only tools, ai_eval, ask_human, "
+                       "safe builtins and methods of plain values)"))
 
     def _guard_key(self, kwargs: dict[str, Any]) -> None:
         """``key=f`` is called from C (sorted, min, max, list.sort): route every call through the guard."""
@@ -352,11 +450,11 @@ class Guard:
         kwargs["key"] = guarded_key
 
     def _too_many(self, n: int) -> None:
-        raise LimitHit("items", f"a list, dict, set or tuple would hold {n} items, more than the limit of "
-                                f"{self.limits.max_items}")
+        raise self._stop(LimitHit("items", f"a list, dict, set or tuple would hold {n} items, more than the limit of "
+                                f"{self.limits.max_items}"))
 
     def _too_long(self, n: int) -> None:
-        raise LimitHit("str", f"a string would be {n} characters long, more than the limit of {self.limits.max_str}")
+        raise self._stop(LimitHit("str", f"a string would be {n} characters long, more than the limit of {self.limits.max_str}"))
 
     def sized(self, value: Any) -> Any:
         """``*value`` / ``**value``: refuse unpacking more items than the limit."""
@@ -373,7 +471,7 @@ class Guard:
 
     def _check_str_call(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
         if args and _is_int(args[0]) and args[0].bit_length() > 14_000:
-            raise LimitHit("int", "converting an integer of more than 4,300 digits to a string")
+            raise self._stop(LimitHit("int", "converting an integer of more than 4,300 digits to a string"))
 
     def _check_method(self, owner: Any, name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
         lim = self.limits
@@ -421,14 +519,14 @@ class Guard:
         lim = self.limits
         if op == "Pow":
             if _is_int(a) and _is_int(b) and b > 0 and abs(a) > 1 and (abs(a).bit_length() - 1) * b > lim.max_int_bits:
-                raise LimitHit("int", f"an integer power with more than {lim.max_int_bits} bits")
+                raise self._stop(LimitHit("int", f"an integer power with more than {lim.max_int_bits} bits"))
         elif op == "LShift":
             if _is_int(a) and _is_int(b) and a and a.bit_length() + b > lim.max_int_bits:
-                raise LimitHit("int", f"an integer shift with more than {lim.max_int_bits} bits")
+                raise self._stop(LimitHit("int", f"an integer shift with more than {lim.max_int_bits} bits"))
         elif op == "Mult":
             if _is_int(a) and _is_int(b):
                 if a.bit_length() + b.bit_length() > lim.max_int_bits + 1:
-                    raise LimitHit("int", f"an integer product with more than {lim.max_int_bits} bits")
+                    raise self._stop(LimitHit("int", f"an integer product with more than {lim.max_int_bits} bits"))
                 return
             seq, n = (a, b) if _is_int(b) else (b, a) if _is_int(a) else (None, 0)
             size = _size(seq) if seq is not None else None
@@ -447,7 +545,7 @@ class Guard:
                 if len(a) + len(b) > lim.max_items:
                     self._too_many(len(a) + len(b))
         elif op == "Mod" and isinstance(a, str | bytes | bytearray):
-            raise _Refused("'%' formatting of strings is not allowed in a plan; use an f-string")
+            raise self._stop(_Refused("'%' formatting of strings is not allowed in a plan; use an f-string"))
 
     def binop(self, op: str, a: Any, b: Any) -> Any:
         self._check_binop(op, a, b)
@@ -470,7 +568,7 @@ class Guard:
         elif conversion == ord("s"):
             value = str(value)
         if _is_int(value) and value.bit_length() > 14_000:
-            raise LimitHit("int", "formatting an integer of more than 4,300 digits")
+            raise self._stop(LimitHit("int", "formatting an integer of more than 4,300 digits"))
         text = format(value, spec)
         if len(text) > self.limits.max_str:
             self._too_long(len(text))
@@ -478,12 +576,21 @@ class Guard:
 
     def print(self, *args: Any, sep: Any = " ", end: Any = "\n", **_ignored: Any) -> None:
         """The plan's ``print``: text goes to the run's log (``file=`` and ``flush=`` are ignored)."""
-        text = (sep if isinstance(sep, str) else " ").join(str(a) for a in args)
-        text += end if isinstance(end, str) else "\n"
         room = 1_000_000 - self._output_chars
         if room <= 0:
             return
-        text = text[:room]
+        sep = sep if isinstance(sep, str) else " "
+        pieces: list[str] = []
+        size = 0
+        for i, arg in enumerate(args):  # only as much as the output has room for: no 10 MB sep a million times
+            for piece in (sep, str(arg)) if i else (str(arg),):
+                pieces.append(piece[:room - size])
+                size += len(pieces[-1])
+            if size >= room:
+                break
+        else:
+            pieces.append((end if isinstance(end, str) else "\n")[:room - size])
+        text = "".join(pieces)
         self._output_chars += len(text)
         self.output.append(text)
         if self.printer is not None:
@@ -640,6 +747,19 @@ class _Rewriter(ast.NodeTransformer):
         return _hook("__aj_binop", [_const(type(node.op).__name__, node), self._expr(node.left), self._expr(node.right)],
                      node)
 
+    def visit_Compare(self, node: ast.Compare) -> ast.expr:
+        node.left = self._expr(node.left)
+        node.comparators = [self._expr(c) for c in node.comparators]
+        if not any(isinstance(op, ast.In | ast.NotIn) for op in node.ops):
+            return node
+        if len(node.ops) > 1:
+            raise SandboxViolation("a chained comparison with 'in' is not allowed; split it with 'and'",
+                                   line=node.lineno, col=node.col_offset + 1)
+        test = _hook("__aj_in", [node.left, node.comparators[0]], node)
+        if isinstance(node.ops[0], ast.NotIn):
+            return ast.copy_location(ast.UnaryOp(op=ast.Not(), operand=test), node)
+        return test
+
     def visit_FormattedValue(self, node: ast.FormattedValue) -> ast.expr:
         spec: ast.expr = self._expr(node.format_spec) if node.format_spec is not None else _const("", node)
         node.value = _hook("__aj_fmt", [self._expr(node.value), _const(node.conversion, node), spec], node)
@@ -654,10 +774,30 @@ class _Rewriter(ast.NodeTransformer):
         return node
 
 
+def _refuse_unguarded(tree: ast.Module) -> None:
+    """Refuse syntax the rewrite cannot guard, whatever the static check said.
+
+    The rewrite routes attribute reads through :meth:`Guard.attr`, but some syntax
+    reads attributes with no Attribute node: ``match x: case str(__class__=c)``
+    does ``getattr(x, "__class__")`` in C. So the node allow-list of the static
+    sandbox holds here too, and so does its ban on dunder names (the guard's own
+    hooks are dunder names).
+    """
+    from .sandbox import ALLOWED_NODES  # the sandbox imports this module
+
+    for node in ast.walk(tree):
+        if type(node) not in ALLOWED_NODES:
+            raise SandboxViolation(f"'{type(node).__name__}' is not allowed in a plan",
+                                   line=getattr(node, "lineno", None))
+        if type(node) is ast.Name and node.id.startswith("__"):
+            raise SandboxViolation(f"dunder name '{node.id}' is not allowed", line=node.lineno)
+
+
 def rewrite(tree: ast.Module) -> ast.Module:
     """A guarded copy of a checked plan tree (the input is not changed)."""
     import copy
 
+    _refuse_unguarded(tree)
     try:
         new = _Rewriter().visit(copy.deepcopy(tree))
     except RecursionError:

@@ -21,7 +21,10 @@ class PlanLimits:
     ``max_int_bits`` bounds integers made by ``**``, ``<<`` and ``*``;
     ``max_str`` and ``max_items`` bound the length of strings and of lists,
     dicts, sets and tuples a plan builds; ``max_depth`` bounds the nesting of
-    values (checked where values leave the plan). ``isolate`` runs the plan in
+    values (checked where values leave the plan). ``max_call_chars`` bounds the
+    arguments of one tool call, ``ai_eval``, ``ask_human`` or ``ai_exec`` (as
+    JSON text) and ``max_sent_chars`` all of them over the run: the runtime
+    keeps every call's arguments in its trace. ``isolate`` runs the plan in
     a child process with ``memory_mb`` of address space and ``cpu_s`` of CPU
     time, a scrubbed environment and, where the OS allows, no network.
     """
@@ -32,6 +35,8 @@ class PlanLimits:
     max_str: int = 10_000_000
     max_items: int = 1_000_000
     max_depth: int = 100
+    max_call_chars: int = 1_000_000
+    max_sent_chars: int = 50_000_000
     memory_mb: int = 1024
     cpu_s: int = 600
     isolate: bool = True

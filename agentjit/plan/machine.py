@@ -12,10 +12,11 @@ process (:mod:`agentjit.plan.child`), which wraps the same class.
 from __future__ import annotations
 
 import ast
+import asyncio
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from .guard import Guard, compile_plan, run_code
+from .guard import Guard, compile_plan, plan_error, run_code
 from .limits import DEFAULT_LIMITS, PlanLimits
 from .recorder import Op, Recorder, apply_ops
 
@@ -81,7 +82,16 @@ class PlanMachine:
         for name in recorders:
             space[name] = Recorder(name, ops)
         self.guard.check_time()
-        await run_code(self._compiled(tree), space)
+        try:
+            await run_code(self._compiled(tree), space)
+        except BaseException as exc:
+            # a limit or refusal that a ``finally`` turned into another exception is still what stopped the run
+            halt = self.guard.halt
+            if halt is not None and exc is not halt and not isinstance(exc, asyncio.CancelledError):
+                raise plan_error(halt) from None
+            raise
+        if self.guard.halt is not None:  # the plan got past its limit (a ``finally`` dropped it) and ended
+            raise plan_error(self.guard.halt)
         names = self.user_names(space) if want == ALL else list(want)
         values = {k: space[k] for k in names if k in space and not isinstance(space[k], Recorder)}
         return values, ops

@@ -17,7 +17,13 @@ Beyond the node allow-list:
 * a bare-name call must name a tool, ``ai_eval``/``ask_human`` or a safe
   builtin (``callables`` + :data:`SAFE_BUILTINS`); otherwise ``unknown-tool``;
 * ``raise StopIteration`` is forbidden (in a plan, which runs as a coroutine,
-  Python turns it into a RuntimeError).
+  Python turns it into a RuntimeError);
+* ``break``/``continue`` leaving a ``finally`` block is forbidden (it drops the
+  exception in flight; the guard also remembers a limit it raised, so any later
+  step raises it again);
+* a chained comparison with ``in`` (``a in b < c``) is forbidden: the guard
+  checks each ``in`` as one call (``x in range(10**15)`` with a float ``x``
+  would scan the range in C), which a chain cannot be split into.
 
 Size bounds come first (``too-complex``): :func:`parse_source` refuses a plan
 over :data:`MAX_PLAN_BYTES` or :data:`MAX_PLAN_LINES` before parsing it, and
@@ -231,6 +237,25 @@ def _deeper_than(node: ast.AST, limit: int) -> bool:
     return False
 
 
+def _jumps_out_of(body: list[ast.stmt]) -> list[ast.stmt]:
+    """The ``break``/``continue`` statements of ``body`` that leave it (not those of a loop inside it)."""
+    out: list[ast.stmt] = []
+    todo = list(body)
+    while todo:
+        stmt = todo.pop()
+        if isinstance(stmt, ast.Break | ast.Continue):
+            out.append(stmt)
+        elif isinstance(stmt, ast.For | ast.While):
+            todo.extend(stmt.orelse)  # a loop's own body may break out of that loop; its else may not
+        elif isinstance(stmt, ast.If):
+            todo.extend(stmt.body + stmt.orelse)
+        elif isinstance(stmt, ast.Try):
+            todo.extend(stmt.body + stmt.orelse + stmt.finalbody)
+            for handler in stmt.handlers:
+                todo.extend(handler.body)
+    return out
+
+
 def check_sandbox(tree: ast.Module, *, callables: Collection[str]) -> list[Diagnostic]:
     """Findings for everything in ``tree`` that the sandbox forbids.
 
@@ -324,6 +349,16 @@ def scan(tree: ast.Module, *, callables: Collection[str]) -> tuple[list[Diagnost
             assert isinstance(node, ast.comprehension)
             if node.is_async:
                 out.append(Forbidden.at(node.target, "'async for' is not allowed in a comprehension"))
+        elif cls is ast.Try:
+            assert isinstance(node, ast.Try)
+            for jump in _jumps_out_of(node.finalbody):
+                word = "break" if isinstance(jump, ast.Break) else "continue"
+                out.append(Forbidden.at(jump, f"'{word}' in a 'finally' block is not allowed (it would drop an "
+                                              "exception in flight, a time limit included)"))
+        elif cls is ast.Compare:
+            assert isinstance(node, ast.Compare)
+            if len(node.ops) > 1 and any(isinstance(op, ast.In | ast.NotIn) for op in node.ops):
+                out.append(Forbidden.at(node, "a chained comparison with 'in' is not allowed; split it with 'and'"))
         elif cls is ast.Raise:
             assert isinstance(node, ast.Raise)
             exc = node.exc.func if isinstance(node.exc, ast.Call) else node.exc

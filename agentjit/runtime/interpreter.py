@@ -36,6 +36,7 @@ from typing import Any
 from agentjit.exceptions import (
     ConfigError,
     PlanError,
+    PlanLimitExceeded,
     PreconditionFailed,
     SandboxViolation,
     ToolCallFailed,
@@ -55,13 +56,16 @@ from .vm import PlanVM, open_vm
 
 __all__ = [
     "PlanRun", "execute_plan", "parse_plan", "WriteGate", "AiEval", "AskHuman", "AiExec", "format_prompt",
-    "PLAN_FILENAME", "run_deadline",
+    "PLAN_FILENAME", "run_deadline", "run_sent_chars",
 ]  # fmt: skip
 
 log = logging.getLogger(__name__)
 
 #: The wall-clock deadline (``time.monotonic()``) of the plan run under way, set by :meth:`Runtime.run`.
 run_deadline: contextvars.ContextVar[float | None] = contextvars.ContextVar("agentjit_run_deadline", default=None)
+#: The characters of call arguments sent so far by the plan run under way (one count for all its
+#: workers and replicas, against :attr:`PlanLimits.max_sent_chars`), set by :meth:`Runtime.run`.
+run_sent_chars: contextvars.ContextVar[list[int] | None] = contextvars.ContextVar("agentjit_run_sent", default=None)
 
 WriteGate = Callable[[ToolManifest, dict[str, Any], Callable[[], Awaitable[CallOutcome]]], Awaitable[CallOutcome]]
 AiEval = Callable[..., Awaitable[Any]]
@@ -70,23 +74,35 @@ AiExec = Callable[[Any, str], Awaitable[Any]]
 """``ai_exec(page, instruction)``: carry out a step no tool covers on the plan's page; returns the answer."""
 
 
-def format_prompt(prompt: str, values: Mapping[str, Any]) -> str:
+MAX_PROMPT_CHARS = 1_000_000
+"""Longest ``ai_eval`` prompt once its fields are filled in (``"{x}" * 10**6`` with a long ``x`` would be terabytes)."""
+
+_FIELD = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
+
+
+def format_prompt(prompt: str, values: Mapping[str, Any], *, max_chars: int = MAX_PROMPT_CHARS) -> str:
     """Fill ``{name}`` fields of an ``ai_eval`` prompt with JSON renderings of ``values``.
 
     Only bare names are substituted (no attribute or index lookups), so a
-    prompt cannot reach into objects the way ``str.format`` can.
+    prompt cannot reach into objects the way ``str.format`` can. Each value is
+    rendered once, and a prompt that would be longer than ``max_chars`` filled
+    in is refused (ToolInputError) before it is built.
     """
-
-    def render(match: re.Match[str]) -> str:
+    rendered: dict[str, str] = {}
+    size = len(prompt)
+    for match in _FIELD.finditer(prompt):
         key = match.group(1)
         if key not in values:
-            return match.group(0)
-        value = values[key]
-        if isinstance(value, str):
-            return value
-        return json.dumps(to_plain(value, stringify=True), ensure_ascii=False)
-
-    return re.sub(r"\{([A-Za-z_][A-Za-z0-9_]*)\}", render, prompt)
+            continue
+        text = rendered.get(key)
+        if text is None:
+            value = values[key]
+            text = value if isinstance(value, str) else json.dumps(to_plain(value, stringify=True), ensure_ascii=False)
+            rendered[key] = text
+        size += len(text) - len(match.group(0))
+        if size > max_chars:
+            raise ToolInputError(f"ai_eval: the prompt with its fields filled in would be over {max_chars:,} characters")
+    return _FIELD.sub(lambda m: rendered.get(m.group(1), m.group(0)), prompt)
 
 
 async def _no_ai_eval(prompt: str, **values: Any) -> Any:
@@ -164,6 +180,8 @@ class PlanRun:
         self.deadline = deadline if deadline is not None else (run_deadline.get() or time.monotonic() + self.limits.time_s)
         self.calls: list[StepEvent] = []
         self.output: list[str] = []
+        self._output_chars = 0
+        self._sent_chars = run_sent_chars.get() or [0]
         self._local_index = 0
 
     # -- what a plan may call ------------------------------------------------------------
@@ -182,9 +200,31 @@ class PlanRun:
 
     def print(self, text: str) -> None:
         """Where the plan's ``print`` goes: kept on the run, and to stderr (stdout may carry JSON)."""
-        if sum(len(t) for t in self.output) < 1_000_000:
-            self.output.append(text)
+        room = 1_000_000 - self._output_chars  # a running count: summing the list per print is quadratic
+        if room <= 0:
+            return
+        text = text[:room]
+        self._output_chars += len(text)
+        self.output.append(text)
         sys.stderr.write(text)
+
+    def _charge(self, what: str, payload: Any) -> None:
+        """Count the arguments of one call against :attr:`PlanLimits.max_call_chars` and ``max_sent_chars``.
+
+        Every call's arguments stay in :attr:`calls` (and the trace) for the whole run, so a plan
+        that sends ten-megabyte strings in a loop would otherwise grow this process without bound.
+        """
+        try:
+            size = len(json.dumps(payload, ensure_ascii=False, default=str))
+        except (ValueError, TypeError, RecursionError):
+            size = 0  # not JSON: refused later, with its own message
+        limit = self.limits.max_call_chars
+        if size > limit:
+            raise ToolInputError(f"{what}: the arguments are {size:,} characters as JSON; at most {limit:,} are allowed")
+        self._sent_chars[0] += size
+        if self._sent_chars[0] > self.limits.max_sent_chars:
+            raise PlanLimitExceeded(f"the plan sent more than {self.limits.max_sent_chars:,} characters of arguments "
+                                    "to its tools, ai_eval, ask_human and ai_exec", limit="calls")
 
     def _bind(self, name: str) -> Callable[..., Awaitable[Any]]:
         tool = self.tools[name]
@@ -213,6 +253,7 @@ class PlanRun:
         if not isinstance(prompt, str):
             raise ToolInputError("ai_eval(prompt, ...): the prompt must be a string")
         values = {k: plain(v) for k, v in values.items()}
+        self._charge("ai_eval", [prompt, values])
         start = time.time()
         value = await self.ai_eval(prompt, **values)
         self._record(
@@ -230,7 +271,9 @@ class PlanRun:
         return value
 
     async def ask_human_call(self, question: Any) -> Any:
-        return await self.ask_human(str(question))
+        question = str(question)
+        self._charge("ask_human", question)
+        return await self.ask_human(question)
 
     async def _ai_exec_plan(self, instruction: Any) -> Any:
         return to_plan_value(await self.ai_exec_call(instruction))
@@ -242,6 +285,7 @@ class PlanRun:
         """
         if not isinstance(instruction, str):
             raise ToolInputError("ai_exec(instruction): the instruction must be a string")
+        self._charge("ai_exec", instruction)
         start = time.time()
         url = getattr(self.page, "url", None)
         value = await self.ai_exec(self.page, instruction)
@@ -288,6 +332,7 @@ class PlanRun:
             args = plain(args, max_depth=self.limits.max_depth)
         except (ValueError, RecursionError) as exc:
             raise ToolInputError(f"{name}: arguments are not plain data: {exc}") from None
+        self._charge(name, args)
         validate_inputs(tool, args)
         if self.check_state:
             missing = algebra.unmet(self.state, tool.pre, args)

@@ -39,6 +39,7 @@ from .interpreter import (
     execute_plan,
     format_prompt,
     run_deadline,
+    run_sent_chars,
 )
 from .vm import GRACE_S
 
@@ -217,6 +218,7 @@ class Runtime:
         trace = self._open_trace(task, strat.name)
         t0 = time.perf_counter()
         token = run_deadline.set(time.monotonic() + self.limits.time_s)
+        sent_token = run_sent_chars.set([0])
         try:
             async with asyncio.timeout(self.limits.time_s + 2 * GRACE_S):
                 value, calls, workers, state = await strat.execute(self, source, trace)
@@ -227,6 +229,7 @@ class Runtime:
             ) from None
         finally:
             run_deadline.reset(token)
+            run_sent_chars.reset(sent_token)
             if trace is not None:
                 trace.close()
         total = time.perf_counter() - t0

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 from agentjit.exceptions import AgentJITError, InfrastructureError, PlanError, PlanLimitExceeded
 from agentjit.plan import astjson
 from agentjit.plan.data import ValueTooLarge, decode, encode, to_plan_value
+from agentjit.plan.guard import LimitHit
 from agentjit.plan.limits import PlanLimits
 from agentjit.plan.machine import ALL, PlanMachine
 from agentjit.plan.recorder import Op
@@ -44,6 +45,12 @@ log = logging.getLogger(__name__)
 
 GRACE_S = 2.0
 """How long past the plan's time limit the runtime waits before it kills the child."""
+
+MESSAGE_LIMIT = 1 << 27
+"""Longest line (bytes) read from the child; the child refuses to send a result past half of it."""
+
+_KEPT_CALL_ERRORS = 16
+"""How many failed calls' exceptions are kept for the child to name (it names the latest one)."""
 
 _BOOT = (
     "import sys, types\n"
@@ -117,8 +124,21 @@ class InProcessVM(PlanVM):
     """The guard without the process: for tests and for hosts that cannot spawn one."""
 
     def __init__(self, run: PlanRun, limits: PlanLimits, deadline: float) -> None:
-        self.machine = PlanMachine(run.callables(), limits, deadline=deadline, printer=run.print)
+        callables = {name: self._stopping(fn) for name, fn in run.callables().items()}
+        self.machine = PlanMachine(callables, limits, deadline=deadline, printer=run.print)
         self.isolation = {"process": False}
+
+    def _stopping(self, fn: Any) -> Any:
+        """``fn`` whose PlanLimitExceeded (a run-wide bound the PlanRun counts) the plan cannot catch."""
+
+        async def call(*args: Any, **kwargs: Any) -> Any:
+            try:
+                return await fn(*args, **kwargs)
+            except PlanLimitExceeded as exc:
+                raise self.machine.guard._stop(LimitHit(exc.limit, exc.detail)) from None
+
+        call.__name__ = getattr(fn, "__name__", "call")
+        return call
 
     async def run(
         self,
@@ -177,6 +197,8 @@ class ChildVM(PlanVM):
         self._next = 0
         self._ready: asyncio.Future[dict[str, Any]] | None = None
         self._stderr = b""
+        self._stderr_task: asyncio.Task[None] | None = None
+        self._overlong = False
         self._fatal: BaseException | None = None
 
     # -- process -----------------------------------------------------------------------------
@@ -192,7 +214,7 @@ class ChildVM(PlanVM):
                 stderr=asyncio.subprocess.PIPE,
                 env=dict(_ENV),
                 start_new_session=True,
-                limit=1 << 27,
+                limit=MESSAGE_LIMIT,
             )
         except OSError as exc:
             self._cleanup_jail()
@@ -200,6 +222,7 @@ class ChildVM(PlanVM):
         loop = asyncio.get_running_loop()
         self._ready = loop.create_future()
         self._reader = asyncio.create_task(self._read(), name="plan-sandbox-reader")
+        self._stderr_task = asyncio.create_task(self._drain_stderr(), name="plan-sandbox-stderr")
         try:
             async with asyncio.timeout(30):
                 hello = await self._ready
@@ -221,6 +244,22 @@ class ChildVM(PlanVM):
             raise PlanError("the plan sandbox process is gone")
         proc.stdin.write((json.dumps(msg, ensure_ascii=True, separators=(",", ":")) + "\n").encode("ascii"))
 
+    async def _drain_stderr(self) -> None:
+        """Read the child's stderr as it comes, keeping the last 4000 bytes.
+
+        Unread, a pipe holds 64 KiB: a child that writes more (Python warnings, say) would block
+        on the write and look like a plan past its time limit.
+        """
+        proc = self._proc
+        if proc is None or proc.stderr is None:
+            return
+        with contextlib.suppress(Exception):
+            while True:
+                chunk = await proc.stderr.read(65536)
+                if not chunk:
+                    return
+                self._stderr = (self._stderr + chunk)[-4000:]
+
     async def _read(self) -> None:
         proc = self._proc
         assert proc is not None and proc.stdout is not None
@@ -229,15 +268,22 @@ class ChildVM(PlanVM):
                 try:
                     line = await proc.stdout.readline()
                 except ValueError:  # a line over the stream limit: a misbehaving child
+                    self._overlong = True
                     break
-                if not line:
+                if not line or not line.endswith(b"\n"):  # the end, or a child killed in mid-message
                     break
                 try:
                     msg = json.loads(line)
-                except ValueError:
+                except (ValueError, RecursionError):
                     log.warning("plan sandbox sent a malformed line: %r", line[:200])
                     break
-                self._dispatch(msg)
+                try:
+                    if not isinstance(msg, dict):
+                        raise TypeError(type(msg).__name__)
+                    self._dispatch(msg)
+                except (TypeError, ValueError, KeyError):
+                    log.warning("plan sandbox sent a malformed message: %r", line[:200])
+                    break
         finally:
             gone = PlanError("the plan sandbox process ended unexpectedly")
             if self._ready is not None and not self._ready.done():
@@ -293,8 +339,12 @@ class ChildVM(PlanVM):
             raise
         except Exception as exc:
             self._call_errors[n] = exc
+            while len(self._call_errors) > _KEPT_CALL_ERRORS:  # each holds its call's arguments; keep the latest
+                del self._call_errors[next(iter(self._call_errors))]
             reply = {"op": "reply", "call": n, "error": {
-                "type": type(exc).__name__, "message": _message(exc), "tool": getattr(exc, "tool", None)}}
+                "type": type(exc).__name__, "message": _message(exc)[:2000], "tool": getattr(exc, "tool", None)}}
+            if isinstance(exc, PlanLimitExceeded):
+                reply["error"]["limit"] = exc.limit
         except BaseException as exc:  # e.g. a hedged replica that lost the race: the run ends here, not the plan
             self._fatal = exc
             for fut in self._waiting.values():
@@ -336,22 +386,36 @@ class ChildVM(PlanVM):
 
     async def _death(self) -> BaseException:
         proc = self._proc
+        if self._overlong:
+            await self.kill()
+            return PlanLimitExceeded(f"the plan's sandbox process sent a message over {MESSAGE_LIMIT >> 20} MiB "
+                                     "(a result or call arguments too large to hand over); it was stopped", limit="size")
         code = None
         if proc is not None:
             with contextlib.suppress(TimeoutError):
                 async with asyncio.timeout(2):
                     code = await proc.wait()
-            if proc.stderr is not None:
+            if self._stderr_task is not None:
                 with contextlib.suppress(Exception):
                     async with asyncio.timeout(1):
-                        self._stderr = (await proc.stderr.read(4000))
-        if code is not None and code < 0 and -code in (signal.SIGXCPU, signal.SIGKILL):
+                        await asyncio.shield(self._stderr_task)
+        if code is None:  # its output ended but it lives on: not a plan that ran to its end
+            await self.kill()
+            return PlanError("the plan's sandbox process stopped answering (it closed its output); it was stopped")
+        if code < 0 and -code in (signal.SIGXCPU, signal.SIGKILL):
             return PlanLimitExceeded(f"the plan used more than its {self.limits.cpu_s} s of CPU time", limit="cpu")
         tail = self._stderr.decode("utf-8", "replace").strip().splitlines()[-1:] if self._stderr else []
         if any("MemoryError" in t for t in tail):
             return PlanLimitExceeded(f"the plan used more than {self.limits.memory_mb} MiB", limit="memory")
-        return PlanError("the plan's sandbox process died" + (f" (exit code {code})" if code is not None else "")
-                         + (f": {tail[0][:300]}" if tail else ""))
+        if code < 0:
+            try:
+                name = signal.Signals(-code).name
+            except ValueError:
+                name = f"signal {-code}"
+            hint = (" (a value nested very deeply, such as a tuple inside a tuple a hundred thousand times, "
+                    "overflows the C stack when it is hashed)" if -code in (signal.SIGSEGV, signal.SIGBUS) else "")
+            return PlanError(f"the plan's sandbox process crashed with {name}{hint}")
+        return PlanError(f"the plan's sandbox process died (exit code {code})" + (f": {tail[0][:300]}" if tail else ""))
 
     def _error(self, err: dict[str, Any]) -> BaseException:
         call = err.get("call")
@@ -426,9 +490,10 @@ class ChildVM(PlanVM):
                 raise
             except Exception:
                 await self.kill()
-        for task in [*self._calls, *([self._reader] if self._reader else [])]:
+        tasks = [*self._calls, *(t for t in (self._reader, self._stderr_task) if t is not None)]
+        for task in tasks:
             task.cancel()
-        for task in [*self._calls, *([self._reader] if self._reader else [])]:
+        for task in tasks:
             with contextlib.suppress(BaseException):
                 await task
         self._cleanup_jail()
