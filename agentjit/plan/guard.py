@@ -789,8 +789,9 @@ def _refuse_unguarded(tree: ast.Module) -> None:
         if type(node) not in ALLOWED_NODES:
             raise SandboxViolation(f"'{type(node).__name__}' is not allowed in a plan",
                                    line=getattr(node, "lineno", None))
-        if type(node) is ast.Name and node.id.startswith("__"):
-            raise SandboxViolation(f"dunder name '{node.id}' is not allowed", line=node.lineno)
+        name = node.id if type(node) is ast.Name else node.name if type(node) is ast.ExceptHandler else None
+        if name is not None and name.startswith("__"):  # ``except E as __aj_call`` rebinds a hook
+            raise SandboxViolation(f"dunder name '{name}' is not allowed", line=getattr(node, "lineno", None))
 
 
 def rewrite(tree: ast.Module) -> ast.Module:

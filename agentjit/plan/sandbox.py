@@ -340,6 +340,8 @@ def scan(tree: ast.Module, *, callables: Collection[str]) -> tuple[list[Diagnost
                 out.append(Forbidden.at(node, "only tools, builtins and methods may be called"))
         elif cls is ast.ExceptHandler:
             assert isinstance(node, ast.ExceptHandler)
+            if node.name is not None and node.name.startswith("__"):  # a str field, not a Name node
+                out.append(Forbidden.at(node, f"dunder name '{node.name}' is not allowed"))
             if node.type is not None:
                 names = node.type.elts if isinstance(node.type, ast.Tuple) else [node.type]
                 for n in names:

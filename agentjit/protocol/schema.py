@@ -10,6 +10,7 @@ models, optional properties default to ``None``.
 from __future__ import annotations
 
 import functools
+import itertools
 import json
 from collections.abc import Mapping
 from typing import Any
@@ -80,10 +81,16 @@ def _errors(schema: dict[str, Any], value: Any) -> list[str]:
             pass
     validator = _validator(key)
     out = []
-    for err in sorted(validator.iter_errors(value), key=lambda e: list(e.absolute_path)):
+    for err in sorted(itertools.islice(validator.iter_errors(value), _MAX_ERRORS),
+                      key=lambda e: [(0, p, "") if isinstance(p, int) else (1, 0, str(p)) for p in e.absolute_path]):
         where = ".".join(str(p) for p in err.absolute_path) or "<root>"
-        out.append(f"{where}: {err.message}")
+        message = err.message  # quotes the value: a plan's ten-megabyte argument would be the error text
+        out.append(f"{where}: {message if len(message) <= _MAX_ERROR_CHARS else message[:_MAX_ERROR_CHARS] + '...'}")
     return out
+
+
+_MAX_ERRORS = 20
+_MAX_ERROR_CHARS = 300
 
 
 def validate_inputs(tool: ToolManifest, args: dict[str, Any]) -> None:

@@ -77,6 +77,10 @@ AiExec = Callable[[Any, str], Awaitable[Any]]
 MAX_PROMPT_CHARS = 1_000_000
 """Longest ``ai_eval`` prompt once its fields are filled in (``"{x}" * 10**6`` with a long ``x`` would be terabytes)."""
 
+#: Control characters a plan's print could use to drive the operator's terminal (ESC sequences set the
+#: title, write the clipboard, rewrite what is on screen); printed escaped. Newline and tab stay.
+_TERMINAL_UNSAFE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
 _FIELD = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
 
@@ -206,7 +210,7 @@ class PlanRun:
         text = text[:room]
         self._output_chars += len(text)
         self.output.append(text)
-        sys.stderr.write(text)
+        sys.stderr.write(_TERMINAL_UNSAFE.sub(lambda m: repr(m.group(0))[1:-1], text))
 
     def _charge(self, what: str, payload: Any) -> None:
         """Count the arguments of one call against :attr:`PlanLimits.max_call_chars` and ``max_sent_chars``.

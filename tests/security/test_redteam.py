@@ -63,6 +63,7 @@ async def test_a_limit_dropped_by_finally_still_stops_the_plan(source, kind, lin
         "try:\n    [][1]\nexcept IndexError as e:\n    match e:\n        case Exception(__traceback__=tb):\n"
         "            result = str(tb)",
         'result = __aj_attr("x", "upper")',  # the guard's own hooks are dunder names
+        "try:\n    [][1]\nexcept IndexError as __aj_tick:\n    pass\nresult = 1",  # a name that is a str field
         "f = lambda: 1\nresult = f()",
     ],
 )
@@ -84,6 +85,7 @@ def test_break_or_continue_leaving_finally_and_chained_in_are_refused_statically
     assert _codes("try:\n    pass\nfinally:\n    for i in range(3):\n        break\nresult = 1 < 2 < 3\n") == []
     assert _codes("result = 1 in [1] == True\n") == ["forbidden:1"]
     assert _codes("result = 1 not in [1]\n") == []
+    assert _codes("try:\n    pass\nexcept ValueError as __builtins__:\n    pass\n") == ["forbidden:3"]
 
 
 # -- work done in C in one step -------------------------------------------------------------------
@@ -196,3 +198,19 @@ def test_errors_from_the_parent_are_rebuilt_with_their_attributes() -> None:
 
 def test_new_limits_have_defaults_and_flags_pass_through() -> None:
     assert PlanLimits().max_call_chars == 1_000_000 and PlanLimits().max_sent_chars == 50_000_000
+
+
+def test_schema_errors_do_not_quote_a_huge_argument_whole() -> None:
+    from agentjit.protocol.schema import validate_inputs
+
+    with pytest.raises(ToolInputError) as info:
+        validate_inputs(TOOL.model_copy(update={"input_schema": {"type": "object", "properties": {
+            "q": {"type": "string"}}}}), {"q": ["x" * 1_000_000]})
+    assert len(str(info.value)) < 1000
+
+
+def test_a_plans_print_cannot_drive_the_terminal(capsys) -> None:
+    plan_run = PlanRun({"list_stores": TOOL}, page=None, limits=LIMITS)
+    plan_run.print("title\x1b]0;owned\x07 done\n")
+    assert capsys.readouterr().err == "title\\x1b]0;owned\\x07 done\n"
+    assert plan_run.output == ["title\x1b]0;owned\x07 done\n"]  # the run's own record keeps the text
