@@ -781,6 +781,46 @@ def _filter_tools(site: _Site) -> list[Synth]:
     return out
 
 
+def _sort_tools(site: _Site) -> list[Synth]:
+    """``sort_<rows>(column)``: a click on a list's column header link (the site sorts the table)."""
+    out: list[Synth] = []
+    clicks: dict[str, list[LabeledStep]] = defaultdict(list)
+    for s in site.steps:
+        if s.element is not None and s.element.sort_selector and s.action == "sort" and s.step.ok and not s.writes:
+            clicks[s.element.selector].append(s)
+    for sel, cs in sorted(clicks.items()):
+        el = site.groups.get(sel) or cs[0].element
+        assert el is not None and el.sort_selector
+        pages = {c.page_before for c in cs if c.page_before}
+        columns = [p.key for p in el.props.values() if p.source == "cell"]
+        navigates = any(c.step.document for c in cs)
+        links = json.dumps(el.sort_selector)
+        click = ("setTimeout(() => link.click(), 0);" if navigates
+                 else "const before = location.href;\nlink.click();\nawait __settle(before);")
+        m = ToolManifest(
+            name=site.name("sort_" + plural(el.name)),
+            description=f"Sort the {plural(el.name).replace('_', ' ')} by a column with its header link (the site's own "
+                        "sort; a second call on the same column reverses the order); the page stays.",
+            type=ToolType.SET_FILTER,
+            input_schema={"type": "object", "properties": {"column": {"type": "string", "enum": columns} if columns else {"type": "string"}},
+                          "required": ["column"]},
+            output_schema={"type": "object", "properties": {"column": {"type": "string"}}},
+            pre={"page": _page_pattern(pages)},
+            post={},
+            pre_check=_body(_page_guard(pages), f"return document.querySelector({links}) ? true : [false, 'no column headers to sort by here'];"),
+            execute=_body(
+                f"const links = [...document.querySelectorAll({links})];",
+                "const link = __find(links, (a) => a.textContent, inputs.column);",
+                "if (!link) throw new Error('no column ' + JSON.stringify(inputs.column) + '; have: ' + links.map((a) => __clean(a.textContent)).join(', '));",
+                click, "return {column: inputs.column};"),
+            post_check=_body(_page_check(pages)),
+            elements=[f"{p}.{el.name}" for p in sorted(pages)],
+            navigates=navigates,
+        )
+        out.append(Synth(m, "sort", element=el.name, evidence=cs, witness_args=[{"column": c.card_name} for c in cs]))
+    return out
+
+
 def _card_action_tools(site: _Site) -> list[Synth]:
     """``<action>(name)``: a button inside a card whose click wrote."""
     out: list[Synth] = []
@@ -840,7 +880,7 @@ def _observe_tool(site: _Site) -> list[Synth]:
 
 _BUILDERS: tuple[Callable[[_Site], list[Synth]], ...] = (
     _list_tools, _card_click_tools, _page_field_tools, _link_tools, _dialog_tools,
-    _filter_tools, _card_action_tools, _form_tools, _observe_tool,
+    _filter_tools, _sort_tools, _card_action_tools, _form_tools, _observe_tool,
 )
 """In this order: a later builder reads the names and list tools an earlier one made."""
 

@@ -123,6 +123,8 @@ class Element:
     """For table rows: the signature of the table they belong to."""
     link_selector: str | None = None
     """For table rows: the link inside a row that opens the row's item (rows themselves do not navigate)."""
+    sort_selector: str | None = None
+    """For table rows: the header links that sort the table (``table.x thead th a[href]``), when it has them."""
     chrome: bool = False
     """In the site chrome (``nav``, ``header``, ``footer``, ``aside``): the same on every page that has it."""
 
@@ -401,6 +403,9 @@ def _modal_of(n: Node, modals: dict[int, str]) -> str | None:
     return None
 
 
+_HEADINGS = ("h1", "h2", "h3", "h4", "h5", "h6")
+
+
 def _card_props(members: list[Node]) -> tuple[dict[str, Prop], dict[str, str]]:
     """Properties and actions shared by a group's members."""
     attr_values: dict[str, list[str]] = defaultdict(list)
@@ -427,6 +432,12 @@ def _card_props(members: list[Node]) -> tuple[dict[str, Prop], dict[str, str]]:
             name += "Text"
         props[name] = Prop(name, "text", css_attr("data-testid", tid), "string")
     if not props:
+        # a card with a heading of its own (a table's name over its columns and row count) is
+        # called by that heading; its whole text stays readable beside it
+        heads = [m.find(lambda x, m=m: x is not m and x.tag in _HEADINGS and bool(x.text)) for m in members]
+        tags = {h.tag for h in heads if h is not None}
+        if len(tags) == 1 and all(h is not None for h in heads) and len({h.text for h in heads if h is not None}) == len(members):
+            props["name"] = Prop("name", "text", next(iter(tags)), "string")
         props["text"] = Prop("text", "self", "", "string")
     return props, actions
 
@@ -484,6 +495,10 @@ def _label(text: str) -> str:
     return text.strip().rstrip(":").strip()
 
 
+_SORT_MARK = re.compile(r"[\s\u2190-\u21ff\u25b2-\u25c5\u2b06\u2b07]+$")
+"""Arrows and triangles at the end of a column header: the sort order it shows."""
+
+
 def _table_list(table: Node, page: str) -> Element | None:
     """A data table (a header row of ``th``, two or more rows of ``td``) as a list whose fields are the header cells."""
     rows = _rows(table)
@@ -500,7 +515,8 @@ def _table_list(table: Node, page: str) -> Element | None:
     in_thead = thead is not None and head.parent is thead
     if len(data) < least or head.find(lambda x: x.tag in ("form", "input") or (x.tag == "a" and not in_thead)):
         return None
-    headers = [_label(c.text) for c in _cells(head)]
+    # a sorted column's header carries an arrow ("id ▼"): the column is still "id"
+    headers = [_label(_SORT_MARK.sub("", c.text)) for c in _cells(head)]
     props: dict[str, Prop] = {}
     link_col = None
     for i, h in enumerate(headers):
@@ -526,6 +542,7 @@ def _table_list(table: Node, page: str) -> Element | None:
         name=camel(noun), page=page, kind="card", selector=f"{tsig} tr:has(> td)", repeated=True, props=props,
         name_prop=link_col or _name_prop(props), visible_count=len(data), clickable=False,
         member_sig="tr", container_sig=tsig, link_selector="a[href]" if link_col else None,
+        sort_selector=f"{tsig} thead th a[href]" if in_thead and head.find(lambda x: x.tag == "a" and "href" in x.attrs) else None,
     )
     if el.name_prop:
         col = list(props).index(el.name_prop)
@@ -721,7 +738,8 @@ def extract_snapshot(html: str, url: str | None, known: set[str] | None = None, 
             for n in nodes[:50]:
                 val = n.attrs.get(np_.key) if np_.source == "attr" else (n.text if np_.source == "self" else None)
                 if val is None and np_.source == "text":
-                    sub = n.find(lambda x, k=np_.key: x.testid is not None and css_attr("data-testid", x.testid) == k)
+                    sub = n.find(lambda x, k=np_.key: (x.testid is not None and css_attr("data-testid", x.testid) == k)
+                                 or (k in _HEADINGS and x.tag == k))
                     val = sub.text if sub is not None else None
                 if val and val not in el.samples:
                     el.samples.append(val)
@@ -826,10 +844,13 @@ def merge_page(into: PageSchema, other: PageSchema) -> None:
             have.visible_counts[k] = max(have.visible_counts.get(k, 0), v)
         for k, p in el.props.items():
             have.props.setdefault(k, p)
-        if "text" in have.props and len(have.props) > 1 and have.props["text"].source == "self":
-            del have.props["text"]
+        others = [p for k, p in have.props.items() if k != "text"]
+        if "text" in have.props and others and have.props["text"].source == "self" \
+                and not all(p.source == "text" and p.key in _HEADINGS for p in others):
+            del have.props["text"]  # a stand-in until another snapshot showed the card's fields (not its heading)
         have.name_prop = _name_prop(have.props) if have.name_prop not in have.props else have.name_prop
         have.actions.update(el.actions)
+        have.sort_selector = have.sort_selector or el.sort_selector
         have.group_prop = have.group_prop or el.group_prop
         have.group_selector = have.group_selector or el.group_selector
         for o in el.options:

@@ -78,6 +78,12 @@ def label_step(step: StepEvent, schema: PageSchema | None) -> tuple[Element | No
     chain = _chain(step.target)
     cards = {el.selector: el for el in schema.elements.values() if el.repeated and not el.member_sig}
     rows = [el for el in schema.elements.values() if el.repeated and el.member_sig]
+    if len(chain) > 3 and chain[0].get("tag") == "a" and chain[1].get("tag") == "th":
+        # a sort link in a list's column header: the list, action "sort", named by the column
+        for r in rows:
+            if r.sort_selector and any(a.get("tag") == "thead" for a in chain[2:4]) and any(
+                    _sig_of(a) == r.container_sig or ("#" + str(a.get("id"))) == r.container_sig for a in chain[2:6]):
+                return r, "sort", step.target.text, "target"
     for depth, node in enumerate(chain):
         el = cards.get(_sig_of(node))
         if el is None:

@@ -24,6 +24,7 @@ QUERIES: dict[str, Any] = {
     "table-sizes": lambda c: {t: c.execute(f"select count(*) from {t}").fetchone()[0] for t in ("authors", "books", "publishers")},  # noqa: S608
     "book-250": lambda c: c.execute("select title from books where id = 250").fetchone()[0],
     "recent-books": lambda c: c.execute("select count(*) from books where year >= 2020").fetchone()[0],
+    "longest-books": lambda c: [r[0] for r in c.execute("select title from books order by pages desc limit 3")],
     "author-of-42": lambda c: c.execute(
         "select a.name from books b join authors a on a.id = b.author_id where b.id = 42").fetchone()[0],
 }

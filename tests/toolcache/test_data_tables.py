@@ -38,8 +38,32 @@ def test_a_table_with_sort_links_in_its_thead_is_a_list_and_a_header_click_is_no
     table = [("tr", ""), ("tbody", ""), ("table", "rows-and-columns")]
     el, _, name, _ = label_step(_click("a", [("td", "col-id"), *table], "17"), ps)
     assert el is rows and name == "17"
-    el, _, _, _ = label_step(_click("a", [("th", "col-title"), ("tr", ""), ("thead", ""), ("table", "rows-and-columns")], "title"), ps)
-    assert el is not rows  # sorting by a column opens no row
+    assert [p.key for p in rows.props.values() if p.source == "cell"] == ["id", "title"]  # "id ▼": sorted by id
+    assert rows.sort_selector == "table.rows-and-columns thead th a[href]"
+    header = _click("a", [("th", "col-title"), ("tr", ""), ("thead", ""), ("table", "rows-and-columns")], "title")
+    assert label_step(header, ps) == (rows, "sort", "title", "target")  # sorting by a column opens no row
+
+
+async def test_a_header_click_makes_a_sort_tool_that_finds_the_column_by_name(page: Any) -> None:
+    from toolcache.codegen import synthesize
+    from toolcache.extract import SiteSchema
+    from toolcache.label import LabeledStep
+
+    ps = extract_snapshot(TABLE, "http://x.test/db/books")
+    rows = next(e for e in ps.elements.values() if e.repeated)
+    header = _click("a", [("th", "col-title"), ("tr", ""), ("thead", ""), ("table", "rows-and-columns")], "title")
+    ev = header.model_copy(update={"url": "http://x.test/db/books", "url_after": "http://x.test/db/books?_sort=title", "document": True})
+    step = LabeledStep("t", ev, "db_books", "db_books", element=rows, action="sort", card_name="title")
+    tools = {s.manifest.name: s for s in synthesize(SiteSchema(pages={"db_books": ps}), {"t": [step]})}
+    sort = tools["sort_rows_and_columns"]
+    assert sort.manifest.input_schema["properties"]["column"]["enum"] == ["id", "title"] and sort.witness_args == [{"column": "title"}]
+    assert sort.manifest.navigates and sort.manifest.post == {}
+    await page.set_content(TABLE)
+    got = await page.evaluate("async (inputs) => { window.clicked = null; document.addEventListener('click', (e) => "
+                              "{ e.preventDefault(); window.clicked = e.target.getAttribute('href'); }); "
+                              + sort.manifest.execute + "}", {"column": "id"})
+    await page.wait_for_function("window.clicked !== null")
+    assert got == {"column": "id"} and await page.evaluate("window.clicked") == "/db/books?_sort_desc=id"
 
 
 EDITOR = """<body><form action="/db" method="get"><div class="sql"><textarea id="sql-editor" name="sql" style="display: none;">select 1</textarea>
@@ -170,3 +194,18 @@ def test_record_exits_1_and_names_the_step_that_failed(food_site: Any, tmp_path:
                                                           {"action": "click", "target": {"selector": "#no-such-thing"}}]}))
     assert main(["record", "--site", food_site.url, str(script), "-o", str(tmp_path / "out")]) == 1
     assert "step 1 (click) failed, the recording stops there" in capsys.readouterr().err
+
+
+CARDS = """<body><section><div class="db-table"><h3><a href="/db/books">books</a></h3><p>id, title</p><p>320 rows</p></div>
+<div class="db-table"><h3><a href="/db/authors">authors</a></h3><p>id, name</p><p>40 rows</p></div></section></body>"""
+
+
+def test_cards_with_a_heading_are_named_by_it_and_keep_their_text() -> None:
+    from toolcache.extract import merge_page
+
+    ps = extract_snapshot(CARDS, "http://x.test/db")
+    card = ps.elements["dbTable"]
+    assert {n: (p.source, p.key) for n, p in card.props.items()} == {"name": ("text", "h3"), "text": ("self", "")}
+    assert card.name_prop == "name" and card.samples == ["books", "authors"]
+    merge_page(ps, extract_snapshot(CARDS, "http://x.test/db"))
+    assert set(ps.elements["dbTable"].props) == {"name", "text"}  # the whole text is no stand-in here
