@@ -20,6 +20,9 @@ checked plan tree is compiled, :func:`rewrite` turns
   ``%`` on a string is refused (use an f-string);
 * every f-string field into ``__aj_fmt``: the conversion and format spec are
   applied here, with the spec's width bounded;
+* every ``in`` / ``not in`` into ``__aj_in`` (a float in ``range(10**15)`` is answered
+  without Python's scan in C), and every assignment or loop whose target has a
+  starred name (``a, *rest = value``) sizes the value first (``__aj_unpack``);
 * every loop iteration and comprehension item into a ``__aj_tick()`` that
   counts steps and watches the wall clock;
 * a bare ``except:`` into ``except Exception:``, so no plan catches
@@ -161,8 +164,26 @@ def _is_int(v: Any) -> bool:
 def _size(v: Any) -> int | None:
     """``len(v)`` for sized values (O(1) for every builtin container), None for iterators."""
     if hasattr(type(v), "__len__"):
-        return len(v)
+        try:
+            return len(v)
+        except OverflowError:  # range(10**30)
+            return 1 << 63
     return None
+
+
+def _unpack_depth(target: ast.expr) -> int:
+    """How many levels of ``target`` unpack (``a, *b``: 1; ``(a, *b), c``: 2; a name: 0), if any is starred."""
+    if not any(isinstance(n, ast.Starred) for n in ast.walk(target)):
+        return 0
+
+    def depth(t: ast.expr) -> int:
+        if isinstance(t, ast.Starred):
+            return depth(t.value)
+        if isinstance(t, ast.Tuple | ast.List):
+            return 1 + max((depth(e) for e in t.elts), default=0)
+        return 0
+
+    return depth(target)
 
 
 def _range_size(r: range) -> int:
@@ -257,6 +278,7 @@ class Guard:
             "__aj_augitem": self.augitem, "__aj_call": self.call, "__aj_binop": self.binop,
             "__aj_inplace": self.inplace, "__aj_tick": self.tick, "__aj_fmt": self.fmt,
             "__aj_slice": slice, "__aj_sized": self.sized, "__aj_in": self.contains,
+            "__aj_unpack": self.unpack, "__aj_unpack_each": self.unpack_each,
         }  # fmt: skip
 
     # -- steps and time ----------------------------------------------------------------------
@@ -456,6 +478,24 @@ class Guard:
     def _too_long(self, n: int) -> None:
         raise self._stop(LimitHit("str", f"a string would be {n} characters long, more than the limit of {self.limits.max_str}"))
 
+    def unpack(self, value: Any, depth: int) -> Any:
+        """``a, *rest = value``: the starred name gets a list built in C, so ``value`` is sized first.
+
+        ``depth`` is how many levels the target unpacks; inner lists and tuples are checked too.
+        """
+        n = _size(value)
+        if n is not None and n > self.limits.max_items:
+            self._too_many(n)
+        if depth > 1 and type(value) in (list, tuple):
+            for item in value:
+                self.unpack(item, depth - 1)
+        return value
+
+    def unpack_each(self, iterable: Any, depth: int) -> Any:
+        """The items of ``iterable``, each checked as :meth:`unpack` (``for a, *rest in rows``)."""
+        for item in iterable:
+            yield self.unpack(item, depth)
+
     def sized(self, value: Any) -> Any:
         """``*value`` / ``**value``: refuse unpacking more items than the limit."""
         n = _size(value)
@@ -541,9 +581,10 @@ class Guard:
             if isinstance(a, str | bytes) and isinstance(b, str | bytes):
                 if len(a) + len(b) > lim.max_str:
                     self._too_long(len(a) + len(b))
-            elif isinstance(a, list | tuple) and isinstance(b, list | tuple):
-                if len(a) + len(b) > lim.max_items:
-                    self._too_many(len(a) + len(b))
+            elif isinstance(a, list | tuple):  # list += range(10**9) extends in C from any iterable
+                m = _size(b)
+                if m is not None and len(a) + m > lim.max_items:
+                    self._too_many(len(a) + m)
         elif op == "Mod" and isinstance(a, str | bytes | bytearray):
             raise self._stop(_Refused("'%' formatting of strings is not allowed in a plan; use an f-string"))
 
@@ -661,6 +702,9 @@ class _Rewriter(ast.NodeTransformer):
 
     def visit_Assign(self, node: ast.Assign) -> list[ast.stmt]:
         node.value = self._expr(node.value)
+        depth = max(_unpack_depth(t) for t in node.targets)
+        if depth:
+            node.value = _hook("__aj_unpack", [node.value, _const(depth, node)], node)
         after: list[ast.stmt] = []
         node.targets = [self._target(t, after) for t in node.targets]
         return [node, *after]
@@ -680,6 +724,9 @@ class _Rewriter(ast.NodeTransformer):
 
     def visit_For(self, node: ast.For) -> ast.stmt:
         node.iter = self._expr(node.iter)
+        depth = _unpack_depth(node.target)
+        if depth:
+            node.iter = _hook("__aj_unpack_each", [node.iter, _const(depth, node)], node)
         after: list[ast.stmt] = []
         node.target = self._target(node.target, after)
         body = [s for stmt in node.body for s in self._stmts(stmt)]
@@ -703,6 +750,9 @@ class _Rewriter(ast.NodeTransformer):
             raise SandboxViolation("a comprehension may only bind plain names",
                                    line=getattr(node.target, "lineno", None))
         node.iter = self._expr(node.iter)
+        depth = _unpack_depth(node.target)
+        if depth:
+            node.iter = _hook("__aj_unpack_each", [node.iter, _const(depth, node.iter)], node.iter)
         node.ifs = [self._expr(i) for i in node.ifs]
         node.ifs.append(_hook("__aj_tick", [], node.iter))
         return node

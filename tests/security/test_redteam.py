@@ -124,6 +124,24 @@ async def test_sum_of_lists_is_linear_and_round_to_huge_digits_is_immediate(limi
         await run("result = sum([[0] * 600, [0] * 600], [])", limits.with_(max_items=1000))
 
 
+@both
+@pytest.mark.parametrize(
+    "source",
+    [
+        "*a, = range(10 ** 9)",  # the starred name's list is built in C, with no step counted
+        "first, *rest = 'x' * 5000000",
+        "for *a, in [range(10 ** 9)]:\n    pass",
+        "b = [len(a) for (x, *a), y in [(range(10 ** 9), 2)]]",
+        "a = []\na += range(10 ** 9)",  # list += any iterable extends in C
+    ],
+)
+async def test_unpacking_and_extending_from_huge_sized_values_is_refused(source, limits) -> None:
+    with pytest.raises(PlanLimitExceeded, match="items"):
+        await run(source, limits)
+    assert await run("a, *b = [1, 2, 3]\nfor x, *y in [(1, 2), (3,)]:\n    b += y\nb += range(2)\n"
+                     "result = [a, b, [z for *z, in [(5, 6)]]]", limits) == [1, [2, 3, 2, 0, 1], [[5, 6]]]
+
+
 async def test_a_method_result_past_the_string_bound_is_refused() -> None:
     with pytest.raises(PlanLimitExceeded, match="string"):  # 'ﬃ'.upper() is 'FFI': three times longer
         await run("result = ('\ufb03' * 4000000).upper()", LIMITS)
