@@ -744,7 +744,8 @@ async def cmd_demo(args: argparse.Namespace) -> int:
             strategy = r.strategy if r.workers == 1 else f"{r.strategy} x{r.workers}"
             table.add_row(r.id, "ok" if r.ok else "FAIL", f"{r.latency_s:.2f}", str(r.tool_calls), str(r.writes), strategy, r.plan_origin)
         _out().print(table)
-        _out().print(f"wall time {wall:.1f} s, latency scale {args.latency_scale}")
+        # a site agentjit did not start (--site) has no injected latency to report
+        _out().print(f"wall time {wall:.1f} s" + ("" if args.site else f", latency scale {args.latency_scale}"))
     return 0 if report.summary["passed"] == report.summary["total"] else 1
 
 
