@@ -248,6 +248,7 @@ class Guard:
             for x in (list, tuple, set, dict, sorted, self._builtins["sum"], min, max, any, all)
         }
         self._prechecks[id(str)] = self._check_str_call
+        self._prechecks[id(int)] = self._check_int_call
 
     def _ticking(self, make: Callable[..., Iterable[Any]]) -> Callable[..., Any]:
         tick = self.tick
@@ -513,6 +514,17 @@ class Guard:
         if args and _is_int(args[0]) and args[0].bit_length() > 14_000:
             raise self._stop(LimitHit("int", "converting an integer of more than 4,300 digits to a string"))
 
+    def _check_int_call(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+        """``int(text, base)``: Python bounds decimal text (4,300 digits) but not hexadecimal or binary."""
+        text = args[0] if args else None
+        if isinstance(text, str | bytes) and len(text) * 4 > self.limits.max_int_bits + 64:
+            base = args[1] if len(args) > 1 else kwargs.get("base", 10)
+            if base != 10:  # a power-of-two base (or 0 with a 0x/0o/0b prefix) has no digit limit; 4 bits a digit at most
+                bits = len(text) * (max(int(base), 2) - 1).bit_length() if _is_int(base) and base > 0 else len(text) * 4
+                if bits > self.limits.max_int_bits + 64:
+                    raise self._stop(LimitHit("int", f"int() of {len(text):,} digits in base {base} would have more "
+                                                     f"than {self.limits.max_int_bits} bits"))
+
     def _check_method(self, owner: Any, name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
         lim = self.limits
         if isinstance(owner, str):
@@ -540,7 +552,8 @@ class Guard:
             if n > lim.max_items:
                 self._too_many(n)
         elif name in ("extend", "update", "union", "intersection", "difference", "symmetric_difference",
-                      "difference_update", "intersection_update"):
+                      "difference_update", "intersection_update", "symmetric_difference_update",
+                      "issubset", "issuperset", "isdisjoint"):  # each takes any iterable and runs through it in C
             n = len(owner) if hasattr(owner, "__len__") else 0
             for a in args:
                 m = _size(a)

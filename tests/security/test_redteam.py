@@ -232,3 +232,14 @@ def test_a_plans_print_cannot_drive_the_terminal(capsys) -> None:
     plan_run.print("title\x1b]0;owned\x07 done\n")
     assert capsys.readouterr().err == "title\\x1b]0;owned\\x07 done\n"
     assert plan_run.output == ["title\x1b]0;owned\x07 done\n"]  # the run's own record keeps the text
+
+
+@both
+async def test_ints_from_text_and_set_tests_against_huge_iterables_are_bounded(limits) -> None:
+    for source in ["x = int('f' * 10000000, 16)", "x = int('0x' + 'f' * 100000, 0)", "x = int('1' * 70000, 2)"]:
+        with pytest.raises(PlanLimitExceeded, match="bits"):  # then x // (x >> 100) is hours of C
+            await run(source, limits)
+    with pytest.raises(PlanLimitExceeded, match="items"):
+        await run("result = {-1}.isdisjoint(range(10 ** 12))", limits)
+    assert await run("result = [int('ff', 16), int('1' * 60000, 2).bit_length(), int('-12'), {1}.issubset(range(3))]",
+                     limits) == [255, 60000, -12, True]
