@@ -5,7 +5,10 @@ imports the scheduler) finds the main loop and says whether its iterations
 are independent; :func:`~agentjit.runtime.cut.cut_at_loop` then cuts the plan
 into a prefix, one iteration and a suffix. The prefix runs once on worker 0;
 each iteration runs on whichever worker is free; every worker other than 0
-opens its own context and first replays the prefix's READ navigation calls
+opens its own context, takes worker 0's cookies as they are when the loop
+is reached (the workers are tabs of one user: a session the prefix signed in,
+with a login tool or any other, is theirs too; a login is a WRITE and is never
+sent again), and then replays the prefix's READ navigation calls
 (``LoopUse.entry_replay``) to reach the loop's entry state; the suffix runs on
 worker 0 after the merge.
 
@@ -120,6 +123,17 @@ class _Entry:
     outputs: list[Any]
     user: dict[str, Any]
     replay: list[StepEvent]
+    cookies: list[dict[str, Any]]
+    """Worker 0's cookies when the loop was reached (the session the prefix made: a login, say)."""
+
+
+async def _cookies(page: Any) -> list[dict[str, Any]]:
+    """The cookies of ``page``'s context, for the other workers (none when it cannot say)."""
+    try:
+        return list(await page.context.cookies())
+    except Exception as exc:  # a context that closed under us: the workers start without them
+        log.warning("parallel: cannot read worker 0's cookies: %s", exc)
+        return []
 
 
 class ParallelStrategy(Strategy):
@@ -231,6 +245,8 @@ class ParallelStrategy(Strategy):
                     try:
                         if entry.queue.empty:
                             return
+                        if entry.cookies:  # the prefix's session (a login, say) before the first request
+                            await run.page.context.add_cookies(entry.cookies)
                         for step in entry.replay:  # reach the loop's entry state
                             await run.call(step.tool or "", dict(step.args))
                         await vm.run(EMPTY, ns="main", set_vars=entry.user, want=())
@@ -254,6 +270,7 @@ class ParallelStrategy(Strategy):
                             c for c in run0.calls
                             if c.action == "tool" and c.ok and c.effect == "READ" and c.tool in replay_tools
                         ],
+                        cookies=await _cookies(run0.page),
                     )  # fmt: skip
                     entered.set_result(entry)
                     await iterate(0, run0, vm0, entry, "main")

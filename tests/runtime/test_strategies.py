@@ -7,10 +7,11 @@ import random
 
 import pytest
 
+from agentjit.cache import ToolCache
 from agentjit.exceptions import PlanError, ToolCallFailed
 from agentjit.plan.limits import PlanLimits
 from agentjit.plan.machine import ALL, PlanMachine
-from agentjit.protocol.manifest import ToolManifest, ToolType
+from agentjit.protocol.manifest import Effect, ToolManifest, ToolType
 from agentjit.runtime import (
     STRATEGIES,
     BrowserPool,
@@ -207,6 +208,7 @@ async def test_parallel_map_and_reductions_equal_serial_and_workers_overlap(
 ) -> None:
     shop.path_delays = {"/item/": 0.15}
     serial = await shop_runtime.run(REDUCE_PLAN, strategy="serial")
+    serial_requests = len(shop.requests)
     par = ParallelStrategy(3, analyse=plan_usage)
     result = await shop_runtime.run(REDUCE_PLAN, strategy=par)
 
@@ -222,14 +224,53 @@ async def test_parallel_map_and_reductions_equal_serial_and_workers_overlap(
     busy = {s.worker for s in par.spans}
     assert 0 in busy and len(busy) >= 2 and result.workers == len(busy)
     assert _overlaps(par.spans)  # iterations really ran at the same time on different workers
-    # the server saw item pages of different sessions in flight at once
-    items = [r for r in shop.requests if r.path.startswith("/item/")]
-    assert any(a.session != b.session and a.start < b.end and b.start < a.end for a in items for b in items)
+    # the server saw item pages in flight at once (one page loads one at a time: they came from different contexts)
+    items = [r for r in shop.requests[serial_requests:] if r.path.startswith("/item/")]
+    assert any(a is not b and a.start < b.end and b.start < a.end for a in items for b in items)
+    # ... of one user: the workers took worker 0's session cookie when the loop was reached
+    assert len({r.session for r in items}) == 1
     # the other workers replayed the entry navigation (goto_list), in the trace, before their iterations
     for w in busy - {0}:
         tools = [c.tool for c in result.calls if c.worker == w]
         assert tools[0] == "goto_list" and "list_items" not in tools
     assert browser_pool.open_contexts == 0
+
+
+SIGNED_IN_PLAN = """
+await sign_in(user="ann")
+await goto_list()
+items = (await list_items()).items
+seen = []
+for it in items:
+    await goto_item(id=it.id)
+    me = await whoami()
+    seen.append(me.user)
+result = seen
+"""
+
+
+async def test_parallel_workers_share_the_session_the_prefix_signed_in(
+    shop: ShopSite, shop_cache: ToolCache, browser_pool: BrowserPool
+) -> None:
+    """A sign-in (a WRITE, never sent twice) in the prefix: every worker's iterations run signed in."""
+    sign_in = ToolManifest(
+        name="sign_in", description="Sign in as `user`.", type=ToolType.SET_FIELDS, effect=Effect.WRITE,
+        input_schema={"type": "object", "properties": {"user": {"type": "string"}}, "required": ["user"]},
+        execute="document.cookie = 'user=' + user + '; path=/'; return null;",
+    )  # fmt: skip
+    whoami = ToolManifest(
+        name="whoami", description="Who the site sees as signed in.", type=ToolType.GET_FIELDS,
+        output_schema={"type": "object", "properties": {"user": {"type": "string"}}},
+        execute="const m = document.cookie.match(/(?:^|; )user=([^;]*)/); return {user: m ? m[1] : ''};",
+    )  # fmt: skip
+    cache = ToolCache(shop_cache.info, [*shop_cache.tools.values(), sign_in, whoami])
+    runtime = Runtime(cache, shop.url, pool=browser_pool)
+    shop.path_delays = {"/item/": 0.15}
+    par = ParallelStrategy(3, analyse=plan_usage)
+    result = await runtime.run(SIGNED_IN_PLAN, strategy=par)
+    assert result.strategy == "parallel" and len({s.worker for s in par.spans}) >= 2
+    assert result.value == ["ann"] * len(ITEMS)
+    assert [c.tool for c in result.calls].count("sign_in") == 1
 
 
 async def test_parallel_comprehension_equals_serial(shop: ShopSite, shop_runtime: Runtime) -> None:
