@@ -613,8 +613,9 @@ class Guard:
 
     def fmt(self, value: Any, conversion: int, spec: str) -> str:
         for number in _SPEC_NUMBER.findall(spec):
-            if len(number) > 9 or int(number) > self.limits.max_str:
-                self._too_long(int(number[:12]))
+            digits = number.lstrip("0")  # '{:0005}' is width 5, zero-padded
+            if len(digits) > 9 or (digits and int(digits) > self.limits.max_str):
+                self._too_long(int(digits) if len(digits) <= 30 else 10**30)
         if conversion == ord("r"):
             value = repr(value)
         elif conversion == ord("a"):

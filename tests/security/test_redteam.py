@@ -243,3 +243,10 @@ async def test_ints_from_text_and_set_tests_against_huge_iterables_are_bounded(l
         await run("result = {-1}.isdisjoint(range(10 ** 12))", limits)
     assert await run("result = [int('ff', 16), int('1' * 60000, 2).bit_length(), int('-12'), {1}.issubset(range(3))]",
                      limits) == [255, 60000, -12, True]
+
+
+@both
+async def test_format_widths_with_leading_zeros_are_their_value(limits) -> None:
+    assert await run("result = f\"{7:{'0' * 20}5}\"", limits) == "00007"
+    with pytest.raises(PlanLimitExceeded, match="999999999999 characters"):
+        await run("result = f\"{7:{'0' * 5}999999999999}\"", limits)
