@@ -802,8 +802,10 @@ def _sort_tools(site: _Site) -> list[Synth]:
             description=f"Sort the {plural(el.name).replace('_', ' ')} by a column with its header link (the site's own "
                         "sort; a second call on the same column reverses the order); the page stays.",
             type=ToolType.SET_FILTER,
-            input_schema={"type": "object", "properties": {"column": {"type": "string", "enum": columns} if columns else {"type": "string"}},
-                          "required": ["column"]},
+            input_schema={"type": "object", "properties": {"column": (
+                {"type": "string", "enum": columns} if columns and not el.columns_vary
+                else {"type": "string", "description": f"A column header of the table shown (seen: {', '.join(columns[:12])})."})},
+                "required": ["column"]},
             output_schema={"type": "object", "properties": {"column": {"type": "string"}}},
             pre={"page": _page_pattern(pages)},
             post={},
@@ -1048,7 +1050,10 @@ def _form_tool(site: _Site, seqs: list[list[LabeledStep]]) -> Synth:
                 continue
             if el.kind == "select":
                 labels = [o for o in el.option_labels if o.strip() and not re.fullmatch(r"-.*-|[-\s]*", o.strip())]
-                props[pname] = {"type": "string", **({"enum": labels} if labels else {})}
+                if el.options_vary:  # the page offers other choices elsewhere (a table's columns): data, not an enum
+                    props[pname] = {"type": "string", "description": f"One of the choices the page offers (seen: {', '.join(labels[:12])})."}
+                else:
+                    props[pname] = {"type": "string", **({"enum": labels} if labels else {})}
                 shows.append(
                     f"{{ const el = __q({json.dumps(el.selector)}); const o = el && el.options[el.selectedIndex];"
                     f" if (el && inputs.{pname} != null && (!o || !__same(o.textContent, inputs.{pname})))"

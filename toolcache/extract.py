@@ -112,6 +112,11 @@ class Element:
     options: list[str] = field(default_factory=list)
     option_labels: list[str] = field(default_factory=list)
     """For a select: the options' visible labels (what a person picks; ``options`` holds their values)."""
+    options_vary: bool = False
+    """For a select: pages of this type offered different options (a table's columns): the
+    choices are data, not a fixed set, so no tool may hold them to the ones recorded."""
+    columns_vary: bool = False
+    """For table rows: pages of this type showed different columns."""
     form: str | None = None
     """Selector of the enclosing form, when there is one."""
     opens_page: set[str] = field(default_factory=set)
@@ -823,6 +828,10 @@ def extract_snapshot(html: str, url: str | None, known: set[str] | None = None, 
     return ps
 
 
+def _columns(el: Element) -> set[str]:
+    return {p.key for p in el.props.values() if p.source == "cell"}
+
+
 def merge_page(into: PageSchema, other: PageSchema) -> None:
     """Fold one snapshot's schema into the page's schema (union, max counts)."""
     into.snapshots += other.snapshots
@@ -842,6 +851,9 @@ def merge_page(into: PageSchema, other: PageSchema) -> None:
         have.visible_count = max(have.visible_count, el.visible_count)
         for k, v in el.visible_counts.items():
             have.visible_counts[k] = max(have.visible_counts.get(k, 0), v)
+        if el.member_sig and have.member_sig and _columns(el) != _columns(have):
+            have.columns_vary = True
+        have.columns_vary = have.columns_vary or el.columns_vary
         for k, p in el.props.items():
             have.props.setdefault(k, p)
         others = [p for k, p in have.props.items() if k != "text"]
@@ -853,6 +865,9 @@ def merge_page(into: PageSchema, other: PageSchema) -> None:
         have.sort_selector = have.sort_selector or el.sort_selector
         have.group_prop = have.group_prop or el.group_prop
         have.group_selector = have.group_selector or el.group_selector
+        if el.options and have.options and set(el.options) != set(have.options):
+            have.options_vary = True
+        have.options_vary = have.options_vary or el.options_vary
         for o in el.options:
             if o not in have.options:
                 have.options.append(o)

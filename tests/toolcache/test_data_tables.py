@@ -209,3 +209,22 @@ def test_cards_with_a_heading_are_named_by_it_and_keep_their_text() -> None:
     assert card.name_prop == "name" and card.samples == ["books", "authors"]
     merge_page(ps, extract_snapshot(CARDS, "http://x.test/db"))
     assert set(ps.elements["dbTable"].props) == {"name", "text"}  # the whole text is no stand-in here
+
+
+def test_choices_and_columns_that_differ_between_pages_of_one_type_are_data_not_enums() -> None:
+    from toolcache.codegen import synthesize
+    from toolcache.extract import SiteSchema, merge_page
+    from toolcache.label import LabeledStep
+
+    other = TABLE.replace('<option value="gt">&gt;</option>', "").replace(">title<", ">name<").replace("_sort=title", "_sort=name")
+    ps = extract_snapshot(TABLE, "http://x.test/db/books", routes=["db/{name}"])
+    merge_page(ps, extract_snapshot(TABLE, "http://x.test/db/books", routes=["db/{name}"]))
+    rows = next(e for e in ps.elements.values() if e.repeated)
+    assert not rows.columns_vary and not ps.elements["filterOp"].options_vary  # the same page twice
+    merge_page(ps, extract_snapshot(other, "http://x.test/db/authors", routes=["db/{name}"]))
+    assert rows.columns_vary and ps.elements["filterOp"].options_vary
+    header = _click("a", [("th", "col-title"), ("tr", ""), ("thead", ""), ("table", "rows-and-columns")], "title")
+    step = LabeledStep("t", header, "db_{name}", "db_{name}", element=rows, action="sort", card_name="title")
+    sort = next(s for s in synthesize(SiteSchema(pages={"db_{name}": ps}), {"t": [step]}) if s.kind == "sort")
+    column = sort.manifest.input_schema["properties"]["column"]
+    assert "enum" not in column and "seen: id, title, name" in column["description"]
