@@ -175,6 +175,10 @@ class EffectLog:
         """Writes this log let through to the site (in this process)."""
         self.replays = 0
         """Writes answered from the log instead of being sent."""
+        self.sessions: dict[EffectKey, list[dict[str, Any]]] = {}
+        """The sender's cookies right after each committed write (in memory only, never in the
+        file: they hold session tokens). A replay in another context restores them, so the
+        session a write left (a login, a server-side cart) goes on in a re-execution."""
         self._records: dict[EffectKey, EffectRecord] = {}
         self._inflight: dict[EffectKey, asyncio.Future[EffectRecord | None]] = {}
         if self.path is not None and self.path.exists():
@@ -410,13 +414,42 @@ class EffectGate:
     ) -> CallOutcome:
         key = self.key(tool.name, args)
         worker = self.worker if self.worker is not None else (self.run.worker if self.run is not None else 0)
-        outcome, record = await self.log.write(key, perform, worker=worker)
+        run = self.run
+
+        async def send() -> CallOutcome:
+            outcome = await perform()
+            if outcome.ok and run is not None:  # before the commit: a caller waiting on the claim finds them
+                cookies = await context_cookies(run.page)
+                if cookies:
+                    self.log.sessions[key] = cookies
+            return outcome
+
+        outcome, record = await self.log.write(key, send, worker=worker)
         if record is None:
             return outcome
         log.info("write %s(%s) #%d replayed from the effect log (worker %d)", key.tool, key.args, key.occurrence, worker)
-        if outcome.ok and self.log.verify_replays and self.run is not None:
-            outcome = await verify_replay(self.run, tool, args, outcome, timeout_ms=self.log.verify_timeout_ms)
+        session = self.log.sessions.get(key)
+        if outcome.ok and session and run is not None:  # the session the write left: a login, say
+            await _restore_cookies(run.page, session)
+        if outcome.ok and self.log.verify_replays and run is not None:
+            outcome = await verify_replay(run, tool, args, outcome, timeout_ms=self.log.verify_timeout_ms)
         return outcome
+
+
+async def context_cookies(page: Any) -> list[dict[str, Any]]:
+    """The cookies of ``page``'s context ([] for a page without one, or a context that is closing)."""
+    try:
+        return list(await page.context.cookies())
+    except Exception as exc:  # noqa: BLE001 - a fake page, or a context closing under us
+        log.debug("cannot read the context's cookies: %s", exc)
+        return []
+
+
+async def _restore_cookies(page: Any, cookies: list[dict[str, Any]]) -> None:
+    try:
+        await page.context.add_cookies(cookies)
+    except Exception as exc:  # noqa: BLE001 - the replay goes on; its post_check says whether the page agrees
+        log.warning("cannot restore the session of a replayed write: %s", exc)
 
 
 async def verify_replay(

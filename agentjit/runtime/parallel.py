@@ -47,7 +47,7 @@ from agentjit.protocol.trace import StepEvent, TraceWriter
 
 from .clock import Clock, MonotonicClock
 from .cut import COMP, EMPTY, ITEMS, ONE, OUT, LoopCut, LoopFacts, PlanFacts, cut_at_loop
-from .effects import EffectLog
+from .effects import EffectLog, context_cookies
 from .interpreter import PlanRun, execute_plan, parse_plan
 from .runner import STRATEGIES, Outcome, Runtime, Strategy
 
@@ -125,15 +125,6 @@ class _Entry:
     replay: list[StepEvent]
     cookies: list[dict[str, Any]]
     """Worker 0's cookies when the loop was reached (the session the prefix made: a login, say)."""
-
-
-async def _cookies(page: Any) -> list[dict[str, Any]]:
-    """The cookies of ``page``'s context, for the other workers (none when it cannot say)."""
-    try:
-        return list(await page.context.cookies())
-    except Exception as exc:  # a context that closed under us: the workers start without them
-        log.warning("parallel: cannot read worker 0's cookies: %s", exc)
-        return []
 
 
 class ParallelStrategy(Strategy):
@@ -270,7 +261,7 @@ class ParallelStrategy(Strategy):
                             c for c in run0.calls
                             if c.action == "tool" and c.ok and c.effect == "READ" and c.tool in replay_tools
                         ],
-                        cookies=await _cookies(run0.page),
+                        cookies=await context_cookies(run0.page),
                     )  # fmt: skip
                     entered.set_result(entry)
                     await iterate(0, run0, vm0, entry, "main")

@@ -249,10 +249,8 @@ result = seen
 """
 
 
-async def test_parallel_workers_share_the_session_the_prefix_signed_in(
-    shop: ShopSite, shop_cache: ToolCache, browser_pool: BrowserPool
-) -> None:
-    """A sign-in (a WRITE, never sent twice) in the prefix: every worker's iterations run signed in."""
+def _signed_in_runtime(shop: ShopSite, shop_cache: ToolCache, pool: BrowserPool) -> Runtime:
+    """The shop's tools plus ``sign_in(user)`` (a WRITE that sets a session cookie) and ``whoami()``."""
     sign_in = ToolManifest(
         name="sign_in", description="Sign in as `user`.", type=ToolType.SET_FIELDS, effect=Effect.WRITE,
         input_schema={"type": "object", "properties": {"user": {"type": "string"}}, "required": ["user"]},
@@ -263,8 +261,27 @@ async def test_parallel_workers_share_the_session_the_prefix_signed_in(
         output_schema={"type": "object", "properties": {"user": {"type": "string"}}},
         execute="const m = document.cookie.match(/(?:^|; )user=([^;]*)/); return {user: m ? m[1] : ''};",
     )  # fmt: skip
-    cache = ToolCache(shop_cache.info, [*shop_cache.tools.values(), sign_in, whoami])
-    runtime = Runtime(cache, shop.url, pool=browser_pool)
+    return Runtime(ToolCache(shop_cache.info, [*shop_cache.tools.values(), sign_in, whoami]), shop.url, pool=pool)
+
+
+async def test_a_reexecution_replays_a_sign_in_with_the_session_it_left(
+    shop: ShopSite, shop_cache: ToolCache, browser_pool: BrowserPool
+) -> None:
+    """The sign-in is not sent again in the new contexts, but the session it made is theirs."""
+    runtime = _signed_in_runtime(shop, shop_cache, browser_pool)
+    effects = EffectLog()
+    plan = 'await sign_in(user="ann")\nme = await whoami()\nresult = me.user\n'
+    first = await runtime.run(plan, strategy=HedgeStrategy(2, effects=effects))
+    again = await runtime.run(plan, strategy=HedgeStrategy(2, effects=effects))
+    assert first.value == again.value == "ann"
+    assert [c.replayed for c in again.calls if c.tool == "sign_in"] == [True] and effects.sent == 1
+
+
+async def test_parallel_workers_share_the_session_the_prefix_signed_in(
+    shop: ShopSite, shop_cache: ToolCache, browser_pool: BrowserPool
+) -> None:
+    """A sign-in (a WRITE, never sent twice) in the prefix: every worker's iterations run signed in."""
+    runtime = _signed_in_runtime(shop, shop_cache, browser_pool)
     shop.path_delays = {"/item/": 0.15}
     par = ParallelStrategy(3, analyse=plan_usage)
     result = await runtime.run(SIGNED_IN_PLAN, strategy=par)
