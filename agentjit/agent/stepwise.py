@@ -506,7 +506,7 @@ class StepwiseAgent:
         args = {"step": step.step, "selector": el.selector, "name": el.name, "text": action.text} if el else {}
         if is_write and el is not None:
             key = EffectKey(tool=f"agent.{action.action}", args=canonical_args(args), scope=scope)
-            outcome, record = await effects.write(key, send, worker=self.worker)
+            outcome, record = await effects.write(key, send, worker=self.worker, page=page)
             step.replayed = record is not None
         elif el is not None and action.action in ("click", "type", "select"):
             guard = _WriteGuard(page, effects, base=base, worker=self.worker, scope=scope)

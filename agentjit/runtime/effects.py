@@ -268,20 +268,30 @@ class EffectLog:
         send: Callable[[], Awaitable[CallOutcome]],
         *,
         worker: int = 0,
+        page: Any = None,
     ) -> tuple[CallOutcome, EffectRecord | None]:
         """Send the write under a claim, or return a copy of its recorded outcome.
 
         Returns ``(outcome, record)`` where ``record`` is set when the outcome
-        was replayed (not sent by this call).
+        was replayed (not sent by this call). With the ``page`` the write is
+        made on, a sent write keeps that context's cookies (:attr:`sessions`)
+        and a replay puts the recorded ones into the page's context.
         """
         got = await self.claim(key, worker=worker)
         if isinstance(got, EffectRecord):
             self.replays += 1
+            session = self.sessions.get(key)
+            if got.status == "committed" and session and page is not None:  # the session it left: a login, say
+                await _restore_cookies(page, session)
             return replayed_outcome(got), got
         claim = got
         self.sent += 1
         try:
             outcome = await send()
+            if outcome.ok and page is not None:  # before the commit: a caller waiting on the claim finds them
+                cookies = await context_cookies(page)
+                if cookies:
+                    self.sessions[key] = cookies
         except BaseException as exc:  # cancelled, page gone, site down: the effect may have landed
             interrupted = CallOutcome(
                 tool=key.tool, ok=False, phase="interrupted", reason=f"{type(exc).__name__}: {exc}"
@@ -415,22 +425,10 @@ class EffectGate:
         key = self.key(tool.name, args)
         worker = self.worker if self.worker is not None else (self.run.worker if self.run is not None else 0)
         run = self.run
-
-        async def send() -> CallOutcome:
-            outcome = await perform()
-            if outcome.ok and run is not None:  # before the commit: a caller waiting on the claim finds them
-                cookies = await context_cookies(run.page)
-                if cookies:
-                    self.log.sessions[key] = cookies
-            return outcome
-
-        outcome, record = await self.log.write(key, send, worker=worker)
+        outcome, record = await self.log.write(key, perform, worker=worker, page=run.page if run is not None else None)
         if record is None:
             return outcome
         log.info("write %s(%s) #%d replayed from the effect log (worker %d)", key.tool, key.args, key.occurrence, worker)
-        session = self.log.sessions.get(key)
-        if outcome.ok and session and run is not None:  # the session the write left: a login, say
-            await _restore_cookies(run.page, session)
         if outcome.ok and self.log.verify_replays and run is not None:
             outcome = await verify_replay(run, tool, args, outcome, timeout_ms=self.log.verify_timeout_ms)
         return outcome
