@@ -42,7 +42,6 @@ import json
 import logging
 import math
 import os
-import statistics
 import struct
 import sys
 import tempfile
@@ -63,6 +62,7 @@ from agentjit.protocol.trace import read_trace
 from agentjit.runtime.browser import HOST_RULES, chromium_executable
 
 from .apps import Site
+from .e2e import agent_once, judge_answer, mean_or_zero
 from .oracle import OraclePolicy, answer_for, demo_path, has_demo
 from .tasks import Task
 
@@ -444,14 +444,6 @@ class _Timer:
         object.__setattr__(obj, method, timed)  # pydantic models (the session) refuse setattr
 
 
-def _judge(task: Task, answer: Any, before: Any, after: Any, site_url: str) -> tuple[bool, str]:
-    class _Result:  # what a judge reads: the answer as ``value``
-        value = answer
-
-    verdict = task.evaluate(_Result(), before, after, site_url)
-    return verdict.ok, verdict.reason
-
-
 async def _browser_use_run(task: Task, run: int, *, site: Site, start_url: str, profile: LatencyProfile,
                            executable: str | None, use_vision: bool, max_steps: int) -> SideRun:  # fmt: skip
     from browser_use import Agent, BrowserProfile, BrowserSession
@@ -491,7 +483,7 @@ async def _browser_use_run(task: Task, run: int, *, site: Site, start_url: str, 
         except ValueError:
             answer = final
     after = site.state()
-    ok, reason = _judge(task, answer, before, after, site.url)
+    ok, reason = judge_answer(task, answer, before, after, site.url)
     if llm.error and ok:
         ok, reason = False, f"the oracle gave up: {llm.error}"
     elif llm.error:
@@ -511,24 +503,13 @@ async def _browser_use_run(task: Task, run: int, *, site: Site, start_url: str, 
 async def _agent_run(task: Task, run: int, *, pool: Any, site: Site, start_url: str, profile: LatencyProfile,
                      budget_tokens: int = 6000) -> SideRun:  # fmt: skip
     """agentjit's stepwise agent on ``task``, as :mod:`agentjit.bench.e2e` runs it (fresh context, start page timed)."""
-    from agentjit.agent import StepwiseAgent
     from agentjit.llm.latency import SimulatedLatency
-    from agentjit.runtime.runner import goto_start
 
     from .oracle import oracle_model
 
     model = SimulatedLatency(oracle_model(task), profile)
-    site.reset(draws=f"{task.id}/run-{run}")
-    before = site.state()
-    t0 = time.perf_counter()
-    async with pool.context() as ctx:
-        page = await ctx.new_page()
-        await goto_start(page, start_url)
-        setup_s = time.perf_counter() - t0
-        agent = StepwiseAgent(model, base_url=site.url, budget_tokens=budget_tokens, snapshots=False)
-        result = await agent.run(page, task.task)
-    after = site.state()
-    ok, reason = _judge(task, result.answer, before, after, site.url)
+    result, setup_s, ok, reason = await agent_once(task, run, model, pool=pool, site=site, start_url=start_url,
+                                                   budget_tokens=budget_tokens)  # fmt: skip
     act_s = sum(s.act_s for s in result.steps)
     latency = setup_s + result.total_s
     # the rest of the run outside the model and the actions is observing (and the fresh context's start page)
@@ -541,10 +522,6 @@ async def _agent_run(task: Task, run: int, *, pool: Any, site: Site, start_url: 
     ))  # fmt: skip
 
 
-def _mean(values: Sequence[float]) -> float:
-    return statistics.fmean(values) if values else 0.0
-
-
 _FIELDS = ("steps", "actions", "model_calls", "input_tokens", "image_tokens", "output_tokens", "model_s",
            "simulated_s", "adapter_s", "latency_s", "outside_model_s", "outside_model_per_step_s", "observe_s",
            "act_s", "other_s", "dom_s", "screenshot_s")  # fmt: skip
@@ -552,7 +529,7 @@ _FIELDS = ("steps", "actions", "model_calls", "input_tokens", "image_tokens", "o
 
 def _side(runs: list[SideRun], side: str) -> dict[str, Any]:
     mine = [r for r in runs if r.side == side]
-    out: dict[str, Any] = {f: _mean([getattr(r, f) for r in mine]) for f in _FIELDS}
+    out: dict[str, Any] = {f: mean_or_zero([getattr(r, f) for r in mine]) for f in _FIELDS}
     out["passed"] = sum(r.ok for r in mine)
     out["runs"] = len(mine)
     return out
@@ -568,7 +545,7 @@ def _summarize(report: BrowserUseReport) -> None:
         steps = sum(r["steps"] for r in rows)
         outside = sum(r["outside_model_s"] for r in rows)
         summary[side] = {
-            **{f"mean_{f}": _mean([r[f] for r in rows]) for f in _FIELDS},
+            **{f"mean_{f}": mean_or_zero([r[f] for r in rows]) for f in _FIELDS},
             "outside_model_per_step_s": outside / steps if steps else 0.0,
             "per_step_s": {k: sum(r[f"{k}_s"] for r in rows) / steps if steps else 0.0
                            for k in ("model", "observe", "act", "other", "dom", "screenshot")},  # fmt: skip

@@ -42,6 +42,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from agentjit.agent import StepwiseAgent
+from agentjit.agent.stepwise import AgentResult
 from agentjit.cache import ToolCache
 from agentjit.exceptions import AgentJITError, ConfigError
 from agentjit.llm.base import Message, Model
@@ -56,7 +57,7 @@ from .harness import _pool, jsonable, resolve_target, run_task
 from .oracle import demo_path, has_demo, oracle_model
 from .tasks import Task
 
-__all__ = ["E2ERun", "E2ETask", "E2EReport", "run_e2e", "SWEEP_S", "reference_model"]
+__all__ = ["E2ERun", "E2ETask", "E2EReport", "run_e2e", "SWEEP_S", "reference_model", "agent_once", "judge_answer"]
 
 log = logging.getLogger(__name__)
 
@@ -134,30 +135,49 @@ def _fresh_cache(cache: ToolCache) -> ToolCache:
     return ToolCache(cache.info, cache.tools.values(), latency=cache.latency, schemas=cache.schemas, plans={})
 
 
+def judge_answer(task: Task, answer: Any, before: Any, after: Any, site_url: str) -> tuple[bool, str]:
+    """``task``'s judge on an agent's ``answer`` and the site's state before and after."""
+
+    class _Result:  # what a judge reads: the answer as ``value``
+        value = answer
+
+    verdict = task.evaluate(_Result(), before, after, site_url)
+    return verdict.ok, verdict.reason
+
+
+async def agent_once(task: Task, run: int, model: Model, *, pool: BrowserPool, site: Site, start_url: str,
+                     budget_tokens: int = 6000) -> tuple[AgentResult, float, bool, str]:  # fmt: skip
+    """One stepwise-agent run of ``task`` as the bench times it: ``(result, setup_s, ok, reason)``.
+
+    The site is reset to the draws agentjit's run of this task meets too; the clock starts at a
+    fresh context with the start page still to open (as agentjit's run is timed), ``setup_s``
+    is that part. An agent error propagates.
+    """
+    site.reset(draws=f"{task.id}/run-{run}")
+    before = site.state()
+    t0 = time.perf_counter()
+    async with pool.context() as ctx:
+        page = await ctx.new_page()
+        await goto_start(page, start_url)
+        setup_s = time.perf_counter() - t0
+        agent = StepwiseAgent(model, base_url=site.url, budget_tokens=budget_tokens, snapshots=False)
+        result = await agent.run(page, task.task)
+    ok, reason = judge_answer(task, result.answer, before, site.state(), site.url)
+    return result, setup_s, ok, reason
+
+
 async def _agent_run(task: Task, run: int, *, pool: BrowserPool, site: Site, cache: ToolCache,
                      profile: LatencyProfile, budget_tokens: int, real: Model | None) -> E2ERun:  # fmt: skip
     model = SimulatedLatency(real if real is not None else oracle_model(task), profile)
-    site.reset(draws=f"{task.id}/run-{run}")  # the draws agentjit's run of this task meets too
-    before = site.state()
-    t0 = time.perf_counter()  # from a fresh context, as agentjit's run is timed: the start page counts
-    async with pool.context() as ctx:
-        page = await ctx.new_page()
-        await goto_start(page, site.url.rstrip("/") + cache.info.start_path)
-        setup_s = time.perf_counter() - t0
-        agent = StepwiseAgent(model, base_url=site.url, budget_tokens=budget_tokens, snapshots=False)
-        try:
-            result = await agent.run(page, task.task)
-        except AgentJITError as exc:
-            return E2ERun(side="agent", run=run, ok=False, reason=f"{type(exc).__name__}: {exc}", error=str(exc),
-                          latency_s=time.perf_counter() - t0, model_calls=model.calls)  # fmt: skip
-    after = site.state()
-
-    class _Result:  # what a judge reads: the answer as ``value``
-        value = result.answer
-
-    verdict = task.evaluate(_Result(), before, after, site.url)
+    t0 = time.perf_counter()
+    try:
+        result, setup_s, ok, reason = await agent_once(task, run, model, pool=pool, site=site, budget_tokens=budget_tokens,
+                                                       start_url=site.url.rstrip("/") + cache.info.start_path)  # fmt: skip
+    except AgentJITError as exc:
+        return E2ERun(side="agent", run=run, ok=False, reason=f"{type(exc).__name__}: {exc}", error=str(exc),
+                      latency_s=time.perf_counter() - t0, model_calls=model.calls)  # fmt: skip
     return E2ERun(
-        side="agent", run=run, ok=verdict.ok, reason=verdict.reason, latency_s=setup_s + result.total_s,
+        side="agent", run=run, ok=ok, reason=reason, latency_s=setup_s + result.total_s,
         model_s=result.model_s, model_calls=result.model_calls, input_tokens=result.usage.input_tokens,
         output_tokens=result.usage.output_tokens, steps=len(result.steps),
         run_s=setup_s + result.total_s - result.model_s,
@@ -185,21 +205,21 @@ async def _jit_run(task: Task, run: int, side: str, planner: Planner, model: Sim
     )  # fmt: skip
 
 
-def _mean(values: Sequence[float]) -> float:
+def mean_or_zero(values: Sequence[float]) -> float:
     return statistics.fmean(values) if values else 0.0
 
 
 def _side(runs: list[E2ERun], side: str) -> dict[str, Any]:
     mine = [r for r in runs if r.side == side]
     return {
-        "latency_s": _mean([r.latency_s for r in mine]),
-        "model_s": _mean([r.model_s for r in mine]),
-        "model_calls": _mean([r.model_calls for r in mine]),
-        "input_tokens": _mean([r.input_tokens for r in mine]),
-        "output_tokens": _mean([r.output_tokens for r in mine]),
-        "steps": _mean([r.steps for r in mine]),
-        "compile_s": _mean([r.compile_s for r in mine]),
-        "run_s": _mean([r.run_s for r in mine]),
+        "latency_s": mean_or_zero([r.latency_s for r in mine]),
+        "model_s": mean_or_zero([r.model_s for r in mine]),
+        "model_calls": mean_or_zero([r.model_calls for r in mine]),
+        "input_tokens": mean_or_zero([r.input_tokens for r in mine]),
+        "output_tokens": mean_or_zero([r.output_tokens for r in mine]),
+        "steps": mean_or_zero([r.steps for r in mine]),
+        "compile_s": mean_or_zero([r.compile_s for r in mine]),
+        "run_s": mean_or_zero([r.run_s for r in mine]),
         "passed": sum(r.ok for r in mine),
         "runs": len(mine),
         "strategy": sorted({r.strategy for r in mine if r.strategy}),
@@ -277,9 +297,9 @@ def _summarize(report: E2EReport, sweep: Sequence[float]) -> None:
         hit = [_priced(t.summary["agentjit-cached"], per_call) for t in tasks]
         rows.append({
             "per_call_s": per_call,
-            "agent_mean_s": _mean(agent),
-            "agentjit_mean_s": _mean(jit),
-            "agentjit_cached_mean_s": _mean(hit),
+            "agent_mean_s": mean_or_zero(agent),
+            "agentjit_mean_s": mean_or_zero(jit),
+            "agentjit_cached_mean_s": mean_or_zero(hit),
             "speedup_ratio_of_means": _ratio(sum(agent), sum(jit)),
             "speedup_geomean": _geomean([a / j for a, j in zip(agent, jit, strict=True) if j > 0]),
             "speedup_cached_ratio_of_means": _ratio(sum(agent), sum(hit)),
