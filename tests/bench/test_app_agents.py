@@ -16,7 +16,7 @@ import pytest
 
 from agentjit.bench import oracle
 from agentjit.bench.apps import get_app
-from agentjit.bench.e2e import _agent_run, run_e2e
+from agentjit.bench.e2e import _agent_run, judge_answer, run_e2e
 from agentjit.bench.oracle import has_demo
 from agentjit.exceptions import ConfigError
 from agentjit.llm.latency import get_profile
@@ -48,3 +48,29 @@ async def test_oracle_agent_passes_the_judges(app: str, task: Any, request: Any,
                            profile=get_profile("none"), budget_tokens=6000, real=None)  # fmt: skip
     assert run.ok, run.reason
     assert run.model_calls == run.steps and run.steps >= 2  # one call per action, the last one done
+
+
+@pytest.mark.browser
+async def test_a_rerun_in_a_fresh_context_replays_the_writes_in_their_session(
+    roundup_site: Any, browser_pool: BrowserPool
+) -> None:
+    """A write task run twice under one effect log: the second run, in a new context, sends nothing and
+    still passes, because the replayed login brings back its session (it failed signed out before)."""
+    from agentjit.agent import StepwiseAgent
+    from agentjit.runtime.effects import EffectLog
+    from agentjit.runtime.runner import goto_start
+
+    task = next(t for t in get_app("roundup").tasks() if t.id == "set-status")
+    start = roundup_site.url.rstrip("/") + get_app("roundup").load_cache().info.start_path
+    effects = EffectLog()
+    before = roundup_site.state()
+    for attempt in range(2):
+        async with browser_pool.context() as ctx:
+            page = await ctx.new_page()
+            await goto_start(page, start)
+            agent = StepwiseAgent(oracle.oracle_model(task), base_url=roundup_site.url, effects=effects, snapshots=False)
+            result = await agent.run(page, task.task)
+        ok, reason = judge_answer(task, result.answer, before, roundup_site.state(), roundup_site.url)
+        assert ok, f"attempt {attempt + 1}: {reason}"
+        assert [s.replayed for s in result.steps if s.effect == "WRITE"] == [bool(attempt)] * 2  # login, then the edit
+    assert effects.sent == 2 and effects.replays == 2
