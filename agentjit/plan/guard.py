@@ -163,12 +163,15 @@ def _is_int(v: Any) -> bool:
 
 def _size(v: Any) -> int | None:
     """``len(v)`` for sized values (O(1) for every builtin container), None for iterators."""
-    if hasattr(type(v), "__len__"):
-        try:
-            return len(v)
-        except OverflowError:  # range(10**30)
-            return 1 << 63
-    return None
+    return _len(v) if hasattr(type(v), "__len__") else None
+
+
+def _len(v: Any) -> int:
+    """``len(v)`` for a sized value of any length (``len`` raises OverflowError past ``sys.maxsize``: ``range(10**30)``)."""
+    try:
+        return len(v)
+    except OverflowError:
+        return 1 << 63
 
 
 def _unpack_depth(target: ast.expr) -> int:
@@ -186,14 +189,6 @@ def _unpack_depth(target: ast.expr) -> int:
     return depth(target)
 
 
-def _range_size(r: range) -> int:
-    """``len(r)`` for ranges of any length (``len`` raises OverflowError past ``sys.maxsize``)."""
-    try:
-        return len(r)
-    except OverflowError:
-        return 1 << 64
-
-
 def _in_range(item: Any, r: range) -> bool:
     """``item in r`` for a non-integer ``item``, as Python's item-by-item scan would answer it.
 
@@ -208,7 +203,7 @@ def _in_range(item: Any, r: range) -> bool:
     if type(item).__eq__ is object.__eq__ or isinstance(item, str | bytes | list | tuple | dict | set | frozenset
                                                            | range | Record | type(None)):
         return False
-    raise LimitHit("steps", f"testing whether a {type(item).__name__} is in a range of {_range_size(r)} items "
+    raise LimitHit("steps", f"testing whether a {type(item).__name__} is in a range of {_len(r)} items "
                             "would compare it with each of them")
 
 
@@ -330,7 +325,7 @@ class Guard:
 
     def contains(self, item: Any, container: Any) -> bool:
         """``item in container``: a non-integer in a huge range is answered without the scan Python does in C."""
-        if type(container) is range and not _is_int(item) and _range_size(container) > self.limits.max_items:
+        if type(container) is range and not _is_int(item) and _len(container) > self.limits.max_items:
             return _in_range(item, container)
         return item in container
 
@@ -450,7 +445,7 @@ class Guard:
                 if allowed is not None and name in allowed:
                     self._check_method(owner, name, args, kwargs)
                     if (type(owner) is range and name in ("count", "index") and len(args) == 1 and not kwargs
-                            and not _is_int(args[0]) and _range_size(owner) > self.limits.max_items):
+                            and not _is_int(args[0]) and _len(owner) > self.limits.max_items):
                         return self._range_method(owner, name, args[0])
                     result = fn(*args, **kwargs)
                     if type(result) in (list, tuple) and len(result) > self.limits.max_items:  # split() & co
