@@ -630,6 +630,12 @@ def _link_tools(site: _Site) -> list[Synth]:
     return out
 
 
+def _click_link_js(navigates: bool) -> str:
+    """Click ``link``: after the tool has answered when the click loads a new document (the runtime
+    waits for it), else in place and wait for the page to settle."""
+    return "setTimeout(() => link.click(), 0);" if navigates else "const before = location.href;\nlink.click();\nawait __settle(before);"
+
+
 _PAGER_WORDS = re.compile(r"^(next|previous|prev|older|newer|more|load more|show more)\b", re.I)
 
 
@@ -654,7 +660,7 @@ def _pager_tools(site: _Site) -> list[Synth]:
         pages = {c.page_before for c in clicks if c.page_before}
         sel = f"a >> text={text}"
         navigates = any(c.step.document for c in clicks)
-        follow = "setTimeout(() => link.click(), 0);" if navigates else "const before = location.href;\nlink.click();\nawait __settle(before);"
+        follow = _click_link_js(navigates)
         m = ToolManifest(
             name=site.name(snake(camel(text)) or "next_page"),
             description=f"Follow the page's own '{text}' link: the same {'/'.join(sorted(pages))} page, moved along "
@@ -795,8 +801,7 @@ def _sort_tools(site: _Site) -> list[Synth]:
         columns = [p.key for p in el.props.values() if p.source == "cell"]
         navigates = any(c.step.document for c in cs)
         links = json.dumps(el.sort_selector)
-        click = ("setTimeout(() => link.click(), 0);" if navigates
-                 else "const before = location.href;\nlink.click();\nawait __settle(before);")
+        click = _click_link_js(navigates)
         m = ToolManifest(
             name=site.name("sort_" + plural(el.name)),
             description=f"Sort the {plural(el.name).replace('_', ' ')} by a column with its header link (the site's own "
