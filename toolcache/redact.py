@@ -14,7 +14,7 @@ from typing import Any
 
 __all__ = ["REDACTED", "is_secret", "looks_like_card"]
 
-REDACTED = "<redacted>"
+from agentjit.protocol.trace import REDACTED
 
 _SECRET_AUTOCOMPLETE = ("current-password", "new-password", "one-time-code", "cc-number", "cc-csc", "cc-exp")
 _DIGITS = re.compile(r"^[\d ,-]{13,23}$")

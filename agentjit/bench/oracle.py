@@ -35,14 +35,12 @@ from agentjit.agent.observe import parse_elements
 from agentjit.exceptions import ConfigError
 from agentjit.llm.base import Message
 from agentjit.llm.function import FunctionModel
-from agentjit.protocol.trace import StepEvent, read_trace
+from agentjit.protocol.trace import REDACTED, StepEvent, read_trace
 
 from .tasks import Task
 
 __all__ = ["OraclePolicy", "oracle_model", "demo_path", "has_demo", "DEMOS_ROOT", "answer_for", "secrets_for"]
 
-REDACTED = "<redacted>"
-"""What the recorder writes in place of a secret (``toolcache.redact.REDACTED``; agentjit never imports toolcache)."""
 
 DEMOS_ROOT = Path(__file__).resolve().parents[2] / "traces"
 """``traces/`` of the source checkout: demonstrations live in ``traces/<app>/tasks/``."""

@@ -29,6 +29,7 @@ from . import jsonio
 __all__ = [
     "TRACE_FORMAT",
     "TRACE_VERSION",
+    "REDACTED",
     "Target",
     "SessionEvent",
     "StepEvent",
@@ -44,6 +45,9 @@ __all__ = [
 
 TRACE_FORMAT = "agentjit-trace"
 TRACE_VERSION = 1
+
+REDACTED = "<redacted>"
+"""What a trace holds in place of a secret the writer kept out of it (a password typed, say)."""
 
 Action = Literal["goto", "click", "fill", "select", "check", "press", "scroll", "evaluate", "tool", "wait"]
 
