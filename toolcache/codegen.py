@@ -45,7 +45,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
-from urllib.parse import urlparse
+from urllib.parse import parse_qs, urlparse
 
 from agentjit.protocol.manifest import Effect, ToolManifest, ToolType
 
@@ -264,7 +264,9 @@ class _Sequences:
                     pending.append(s)
                     continue
                 if s.step.action == "press" and el.kind == "input" and (s.page_after != s.page_before or _query_changed(s)):
-                    filters[el.selector].append((s, s))
+                    # (the fill that typed the value, the Enter that submitted it)
+                    typed = [p for p in pending if p.element is el and p.step.action == "fill"]
+                    filters[el.selector].append((typed[-1] if typed else s, s))
                     pending = []
                     continue
                 if el.kind == "button" and s.step.action == "click":
@@ -741,14 +743,16 @@ def _filter_tools(site: _Site) -> list[Synth]:
         pages = site.single_pages.get(sel, {p.page_before for p, _ in pairs if p.page_before})
         target = pairs[0][1].page_after or "search"
         pname = "query"
-        submit_sel = pairs[0][1].element.selector if pairs[0][1] is not pairs[0][0] and pairs[0][1].element else None
+        sent = pairs[0][1].element
+        submit_sel = sent.selector if sent is not None and sent is not inp else None
         # a filter of a single-page app: Enter changes the URL's query, the page stays and redraws
-        in_place = all(p.page_after == p.page_before and _redraws_in_place(p) for p, _ in pairs)
+        in_place = all(q.page_after == q.page_before and _redraws_in_place(q) for _, q in pairs)
         what = snake(inp.name.split(".")[-1])
         what = what.removeprefix("filter_by_")
         fname = "search" if "search" in (inp.name.lower() + target) else (f"filter_by_{what}" if in_place else f"set_{what}")
         if in_place:
             pname = what if what.isidentifier() and what not in ("query", "filter") else "value"
+        param = _filter_param(pairs) if in_place else None
         m = ToolManifest(
             name=site.name(fname),
             description=(
@@ -767,7 +771,7 @@ def _filter_tools(site: _Site) -> list[Synth]:
                 f"__setValue(input, inputs.{pname});",
                 "const before = location.href;",
                 "input.dispatchEvent(new KeyboardEvent('keydown', {key: 'Enter', code: 'Enter', bubbles: true}));",
-                "await __settle(before);",
+                *_until_filtered(param, pname),
                 f"return {{{pname}: inputs.{pname}}};",
             ) if in_place else _body(
                 f"const input = __q({json.dumps(sel)});",
@@ -777,7 +781,7 @@ def _filter_tools(site: _Site) -> list[Synth]:
                 " else input.dispatchEvent(new KeyboardEvent('keydown', {key: 'Enter', bubbles: true})); }, 0);",
                 f"return {{{pname}: inputs.{pname}}};",
             ),
-            post_check=_body(_page_check(pages)) if in_place else _body(_page_check({target})),
+            post_check=_body(_page_guard(pages), _filtered_check(param, pname)) if in_place else _body(_page_check({target})),
             elements=[f"{p}.{inp.name}" for p in sorted(pages)],
             navigates=not in_place,
         )
@@ -785,6 +789,43 @@ def _filter_tools(site: _Site) -> list[Synth]:
                          witness_args=[{pname: p.step.value} for p, _ in pairs]))
 
     return out
+
+
+def _filter_param(pairs: list[tuple[LabeledStep, LabeledStep]]) -> str | None:
+    """The URL query parameter an in-place filter writes its value to: the one that held the typed
+    value after every recorded use (Fava's ``?time=2025``), or None when the recordings disagree."""
+    found: set[str] | None = None
+    for typed, sent in pairs:
+        value = str(typed.step.value or "")
+        query = parse_qs(urlparse(sent.step.url_after or "").query, keep_blank_values=True)
+        keys = {k for k, vs in query.items() if value and value in vs}
+        found = keys if found is None else found & keys
+    return min(found) if found else None
+
+
+def _filter_param_js(param: str) -> str:
+    return f"(new URL(location.href).searchParams.get({json.dumps(param)}) ?? '')"
+
+
+def _until_filtered(param: str | None, pname: str) -> list[str]:
+    """Execute's wait after Enter: for the URL to carry the value (the site redraws when its data is
+    in, and may move the URL only then), then for the redraw to settle."""
+    if param is None:
+        return ["await __settle(before);"]
+    return [
+        f"for (const t0 = Date.now(); !__same({_filter_param_js(param)}, inputs.{pname}) && Date.now() - t0 < 10000;)",
+        "  await new Promise((r) => setTimeout(r, 20));",
+        "await __settle(null);",
+    ]
+
+
+def _filtered_check(param: str | None, pname: str) -> str:
+    """The end of an in-place filter's post_check: the URL says the page shows what the value selects."""
+    if param is None:
+        return "return true;"
+    got = _filter_param_js(param)
+    return (f"return __same({got}, inputs.{pname}) ? true"
+            f" : [false, 'the page is filtered by {param}=' + JSON.stringify({got}) + ', not ' + JSON.stringify(inputs.{pname})];")
 
 
 def _sort_tools(site: _Site) -> list[Synth]:

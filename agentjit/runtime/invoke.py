@@ -23,6 +23,8 @@ from agentjit.exceptions import SiteUnreachable
 from agentjit.protocol.manifest import ToolManifest
 from agentjit.protocol.schema import validate_inputs, validate_output
 
+from .network import settled
+
 __all__ = ["CallOutcome", "call_tool", "run_post_check", "Phase"]
 
 log = logging.getLogger(__name__)
@@ -206,9 +208,11 @@ async def call_tool(
     }
     start = time.time()
     t0 = time.perf_counter()
+    # the page's own data still on its way (a single-page app starting up): act after it is in
+    waited = await settled(page)
     url_before = page.url
     outcome = CallOutcome(tool=tool.name, ok=False, url_before=url_before, start=start)
-    timings: dict[str, float] = {}
+    timings: dict[str, float] = {"settle": waited} if waited >= 0.001 else {}
 
     def finish(**fields: Any) -> CallOutcome:
         timings["total"] = time.perf_counter() - t0

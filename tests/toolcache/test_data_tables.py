@@ -228,3 +228,35 @@ def test_choices_and_columns_that_differ_between_pages_of_one_type_are_data_not_
     sort = next(s for s in synthesize(SiteSchema(pages={"db_{name}": ps}), {"t": [step]}) if s.kind == "sort")
     column = sort.manifest.input_schema["properties"]["column"]
     assert "enum" not in column and "seen: id, title, name" in column["description"]
+
+
+FILTERED = """<body><header><input type="text" placeholder="Time" autocomplete="off"></header>
+<article><ul class="rows"><li class="row">a</li><li class="row">b</li></ul></article></body>"""
+
+
+def test_an_in_place_filter_learns_its_url_parameter_and_its_witness_is_the_typed_value() -> None:
+    """Fava's time box: typed, then Enter; the app redraws and writes the value to ``?time=``. The tool
+    waits for the URL to carry the value and its post_check checks it; the witness is what was typed."""
+    from toolcache.codegen import synthesize
+    from toolcache.extract import SiteSchema
+    from toolcache.label import LabeledStep
+
+    url = "http://x.test/l/income/"
+    ps = extract_snapshot(FILTERED, url)
+    box = next(e for e in ps.elements.values() if e.kind == "input")
+    target = {"selector": box.selector, "tag": "input", "name": "Time", "role": "combobox", "attributes": {"placeholder": "Time"}}
+
+    def step(i: int, action: str, value: str, after: str) -> LabeledStep:
+        ev = StepEvent.model_validate({"index": i, "action": action, "value": value, "target": target, "start": 0, "end": 0,
+                                       "url": url, "url_after": after})
+        return LabeledStep("t", ev, "l_income", "l_income", element=box)
+
+    steps = [step(0, "fill", "2025", url), step(1, "press", "Enter", url + "?time=2025")]
+    tools = {s.manifest.name: s for s in synthesize(SiteSchema(pages={"l_income": ps}), {"t": steps})}
+    tool = tools["filter_by_time"]
+    assert tool.witness_args == [{"time": "2025"}]  # not the key that submitted it ("Enter")
+    assert 'searchParams.get("time")' in tool.manifest.execute and 'searchParams.get("time")' in tool.manifest.post_check
+    # recordings that disagree on where the value goes: no parameter, the tool settles on the DOM alone
+    other = [step(2, "fill", "2024", url), step(3, "press", "Enter", url + "?period=2024")]
+    tools = {s.manifest.name: s for s in synthesize(SiteSchema(pages={"l_income": ps}), {"t": steps, "u": other})}
+    assert "searchParams.get(\"" not in tools["filter_by_time"].manifest.post_check

@@ -80,15 +80,45 @@ const __setValue = (el, value, leave = false) => {
   el.dispatchEvent(new Event('input', {bubbles: true}));
   el.dispatchEvent(new Event('change', {bubbles: true}));
 };
+// the page's requests in flight (fetch and XMLHttpRequest), counted from the first tool body that
+// ran in this document: a redraw that waits on its data is not settled while the data is on its way
+const __net = (() => {
+  if (window.__ajNet) return window.__ajNet;
+  const net = window.__ajNet = {open: new Map(), next: 0};
+  const start = () => { const id = net.next++; net.open.set(id, Date.now()); return () => net.open.delete(id); };
+  const fetch0 = window.fetch;
+  if (fetch0) {
+    window.fetch = function (...args) {
+      const done = start();
+      try { const p = fetch0.apply(this, args); p.then(done, done); return p; } catch (e) { done(); throw e; }
+    };
+  }
+  const send0 = XMLHttpRequest.prototype.send;
+  XMLHttpRequest.prototype.send = function (...args) {
+    const done = start();
+    this.addEventListener('loadend', done, {once: true});
+    try { return send0.apply(this, args); } catch (e) { done(); throw e; }
+  };
+  return net;
+})();
+// requests begun less than `recent` ms before `since` or after it, still open (an older one is a poll)
+const __busy = (since, recent = 2000) => [...__net.open.values()].some((t) => t >= since - recent);
 const __settle = async (before, quiet = 300, limit = 10000) => {
-  // a single-page app's redraw: the URL changes (when it will), then the DOM stays still for a moment
+  // a single-page app's redraw: the URL changes (when it will; a redraw waiting on its data moves
+  // the URL when the data is in), then no request is on its way and the DOM stays still a moment
   const t0 = Date.now();
-  while (before != null && location.href === before && Date.now() - t0 < 1500) await new Promise((r) => setTimeout(r, 20));
+  while (before != null && location.href === before && (Date.now() - t0 < 1500 || __busy(t0)) && Date.now() - t0 < limit) {
+    await new Promise((r) => setTimeout(r, 20));
+  }
   let last = Date.now();
   const obs = new MutationObserver(() => { last = Date.now(); });
   obs.observe(document.body, {subtree: true, childList: true, characterData: true, attributes: true});
-  try { while (Date.now() - last < quiet && Date.now() - t0 < limit) await new Promise((r) => setTimeout(r, 30)); }
-  finally { obs.disconnect(); }
+  try {
+    while ((Date.now() - last < quiet || __busy(t0)) && Date.now() - t0 < limit) {
+      if (__busy(t0)) last = Date.now();
+      await new Promise((r) => setTimeout(r, 30));
+    }
+  } finally { obs.disconnect(); }
 };
 const __watchWrites = () => {
   const pending = [];

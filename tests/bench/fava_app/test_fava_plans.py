@@ -6,6 +6,7 @@ all 12 tasks have plans over its tools.
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import pytest
@@ -65,3 +66,24 @@ async def test_reference_plans_pass_their_judges(fava_site: FavaSite, browser_po
     assert not failed
     # reads change nothing; each write task saves exactly one entry (no duplicated write)
     assert {r.id: r.writes for r in report.tasks} == {t.id: int(t.kind == "write") for t in PLANNED}
+
+
+@pytest.mark.browser
+async def test_a_filter_whose_data_comes_late_reads_the_filtered_report(
+    fava_site: FavaSite, browser_pool: BrowserPool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Fava fetches a filtered report's data first and moves the URL only when it is in. With the data
+    2.5 s late (a loaded machine, a ledger reloading), the filter tool waits for it: the plans read the
+    filtered totals, not the unfiltered page still on screen (CI once answered 185001.15 for 91952.2)."""
+    app = fava_site._app
+
+    def late(environ: dict[str, Any], start_response: Any) -> Any:
+        if "/api/" in environ.get("PATH_INFO", "") and environ.get("REQUEST_METHOD") == "GET":
+            time.sleep(2.5)
+        return app(environ, start_response)
+
+    monkeypatch.setattr(fava_site, "_app", late)
+    timed = [t for t in PLANNED if "filter_by_time(" in t.plan_source()]
+    assert len(timed) >= 3
+    report = await run_tasks(timed, cache=cache(), site=fava_site, pool=browser_pool)
+    assert {r.id: r.reason for r in report.tasks if not r.ok} == {}
