@@ -48,6 +48,7 @@ from typing import Any
 from urllib.parse import parse_qs, urlparse
 
 from agentjit.protocol.manifest import Effect, ToolManifest, ToolType
+from agentjit.runtime.network import TRACK_JS
 
 from .dom import camel, snake
 from .extract import Element, Prop, SiteSchema
@@ -60,7 +61,7 @@ __all__ = ["Synth", "synthesize", "PRELUDE", "plural", "singular"]
 
 log = logging.getLogger(__name__)
 
-PRELUDE = PAGE_JS + "\n" + source("prelude.js")
+PRELUDE = PAGE_JS + "\n" + f"const __net = {TRACK_JS};\n" + source("prelude.js")
 """The helpers every generated tool body starts with: ``page.js`` and ``prelude.js`` of :mod:`toolcache.js`."""
 
 

@@ -53,6 +53,7 @@ from agentjit.protocol.trace import StepEvent, Target, TraceWriter
 from agentjit.runtime.browser import READ_METHODS
 from agentjit.runtime.effects import Claim, EffectKey, EffectLog, EffectRecord, canonical_args
 from agentjit.runtime.invoke import CallOutcome
+from agentjit.runtime.network import PENDING_JS, TRACK_JS
 
 from .observe import INDEX_ATTR, Element, Observation, observe
 
@@ -180,25 +181,11 @@ def parse_action(text: str, page: Observation, *, base_url: str | None = None) -
     return action
 
 
-_COUNT_JS = """() => {
-  if (window.__ajPending !== undefined) return;
-  window.__ajPending = 0;
-  const done = () => { window.__ajPending -= 1; };
-  const fetch0 = window.fetch;
-  if (fetch0) window.fetch = function (...args) {
-    window.__ajPending += 1;
-    try { return fetch0.apply(this, args).finally(done); } catch (e) { done(); throw e; }
-  };
-  const send0 = XMLHttpRequest.prototype.send;
-  XMLHttpRequest.prototype.send = function (...args) {
-    window.__ajPending += 1;
-    this.addEventListener('loadend', done, {once: true});
-    try { return send0.apply(this, args); } catch (e) { done(); throw e; }
-  };
-}"""
-"""Counts the page's fetch and XHR calls in flight, in the page itself: a single-page app's click
-starts its fetch in a handler, and Playwright's request event can reach Python after the network
-already looked quiet (under load it did, and the agent then read the old page)."""
+_COUNT_JS = f"() => {{ {TRACK_JS}; }}"
+"""Counts the page's fetch and XHR calls in flight in the page itself (see
+:data:`agentjit.runtime.network.TRACK_JS`): Playwright's request event for a click handler's fetch
+can reach Python after the network already looked quiet (under load it did, and the agent then read
+the old page)."""
 
 
 _DOM_QUIET_JS = """([quietMs, maxMs]) => new Promise((resolve) => {
@@ -258,7 +245,7 @@ class _Network:
 
     async def _page_pending(self) -> int:
         try:
-            n: int = await self.page.evaluate("() => window.__ajPending || 0")
+            n: int = await self.page.evaluate(PENDING_JS)
         except Exception:  # the document is being replaced: the network side waits for the new one
             return 0
         return n

@@ -12,6 +12,11 @@ a document sends while it starts are seen too); :func:`settled` waits until no
 fetch or XHR of the page is on its way. A request open longer than
 ``limit_s`` is taken for a poll (long-polling, a stream) and not waited for,
 so a site that always has one open costs at most ``limit_s`` once per request.
+
+Playwright's request event can reach Python after the page already sent the
+request (a click handler's fetch, under load): what must not miss one counts
+it in the page itself, with :data:`TRACK_JS`. Generated tools (their
+``__settle``) and the stepwise agent do.
 """
 
 from __future__ import annotations
@@ -21,10 +26,36 @@ import time
 import weakref
 from typing import Any
 
-__all__ = ["InFlight", "watch", "settled", "SETTLE_LIMIT_S"]
+__all__ = ["InFlight", "watch", "settled", "SETTLE_LIMIT_S", "TRACK_JS", "PENDING_JS"]
 
 SETTLE_LIMIT_S = 5.0
 """The longest a tool call waits for the page's requests (and the age past which one is a poll)."""
+
+TRACK_JS = r"""(() => {
+  if (window.__ajNet) return window.__ajNet;
+  const net = window.__ajNet = {open: new Map(), next: 0};
+  const start = () => { const id = net.next++; net.open.set(id, Date.now()); return () => net.open.delete(id); };
+  const fetch0 = window.fetch;
+  if (fetch0) {
+    window.fetch = function (...args) {
+      const done = start();
+      try { const p = fetch0.apply(this, args); p.then(done, done); return p; } catch (e) { done(); throw e; }
+    };
+  }
+  const send0 = XMLHttpRequest.prototype.send;
+  XMLHttpRequest.prototype.send = function (...args) {
+    const done = start();
+    this.addEventListener('loadend', done, {once: true});
+    try { return send0.apply(this, args); } catch (e) { done(); throw e; }
+  };
+  return net;
+})()"""
+"""An expression: the page's fetch and XHR calls in flight, counted in the page from the first time
+it runs in a document (``window.__ajNet.open``: call id -> start time in ms). Running it again
+returns the same tracker."""
+
+PENDING_JS = "() => window.__ajNet ? window.__ajNet.open.size : 0"
+"""How many calls :data:`TRACK_JS` counts in flight (0 where it never ran)."""
 
 _DATA = frozenset({"fetch", "xhr"})
 _watched: weakref.WeakKeyDictionary[Any, InFlight] = weakref.WeakKeyDictionary()

@@ -80,27 +80,8 @@ const __setValue = (el, value, leave = false) => {
   el.dispatchEvent(new Event('input', {bubbles: true}));
   el.dispatchEvent(new Event('change', {bubbles: true}));
 };
-// the page's requests in flight (fetch and XMLHttpRequest), counted from the first tool body that
-// ran in this document: a redraw that waits on its data is not settled while the data is on its way
-const __net = (() => {
-  if (window.__ajNet) return window.__ajNet;
-  const net = window.__ajNet = {open: new Map(), next: 0};
-  const start = () => { const id = net.next++; net.open.set(id, Date.now()); return () => net.open.delete(id); };
-  const fetch0 = window.fetch;
-  if (fetch0) {
-    window.fetch = function (...args) {
-      const done = start();
-      try { const p = fetch0.apply(this, args); p.then(done, done); return p; } catch (e) { done(); throw e; }
-    };
-  }
-  const send0 = XMLHttpRequest.prototype.send;
-  XMLHttpRequest.prototype.send = function (...args) {
-    const done = start();
-    this.addEventListener('loadend', done, {once: true});
-    try { return send0.apply(this, args); } catch (e) { done(); throw e; }
-  };
-  return net;
-})();
+// __net (defined before this file: agentjit.runtime.network.TRACK_JS) holds the page's fetch and
+// XMLHttpRequest calls in flight: a redraw that waits on its data is not settled while the data is on its way
 // requests begun less than `recent` ms before `since` or after it, still open (an older one is a poll)
 const __busy = (since, recent = 2000) => [...__net.open.values()].some((t) => t >= since - recent);
 const __settle = async (before, quiet = 300, limit = 10000) => {
