@@ -44,6 +44,8 @@ from urllib.parse import urlsplit
 
 from agentjit.exceptions import BrowserError, ConfigError
 
+from .network import track
+
 __all__ = ["BrowserPool", "HOST_RULES", "LOOPBACK_HOSTS", "browser_default", "chromium_executable", "parse_browser_spec"]
 
 log = logging.getLogger(__name__)
@@ -261,6 +263,7 @@ class BrowserPool:
             raise BrowserError(f"cannot open a browser context: {exc}") from exc
         self.open_contexts += 1
         try:
+            await track(ctx)  # each document's data requests, counted from its start
             if self.remote or self.allowed_origins is not None or self.send_writes_once:
                 await ctx.route("**/*", self._route)
             yield ctx

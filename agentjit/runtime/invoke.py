@@ -23,7 +23,7 @@ from agentjit.exceptions import SiteUnreachable
 from agentjit.protocol.manifest import ToolManifest
 from agentjit.protocol.schema import validate_inputs, validate_output
 
-from .network import settled
+from .network import SETTLE_LIMIT_S
 
 __all__ = ["CallOutcome", "call_tool", "run_post_check", "Phase"]
 
@@ -34,7 +34,7 @@ Phase = str  # "pre_check" | "execute" | "navigation" | "post_check" | "output" 
 # The in-page runner. ``stages`` says which of pre/exec/post to run in this
 # round trip; checks poll every ``interval`` ms until true or ``timeout`` ms.
 _RUNNER = r"""
-async ({stages, pre, exec, post, inputs, names, output, timeout, interval}) => {
+async ({stages, pre, exec, post, inputs, names, output, timeout, interval, settle}) => {
   const AsyncFunction = Object.getPrototypeOf(async function () {}).constructor;
   const now = () => performance.now();
   const values = names.map((n) => inputs[n]);
@@ -77,6 +77,22 @@ async ({stages, pre, exec, post, inputs, names, output, timeout, interval}) => {
     out.ok = false; out.phase = stages[0] === 'post' ? 'post_check' : 'pre_check';
     out.reason = 'syntax error in tool body: ' + e.message;
     return out;
+  }
+  const net = window.__ajNet;  // the page's fetch/XHR calls (agentjit.runtime.network.TRACK_JS)
+  if (preFn && settle > 0 && net) {
+    // the page's own data still on its way (an app starting up): act once it is in and drawn;
+    // a call open longer than `settle` ms is a poll
+    const t0 = now();
+    const busy = () => [...net.open.values()].some((t) => Date.now() - t < settle);
+    if (busy()) {
+      while (busy() && now() - t0 < settle) await new Promise((r) => setTimeout(r, interval));
+      let last = now();
+      const obs = new MutationObserver(() => { last = now(); });
+      obs.observe(document, {subtree: true, childList: true, characterData: true, attributes: true});
+      while (now() - last < 100 && now() - t0 < settle + 1000) await new Promise((r) => setTimeout(r, interval));
+      obs.disconnect();
+      out.timings.settle = now() - t0;
+    }
   }
   if (preFn) {
     const r = await poll(preFn, []);
@@ -205,14 +221,13 @@ async def call_tool(
         "output": None,
         "timeout": timeout,
         "interval": poll_interval_ms,
+        "settle": SETTLE_LIMIT_S * 1000,
     }
     start = time.time()
     t0 = time.perf_counter()
-    # the page's own data still on its way (a single-page app starting up): act after it is in
-    waited = await settled(page)
     url_before = page.url
     outcome = CallOutcome(tool=tool.name, ok=False, url_before=url_before, start=start)
-    timings: dict[str, float] = {"settle": waited} if waited >= 0.001 else {}
+    timings: dict[str, float] = {}
 
     def finish(**fields: Any) -> CallOutcome:
         timings["total"] = time.perf_counter() - t0

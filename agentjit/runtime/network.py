@@ -7,26 +7,26 @@ and a read then finds the unfiltered totals first. On a quiet machine the load
 takes milliseconds and the race is never seen; on a loaded one (or just after
 the site reloaded its data) it takes seconds.
 
-:func:`watch` follows a page's requests through Playwright's events (so those
-a document sends while it starts are seen too); :func:`settled` waits until no
-fetch or XHR of the page is on its way. A request open longer than
-``limit_s`` is taken for a poll (long-polling, a stream) and not waited for,
-so a site that always has one open costs at most ``limit_s`` once per request.
-
-Playwright's request event can reach Python after the page already sent the
-request (a click handler's fetch, under load): what must not miss one counts
-it in the page itself, with :data:`TRACK_JS`. Generated tools (their
-``__settle``) and the stepwise agent do.
+:data:`TRACK_JS` counts the page's fetch and XHR calls in the page itself.
+:func:`track` makes it an init script of a browser context (the pool does it
+for every context it opens) or of one page (``goto_start`` does it for a page
+from elsewhere), so it runs before any script of every document and sees the
+requests a document sends while it starts. Counting in Python from
+Playwright's request events would race: an event can reach Python after the
+page already sent its request (it did under load). :func:`call_tool
+<agentjit.runtime.invoke.call_tool>` waits, in the page, until no counted call
+younger than :data:`SETTLE_LIMIT_S` is open: an older one is taken for a poll
+(long-polling, a stream), so a site that always has one open costs at most
+that long once per request. Generated tools' ``__settle`` and the stepwise
+agent read the same counter.
 """
 
 from __future__ import annotations
 
-import asyncio
-import time
 import weakref
 from typing import Any
 
-__all__ = ["InFlight", "watch", "settled", "SETTLE_LIMIT_S", "TRACK_JS", "PENDING_JS"]
+__all__ = ["SETTLE_LIMIT_S", "TRACK_JS", "PENDING_JS", "track"]
 
 SETTLE_LIMIT_S = 5.0
 """The longest a tool call waits for the page's requests (and the age past which one is a poll)."""
@@ -57,58 +57,13 @@ returns the same tracker."""
 PENDING_JS = "() => window.__ajNet ? window.__ajNet.open.size : 0"
 """How many calls :data:`TRACK_JS` counts in flight (0 where it never ran)."""
 
-_DATA = frozenset({"fetch", "xhr"})
-_watched: weakref.WeakKeyDictionary[Any, InFlight] = weakref.WeakKeyDictionary()
+_tracked: weakref.WeakSet[Any] = weakref.WeakSet()
 
 
-class InFlight:
-    """The fetch/XHR requests of one page that have started and not yet finished or failed."""
-
-    def __init__(self, page: Any) -> None:
-        self.open: dict[Any, float] = {}
-        self._changed = asyncio.Event()
-        page.on("request", self._started)
-        page.on("requestfinished", self._ended)
-        page.on("requestfailed", self._ended)
-
-    def _started(self, request: Any) -> None:
-        if request.resource_type in _DATA:
-            self.open[request] = time.monotonic()
-
-    def _ended(self, request: Any) -> None:
-        if self.open.pop(request, None) is not None:
-            self._changed.set()
-
-    def waiting_on(self, limit_s: float = SETTLE_LIMIT_S) -> list[float]:
-        """Start times of the open requests younger than ``limit_s`` (older ones are polls)."""
-        now = time.monotonic()
-        return [t for t in self.open.values() if now - t < limit_s]
-
-    async def settled(self, limit_s: float = SETTLE_LIMIT_S) -> float:
-        """Wait until no request younger than ``limit_s`` is open, at most ``limit_s``; the seconds waited."""
-        t0 = time.monotonic()
-        while True:
-            pending = self.waiting_on(limit_s)
-            left = t0 + limit_s - time.monotonic()
-            if not pending or left <= 0:
-                return time.monotonic() - t0
-            # wake when a request ends, or when the oldest one becomes a poll
-            wake = min(left, min(pending) + limit_s - time.monotonic())
-            self._changed.clear()
-            try:
-                await asyncio.wait_for(self._changed.wait(), timeout=max(wake, 0.001))
-            except TimeoutError:
-                pass
-
-
-def watch(page: Any) -> InFlight:
-    """The page's request tracker, attached on first use (before ``goto`` to see a document's start)."""
-    tracker = _watched.get(page)
-    if tracker is None:
-        tracker = _watched[page] = InFlight(page)
-    return tracker
-
-
-async def settled(page: Any, limit_s: float = SETTLE_LIMIT_S) -> float:
-    """Wait for ``page``'s data requests (see :class:`InFlight`); the seconds waited."""
-    return await watch(page).settled(limit_s)
+async def track(target: Any) -> None:
+    """Run :data:`TRACK_JS` in every document of ``target`` (a browser context or a page), once."""
+    context = getattr(target, "context", None)  # a page of a tracked context runs it already
+    if target in _tracked or (context is not None and not callable(context) and context in _tracked):
+        return
+    _tracked.add(target)
+    await target.add_init_script(script=TRACK_JS + ";")

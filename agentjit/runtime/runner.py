@@ -41,7 +41,7 @@ from .interpreter import (
     run_deadline,
     run_sent_chars,
 )
-from .network import watch
+from .network import track
 from .vm import GRACE_S
 
 __all__ = ["RunResult", "Runtime", "Strategy", "SerialStrategy", "run_plan", "model_ai_eval", "STRATEGIES"]
@@ -258,9 +258,9 @@ def _strategy(strategy: str | Strategy) -> Strategy:
 async def goto_start(page: Any, url: str, *, timeout_ms: int | None = None) -> None:
     """Open ``url``; a site that is down or hangs raises :class:`SiteUnreachable`.
 
-    The page's data requests are followed from here on (:func:`~agentjit.runtime.network.watch`),
-    so the first tool call waits for those the document sends while it starts."""
-    watch(page)
+    The page's data requests are counted from the document's start
+    (:func:`~agentjit.runtime.network.track`), so the first tool call waits for those it sends."""
+    await track(page)
     try:
         await page.goto(url, wait_until="domcontentloaded", timeout=timeout_ms or 15_000)
     except Exception as exc:
