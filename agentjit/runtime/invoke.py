@@ -86,10 +86,12 @@ async ({stages, pre, exec, post, inputs, names, output, timeout, interval, settl
     const busy = () => [...net.open.values()].some((t) => Date.now() - t < settle);
     if (busy()) {
       while (busy() && now() - t0 < settle) await new Promise((r) => setTimeout(r, interval));
-      let last = now();
+      // then the DOM still for 100 ms, at most 1 s (a page that animates)
+      const t1 = now();
+      let last = t1;
       const obs = new MutationObserver(() => { last = now(); });
       obs.observe(document, {subtree: true, childList: true, characterData: true, attributes: true});
-      while (now() - last < 100 && now() - t0 < settle + 1000) await new Promise((r) => setTimeout(r, interval));
+      while (now() - last < 100 && now() - t1 < 1000) await new Promise((r) => setTimeout(r, interval));
       obs.disconnect();
       out.timings.settle = now() - t0;
     }
