@@ -23,7 +23,7 @@ from agentjit.exceptions import SiteUnreachable
 from agentjit.protocol.manifest import ToolManifest
 from agentjit.protocol.schema import validate_inputs, validate_output
 
-from .network import SETTLE_LIMIT_S
+from .network import SETTLE_LIMIT_S, waits_for_page
 
 __all__ = ["CallOutcome", "call_tool", "run_post_check", "Phase"]
 
@@ -223,7 +223,7 @@ async def call_tool(
         "output": None,
         "timeout": timeout,
         "interval": poll_interval_ms,
-        "settle": SETTLE_LIMIT_S * 1000,
+        "settle": SETTLE_LIMIT_S * 1000 if waits_for_page(tool) else 0,
     }
     start = time.time()
     t0 = time.perf_counter()

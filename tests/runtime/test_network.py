@@ -1,4 +1,5 @@
-"""A tool call waits for the page's own data requests (a single-page app still starting up)."""
+"""A tool that changes the page in place waits for the page's own data requests (a single-page app
+still starting up); a read, a navigation and a third party's request do not hold a call back."""
 
 from __future__ import annotations
 
@@ -16,9 +17,11 @@ from agentjit.runtime.network import PENDING_JS
 from agentjit.runtime.runner import goto_start
 
 # The page asks for its data once loaded and draws it when it comes (1.2 s later);
-# /poll never answers within the test (a long poll).
+# /poll never answers within the test (a long poll). /third asks another origin
+# (localhost for 127.0.0.1) for the same data, as an analytics script would.
 APP = b"""<!doctype html><body><p id="v">loading</p><script>
-fetch('/data').then((r) => r.text()).then((t) => { document.getElementById('v').textContent = t; });
+const at = location.pathname === '/third' ? 'http://localhost:' + location.port + '/data' : '/data';
+fetch(at, {mode: 'no-cors'}).then((r) => r.text()).then((t) => { document.getElementById('v').textContent = t || 'opaque'; });
 </script></body>"""
 
 
@@ -58,20 +61,39 @@ def slow_app() -> Iterator[str]:
         server.server_close()
 
 
-READ = ToolManifest.model_validate({
-    "name": "read_value", "description": "What the page shows.", "type": "getFields", "effect": "READ",
-    "input_schema": {"type": "object", "properties": {}}, "output_schema": {"type": "object", "properties": {"v": {"type": "string"}}},
-    "pre_check": "return true;", "execute": "return {v: document.getElementById('v').textContent};", "post_check": "return true;",
-})
+def _tool(kind: str) -> ToolManifest:
+    return ToolManifest.model_validate({
+        "name": f"{kind}_value", "description": "What the page shows.", "type": kind, "effect": "READ",
+        "input_schema": {"type": "object", "properties": {}},
+        "output_schema": {"type": "object", "properties": {"v": {"type": "string"}}},
+        "pre_check": "return true;", "execute": "return {v: document.getElementById('v').textContent};",
+        "post_check": "return true;",
+    })
 
 
-async def test_the_first_call_waits_for_the_data_the_page_is_loading(page: Any, slow_app: str) -> None:
+ACT = _tool("setFilter")  # changes the page in place (here it only reads what the page shows)
+READ = _tool("getFields")
+
+
+async def test_a_tool_acting_in_place_waits_for_the_data_the_page_is_loading(page: Any, slow_app: str) -> None:
     await goto_start(page, slow_app + "/")  # returns at DOMContentLoaded, the data still on its way
-    out = await call_tool(page, READ, {})
+    out = await call_tool(page, ACT, {})
     assert out.ok and out.output == {"v": "ready"}
     assert 0.5 < out.timings["settle"] < 3
-    again = await call_tool(page, READ, {})  # nothing in flight: no wait
+    again = await call_tool(page, ACT, {})  # nothing in flight: no wait
     assert again.ok and "settle" not in again.timings
+
+
+async def test_a_read_does_not_wait(page: Any, slow_app: str) -> None:
+    await goto_start(page, slow_app + "/")
+    out = await call_tool(page, READ, {})
+    assert out.ok and out.output == {"v": "loading"} and "settle" not in out.timings
+
+
+async def test_a_third_partys_request_does_not_hold_a_call_back(page: Any, slow_app: str) -> None:
+    await goto_start(page, slow_app + "/third")
+    out = await call_tool(page, ACT, {})
+    assert out.ok and out.output == {"v": "loading"} and "settle" not in out.timings
 
 
 async def test_a_request_that_stays_open_is_a_poll_waited_for_at_most_the_limit(
@@ -82,10 +104,10 @@ async def test_a_request_that_stays_open_is_a_poll_waited_for_at_most_the_limit(
     await page.wait_for_function("document.getElementById('v').textContent === 'ready'")
     await page.evaluate("() => { fetch('/poll'); }")
     t0 = time.monotonic()
-    out = await call_tool(page, READ, {})
+    out = await call_tool(page, ACT, {})
     assert out.ok and 0.6 < out.timings["settle"] < 2.5 and time.monotonic() - t0 < 3
     assert await page.evaluate(PENDING_JS) == 1  # still open, now taken for a poll: no more waits
-    again = await call_tool(page, READ, {})
+    again = await call_tool(page, ACT, {})
     assert again.ok and "settle" not in again.timings
 
 
@@ -93,5 +115,5 @@ async def test_every_page_of_the_pool_is_followed_from_its_first_document(page: 
     """The pool's contexts count every document's requests, so a page opened by other code (the
     builder's verifier) is covered too, not only one opened with goto_start."""
     await page.goto(slow_app + "/", wait_until="domcontentloaded")
-    out = await call_tool(page, READ, {})
+    out = await call_tool(page, ACT, {})
     assert out.ok and out.output == {"v": "ready"} and out.timings["settle"] > 0.5
