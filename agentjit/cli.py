@@ -102,7 +102,10 @@ def _printable(text: str) -> str:
 
 def emit_json(data: Any) -> None:
     # a lone surrogate becomes the JSON escape \udXXX, so the document stays valid JSON
-    sys.stdout.write(_printable(json.dumps(data, indent=2, ensure_ascii=False, default=str)) + "\n")
+    # NaN and infinity become null: the output is strict JSON whatever a plan computed
+    from agentjit.protocol import jsonio  # not at start-up: `agentjit --help` stays fast
+
+    sys.stdout.write(_printable(jsonio.dumps(data, indent=2, ensure_ascii=False, default=str)) + "\n")
     sys.stdout.flush()
 
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import json
 import logging
 import sys
 import time
@@ -88,7 +87,7 @@ def _cmd_build(args: argparse.Namespace) -> int:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
     from rich.table import Table
 
-    from agentjit.cli import styled
+    from agentjit.cli import emit_json, styled
 
     from .build import STAGES, build_cache, trace_files
     from .record import reset_site
@@ -125,7 +124,7 @@ def _cmd_build(args: argparse.Namespace) -> int:
     data = report.to_json()
     data["wall_s"] = round(elapsed, 2)
     if args.json:
-        print(json.dumps(data, indent=2))
+        emit_json(data)
     else:
         out = Console(markup=False)
         t = Table(title=f"toolcache build -> {args.output} ({elapsed:.1f} s)")

@@ -43,13 +43,14 @@ import logging
 import time
 from collections.abc import Callable
 from typing import Any, Literal
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import urlsplit
 
 from pydantic import BaseModel, Field, ValidationError
 
 from agentjit.exceptions import ConfigError, ModelResponseError
 from agentjit.llm.base import Message, Model, Usage
 from agentjit.protocol.trace import StepEvent, Target, TraceWriter
+from agentjit.protocol.urls import OffSiteURL, site_url
 from agentjit.runtime.browser import READ_METHODS
 from agentjit.runtime.effects import Claim, EffectKey, EffectLog, EffectRecord, canonical_args
 from agentjit.runtime.invoke import CallOutcome
@@ -175,9 +176,11 @@ def parse_action(text: str, page: Observation, *, base_url: str | None = None) -
         if not action.url:
             raise ValueError("goto needs a url")
         if base_url is not None:
-            here, there = urlsplit(base_url), urlsplit(urljoin(base_url, action.url))
-            if (there.scheme, there.netloc) != (here.scheme, here.netloc):
-                raise ValueError(f"goto may not leave the site ({here.scheme}://{here.netloc})")
+            try:
+                site_url(base_url, action.url, keep_host=True)
+            except OffSiteURL:
+                here = urlsplit(base_url)
+                raise ValueError(f"goto may not leave the site ({here.scheme}://{here.netloc})") from None
     return action
 
 
@@ -526,7 +529,7 @@ class StepwiseAgent:
         elif action.action == "scroll":
             await page.mouse.wheel(0, 600 if action.direction == "down" else -600)
         elif action.action == "goto":
-            await page.goto(urljoin(base, action.url or "/"), wait_until="domcontentloaded")
+            await page.goto(site_url(base, action.url or "/", keep_host=True), wait_until="domcontentloaded")
         elif action.action == "back":
             await page.go_back(wait_until="domcontentloaded")
 

@@ -58,6 +58,7 @@ from agentjit.exceptions import AgentJITError, ConfigError
 from agentjit.llm.base import Message
 from agentjit.llm.function import _count_tokens
 from agentjit.llm.latency import DEFAULT_PROFILE, LatencyProfile, get_profile
+from agentjit.protocol import urls
 from agentjit.protocol.trace import read_trace
 from agentjit.runtime.browser import HOST_RULES, chromium_executable
 
@@ -600,7 +601,7 @@ async def run_browser_use_bench(
     site.start()
     try:
         async with _pool(pool) as active:
-            start_url = site.url.rstrip("/") + target.cache.info.start_path
+            start_url = urls.site_url(site.url, target.cache.info.start_path)
             for r in range(runs):
                 for task in tasks:
                     for side in ("agent", "browser-use"):

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from agentjit.cache import ToolCache
+from agentjit.protocol import urls
 from agentjit.runtime import BrowserPool
 from agentjit.runtime.processes import descendants
 from agentjit.runtime.runner import goto_start
@@ -59,7 +60,7 @@ async def measure_contexts(
             readings = [browser_pss_mib()]
             for _ in range(n):
                 page = await stack.enter_async_context(pool.page())
-                await goto_start(page, site.url + target.cache.info.start_path)
+                await goto_start(page, urls.site_url(site.url, target.cache.info.start_path))
                 readings.append(browser_pss_mib())
             browser = pool.version
     finally:

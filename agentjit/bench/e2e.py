@@ -49,6 +49,7 @@ from agentjit.llm.base import Message, Model
 from agentjit.llm.function import FunctionModel
 from agentjit.llm.latency import DEFAULT_PROFILE, LatencyProfile, SimulatedLatency, get_profile
 from agentjit.planner import Planner
+from agentjit.protocol import urls
 from agentjit.runtime import BrowserPool, Runtime
 from agentjit.runtime.runner import goto_start
 
@@ -172,7 +173,7 @@ async def _agent_run(task: Task, run: int, *, pool: BrowserPool, site: Site, cac
     t0 = time.perf_counter()
     try:
         result, setup_s, ok, reason = await agent_once(task, run, model, pool=pool, site=site, budget_tokens=budget_tokens,
-                                                       start_url=site.url.rstrip("/") + cache.info.start_path)  # fmt: skip
+                                                       start_url=urls.site_url(site.url, cache.info.start_path))  # fmt: skip
     except AgentJITError as exc:
         return E2ERun(side="agent", run=run, ok=False, reason=f"{type(exc).__name__}: {exc}", error=str(exc),
                       latency_s=time.perf_counter() - t0, model_calls=model.calls)  # fmt: skip

@@ -13,6 +13,7 @@ import time
 from typing import Any
 
 from agentjit.cache import ToolCache
+from agentjit.protocol import urls
 from agentjit.runtime import BrowserPool, call_tool
 from agentjit.runtime.runner import goto_start
 
@@ -48,7 +49,7 @@ async def measure_overhead(
     site.start()
     try:
         async with BrowserPool.from_spec() as pool, pool.page() as page:
-            await goto_start(page, site.url + cache.info.start_path)
+            await goto_start(page, urls.site_url(site.url, cache.info.start_path))
             tool_times: list[float] = []
             bare_times: list[float] = []
             for i in range(warmup + n):

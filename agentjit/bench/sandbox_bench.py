@@ -78,7 +78,11 @@ from pathlib import Path
 from typing import Any
 
 from agentjit.exceptions import ConfigError
+from agentjit.protocol import jsonio
 from agentjit.runtime.processes import descendants
+
+from .cache_corpus import CASES as CACHE_CASES
+from .cache_corpus import run_cache_corpus
 
 __all__ = [
     "CorpusPlan",
@@ -1058,7 +1062,8 @@ async def run_corpus(
 
 
 async def bench_sandbox_command(args: Any) -> int:
-    """``agentjit bench sandbox [--corpus DIR] [--json]``: exit 0 when nothing got through."""
+    """``agentjit bench sandbox [--corpus DIR] [--json]``: the hostile plans, then the hostile caches
+    (:mod:`agentjit.bench.cache_corpus`); exit 0 when nothing got through either."""
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
     from rich.table import Table
@@ -1076,9 +1081,14 @@ async def bench_sandbox_command(args: Any) -> int:
             progress.update(bar, advance=1, description=v.cls)
 
         report = await run_corpus(corpus, plans=plans, on_verdict=on_verdict)
+        bar = progress.add_task("hostile caches", total=sum(len(c.expect) for c in CACHE_CASES))
+        caches = await run_cache_corpus(CACHE_CASES, on_verdict=lambda v: progress.update(bar, advance=1,
+                                                                                           description=v.case))
+    ok = report.ok and caches.ok
     if getattr(args, "json", False):
-        sys.stdout.write(json.dumps(report.to_dict(), indent=2, ensure_ascii=False, default=str) + "\n")
-        return 0 if report.ok else 1
+        data = {**report.to_dict(), "caches": caches.to_dict()}
+        sys.stdout.write(jsonio.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n")
+        return 0 if ok else 1
     out = Console(highlight=False, soft_wrap=True, width=None if sys.stdout.isatty() else 160)
     table = Table(title=Text(f"hostile plans: {len(plans)} from {corpus}"))
     for col in ("class", "plans", "reject/stopped/ok", "escapes", "hangs", "crashes", "mismatches", "gate", "time s"):
@@ -1107,7 +1117,15 @@ async def bench_sandbox_command(args: Any) -> int:
         line = Text(v.id, style="red")
         line.append(" " + "; ".join(p.replace("\n", " ")[:300] for p in v.problems()))
         out.print(line)
-    return 0 if report.ok else 1
+    c = caches.totals
+    out.print(Text(f"hostile caches: {len({v.case for v in caches.verdicts})} caches, {c['commands']} commands "
+                   f"(tools, check, run): escapes {c['escapes']}, hangs {c['hangs']}, crashes {c['crashes']}, "
+                   f"mismatches {c['mismatches']}; wall time {caches.wall_s:.1f} s"))
+    for cv in caches.verdicts:
+        if not cv.ok:
+            out.print(Text(f"{cv.case} {cv.command}: exit {cv.exit_code} (expected {cv.expected}) {cv.stderr_tail}",
+                           style="red"))
+    return 0 if ok else 1
 
 
 if __name__ == "__main__":  # the worker process; people run `agentjit bench sandbox`

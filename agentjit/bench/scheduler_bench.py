@@ -38,6 +38,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from agentjit.cache import ToolCache, atomic_write_json
+from agentjit.protocol import urls
 from agentjit.protocol.trace import StepEvent, read_trace
 from agentjit.runtime import BrowserPool
 from agentjit.scheduler import (
@@ -156,7 +157,7 @@ async def _profile(
                 if on_run is not None:
                     on_run(RunEvent("profile", task.id, "serial", res))
     fits = refit_from_traces({}, steps)
-    overheads = await measure_overheads(pool, site.url + cache.info.start_path)
+    overheads = await measure_overheads(pool, urls.site_url(site.url, cache.info.start_path))
     return LatencyProfile(fits, steps, runs, failures, site.latency_scale, overheads)
 
 
@@ -386,7 +387,7 @@ async def run_scheduler_bench(
             else:
                 profile = LatencyProfile(load_latency(cache), latency_scale=latency_scale)
             # measured now even after a profile: the bench's own conditions (a loaded machine) count
-            overheads = await measure_overheads(active, site.url + cache.info.start_path)
+            overheads = await measure_overheads(active, urls.site_url(site.url, cache.info.start_path))
             options = {"overheads": overheads, **(scheduler_options or {})}
             rows = await _measure(
                 tasks, cache, site, active, profile.fits, profile.observed_lengths,

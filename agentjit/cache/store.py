@@ -25,11 +25,12 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
 from agentjit.exceptions import CacheError, ManifestError
 from agentjit.protocol import jsonio
 from agentjit.protocol.manifest import ToolManifest, load_manifest
+from agentjit.protocol.urls import check_site_path
 
 __all__ = ["CACHE_FORMAT", "CACHE_FORMAT_VERSION", "CacheInfo", "ToolCache", "atomic_write_text", "atomic_write_json"]
 
@@ -66,7 +67,7 @@ def atomic_write_text(path: str | Path, text: str) -> None:
 
 
 def atomic_write_json(path: str | Path, data: Any) -> None:
-    atomic_write_text(path, json.dumps(data, indent=2, sort_keys=False, ensure_ascii=False) + "\n")
+    atomic_write_text(path, jsonio.dumps(data, indent=2, sort_keys=False, ensure_ascii=False) + "\n")
 
 
 class CacheInfo(BaseModel):
@@ -84,14 +85,19 @@ class CacheInfo(BaseModel):
     builder: dict[str, Any] | None = None
     """How the offline builder made this cache (traces, verified witness arguments), if it did."""
 
+    @field_validator("start_path")
+    @classmethod
+    def _on_the_site(cls, path: str) -> str:
+        return check_site_path(path)  # "@other-host/x" appended to the site's URL would leave it
+
 
 def _read_json(path: Path, *, required: bool, default: Any) -> Any:
-    if not path.exists():
+    if not path.exists() and not path.is_symlink():
         if required:
             raise CacheError("missing file", path=str(path))
         return default
     try:
-        return jsonio.loads(path.read_text(encoding="utf-8"))
+        return jsonio.loads(jsonio.read_text(path, within=path.parent))
     except UnicodeDecodeError as exc:
         raise CacheError(f"not UTF-8 text (byte offset {exc.start})", path=str(path)) from None
     except json.JSONDecodeError as exc:  # jsonio.JSONTooDeep too
@@ -183,7 +189,7 @@ class ToolCache:
         tools_dir = root / "tools"
         if tools_dir.is_dir():
             for file in sorted(tools_dir.glob("*.json")):
-                tool = load_manifest(file)
+                tool = load_manifest(file, within=root)
                 if tool.name != file.stem:
                     raise ManifestError(f"name {tool.name!r} does not match the file name", path=str(file), field="name")
                 tools.append(tool)

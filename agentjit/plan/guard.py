@@ -762,8 +762,8 @@ class _Rewriter(ast.NodeTransformer):
         depth = _unpack_depth(node.target)
         if depth:
             node.iter = _hook("__aj_unpack_each", [node.iter, _const(depth, node.iter)], node.iter)
-        node.ifs = [self._expr(i) for i in node.ifs]
-        node.ifs.append(_hook("__aj_tick", [], node.iter))
+        # the tick comes first: an item a filter drops (`if False`) is a step all the same
+        node.ifs = [_hook("__aj_tick", [], node.iter), *(self._expr(i) for i in node.ifs)]
         return node
 
     def visit_Attribute(self, node: ast.Attribute) -> ast.expr:

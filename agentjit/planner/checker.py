@@ -36,8 +36,6 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-import jsonschema
-
 from agentjit.cache import ToolCache
 from agentjit.plan.diagnostics import (
     ArgumentType,
@@ -51,6 +49,7 @@ from agentjit.plan.diagnostics import (
 from agentjit.plan.sandbox import PLAN_BUILTINS, SAFE_BUILTINS, parse_source, scan
 from agentjit.plan.trips import named_trip_counts
 from agentjit.protocol.manifest import ToolManifest
+from agentjit.protocol.schema import argument_error
 
 from .cfg import CFG, CallEvent, build_cfg
 from .cost import CallSite, CostModel, call_sites, estimate_cost
@@ -81,22 +80,6 @@ class CheckResult:
             "diagnostics": [d.to_dict() for d in self.diagnostics],
             "calls": [c.to_dict() for c in self.calls],
         }
-
-
-_validators: dict[int, tuple[ToolManifest, dict[str, Any]]] = {}
-
-
-def _prop_validator(tool: ToolManifest, prop: str) -> Any:
-    """A cached jsonschema validator for one input property of ``tool``."""
-    entry = _validators.get(id(tool))
-    if entry is None or entry[0] is not tool:
-        entry = (tool, {})
-        _validators[id(tool)] = entry
-    cache = entry[1]
-    if prop not in cache:
-        schema = tool.parameters.get(prop)
-        cache[prop] = jsonschema.Draft202012Validator(schema) if isinstance(schema, dict) else None
-    return cache[prop]
 
 
 class Checker:
@@ -189,12 +172,11 @@ class Checker:
             value = literal(value_node)
             if value is MISSING:
                 continue
-            validator = _prop_validator(tool, name)
-            if validator is None:
+            if not isinstance(tool.parameters.get(name), dict):
                 continue
-            err = next(iter(validator.iter_errors(value)), None)
+            err = argument_error(tool, name, value)
             if err is not None:
-                self.report(ArgumentType.at(value_node, f"argument {name!r} of {tool.name}(): {err.message}"))
+                self.report(ArgumentType.at(value_node, f"argument {name!r} of {tool.name}(): {err}"))
 
     def check_ai_eval(self, node: ast.Call) -> None:
         prompt: ast.expr | None = node.args[0] if node.args else None

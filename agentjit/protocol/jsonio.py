@@ -10,9 +10,13 @@ reader already reports as "invalid JSON" naming the file.
 from __future__ import annotations
 
 import json
+import math
+import os
+import stat
+from pathlib import Path
 from typing import Any
 
-__all__ = ["MAX_JSON_DEPTH", "JSONTooDeep", "loads", "depth_exceeds"]
+__all__ = ["MAX_JSON_DEPTH", "MAX_FILE_BYTES", "JSONTooDeep", "UnsafeFile", "loads", "depth_exceeds", "read_text", "finite", "dumps"]
 
 MAX_JSON_DEPTH = 100
 """Deepest nesting of arrays and objects :func:`loads` accepts (real histories and traces reach ~10)."""
@@ -54,3 +58,55 @@ def loads(text: str | bytes, *, max_depth: int = MAX_JSON_DEPTH) -> Any:
     if depth_exceeds(data, max_depth):
         raise JSONTooDeep(f"nested more than {max_depth} levels deep", doc, 0)
     return data
+
+
+MAX_FILE_BYTES = 64 << 20
+"""The largest file :func:`read_text` reads (a cache's biggest real file, a plan cache, is well under 1 MiB)."""
+
+
+class UnsafeFile(OSError):
+    """A file agentjit will not read: not a regular file, outside the directory it belongs to, or too large."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.strerror = reason
+
+
+def read_text(path: str | Path, *, within: str | Path | None = None, max_bytes: int = MAX_FILE_BYTES) -> str:
+    """The UTF-8 text of ``path``, read only if it is a regular file of at most ``max_bytes``
+    (and, with ``within``, one that resolves inside that directory: a symlink out of a cache is
+    refused). A FIFO, a device (``/dev/zero``) or a directory raises :class:`UnsafeFile` without
+    being opened for reading; so does a file that grows past the bound while it is read."""
+    p = Path(path)
+    real = p.resolve()
+    if within is not None and not real.is_relative_to(Path(within).resolve()):
+        raise UnsafeFile(f"resolves to {real}, outside {within}")
+    kind = os.stat(real).st_mode
+    if not stat.S_ISREG(kind):
+        raise UnsafeFile("not a regular file")
+    fd = os.open(real, os.O_RDONLY | os.O_NONBLOCK)
+    with os.fdopen(fd, "rb") as fh:
+        if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):  # swapped since the stat above
+            raise UnsafeFile("not a regular file")
+        data = fh.read(max_bytes + 1)
+    if len(data) > max_bytes:
+        raise UnsafeFile(f"larger than {max_bytes} bytes")
+    return data.decode("utf-8")
+
+
+def finite(data: Any) -> Any:
+    """``data`` with every NaN and infinity replaced by ``None`` (as ``JSON.stringify`` does), all the
+    way down: JSON has no such numbers, and ``json.dumps`` would write the bare words ``NaN`` and
+    ``Infinity``, which strict parsers (``jq``, browsers, Go, Rust) refuse."""
+    if isinstance(data, float):
+        return data if math.isfinite(data) else None
+    if isinstance(data, dict):
+        return {k: finite(v) for k, v in data.items()}
+    if isinstance(data, list | tuple):
+        return [finite(v) for v in data]
+    return data
+
+
+def dumps(data: Any, **kwargs: Any) -> str:
+    """``json.dumps`` of :func:`finite` data, refusing anything that still is not strict JSON."""
+    return json.dumps(finite(data), allow_nan=False, **kwargs)

@@ -19,12 +19,12 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-import jsonschema
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from agentjit.exceptions import ManifestError
 
 from . import jsonio
+from .schemacheck import check_schema
 
 __all__ = ["Effect", "ToolType", "ToolManifest", "load_manifest", "parse_manifest"]
 
@@ -76,10 +76,7 @@ class ToolManifest(BaseModel):
     @field_validator("input_schema", "output_schema")
     @classmethod
     def _valid_schema(cls, schema: dict[str, Any]) -> dict[str, Any]:
-        try:
-            jsonschema.Draft202012Validator.check_schema(schema)
-        except jsonschema.SchemaError as exc:
-            raise ValueError(f"not a valid JSON Schema: {exc.message}") from None
+        check_schema(schema)  # the closed world: local references, linear-time patterns, nothing fetched
         if schema.get("type", "object") != "object":
             raise ValueError("must describe an object (type: object)")
         return schema
@@ -130,11 +127,14 @@ def parse_manifest(data: Any, *, source: str | None = None) -> ToolManifest:
         raise ManifestError(first["msg"] + more, path=source, field=field) from None
 
 
-def load_manifest(path: str | Path) -> ToolManifest:
-    """Read and validate ``path``; a bad file raises :class:`ManifestError` naming it."""
+def load_manifest(path: str | Path, *, within: str | Path | None = None) -> ToolManifest:
+    """Read and validate ``path``; a bad file raises :class:`ManifestError` naming it.
+
+    The file must be a regular file of bounded size (with ``within``, one inside that directory:
+    a cache's ``tools/x.json`` that links to ``/etc/passwd`` or ``/dev/zero`` is refused unread)."""
     p = Path(path)
     try:
-        text = p.read_text(encoding="utf-8")
+        text = jsonio.read_text(p, within=within)
     except OSError as exc:
         raise ManifestError(f"cannot read: {exc.strerror}", path=str(p)) from exc
     except UnicodeDecodeError as exc:

@@ -1,10 +1,14 @@
 """JSON-Schema checks of tool inputs and outputs, and pydantic models built from schemas.
 
-Validation is compiled once per schema: ``jsonschema-rs`` answers valid/invalid
-in microseconds, and the ``jsonschema`` package explains an invalid value. :func:`output_model` turns a tool's
-``output_schema`` into a pydantic model class so plans can write
-``stores.items[0].name``; nested objects and arrays of objects become nested
-models, optional properties default to ``None``.
+A tool's schemas come from a cache file, which anybody may have written: they are
+compiled by :mod:`agentjit.protocol.schemacheck`, in a closed world (local
+references only, nothing fetched, linear-time patterns). One engine validates
+and explains: a validator is compiled once per schema and answers
+valid/invalid in microseconds; for an invalid value its errors (at most
+:data:`_MAX_ERRORS`, each cut to :data:`_MAX_ERROR_CHARS`) are the message.
+:func:`output_model` turns a tool's ``output_schema`` into a pydantic model
+class so plans can write ``stores.items[0].name``; nested objects and arrays of
+objects become nested models, optional properties default to ``None``.
 """
 
 from __future__ import annotations
@@ -15,15 +19,17 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-import jsonschema
-import jsonschema_rs
 from pydantic import BaseModel, ConfigDict, create_model
 
 from agentjit.exceptions import ToolInputError, ToolOutputError
 
 from .manifest import ToolManifest
+from .schemacheck import check_schema, compiled, schema_key
 
-__all__ = ["validate_inputs", "validate_output", "output_model", "to_output_object", "ToolResult", "to_plain"]
+__all__ = [
+    "validate_inputs", "validate_output", "argument_error", "check_schema", "output_model", "to_output_object",
+    "ToolResult", "to_plain",
+]
 
 
 class ToolResult(BaseModel):
@@ -38,59 +44,55 @@ class ToolResult(BaseModel):
         return getattr(self, key, default)
 
 
-@functools.lru_cache(maxsize=512)
-def _validator(schema_json: str) -> jsonschema.protocols.Validator:
-    schema = json.loads(schema_json)
-    cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
-    return cls(schema)  # type: ignore[no-any-return]
+_MAX_ERRORS = 20
+_MAX_ERROR_CHARS = 300
 
 
-@functools.lru_cache(maxsize=512)
-def _fast_validator(schema_json: str) -> Any:
-    """A compiled jsonschema-rs validator for the fast yes/no, or None for a schema it does not take."""
+def _path_key(path: list[str | int]) -> list[tuple[int, int, str]]:
+    return [(0, p, "") if isinstance(p, int) else (1, 0, str(p)) for p in path]
+
+
+def _errors(schema: dict[str, Any], value: Any, *, under: str | None = None) -> list[str]:
+    """Schema errors of ``value`` (only those at or below the property ``under``, when given)."""
+    validator = compiled(schema_key(schema))
+    plain = value
     try:
-        return jsonschema_rs.validator_for(json.loads(schema_json))
-    except Exception:  # an exotic schema: the pure-Python validator alone decides
-        return None
-
-
-_KEYS: dict[int, tuple[dict[str, Any], str]] = {}
-
-
-def _schema_key(schema: dict[str, Any]) -> str:
-    """The canonical JSON of ``schema``, computed once per schema object (manifests keep theirs)."""
-    hit = _KEYS.get(id(schema))
-    if hit is not None and hit[0] is schema:
-        return hit[1]
-    key = json.dumps(schema, sort_keys=True)
-    if len(_KEYS) > 4096:
-        _KEYS.clear()
-    _KEYS[id(schema)] = (schema, key)
-    return key
-
-
-def _errors(schema: dict[str, Any], value: Any) -> list[str]:
-    """Schema errors of ``value``: a compiled validator says yes fast; ``jsonschema`` explains a no."""
-    key = _schema_key(schema)
-    fast = _fast_validator(key)
-    if fast is not None:
         try:
-            if fast.is_valid(value):
+            if validator.is_valid(plain):
                 return []
-        except Exception:  # a value it cannot take (a non-JSON type): let jsonschema judge
-            pass
-    validator = _validator(key)
+        except ValueError:  # a plan's Record or a tool result: as plain data (still not JSON: below)
+            plain = to_plain(value)
+            if validator.is_valid(plain):
+                return []
+        found = itertools.islice(
+            (e for e in validator.iter_errors(plain) if under is None or e.instance_path[:1] == [under]), _MAX_ERRORS)
+        errors = sorted(found, key=lambda e: _path_key(list(e.instance_path)))
+    except ValueError as exc:  # a value that is not JSON data (a set, an object)
+        return [f"<root>: not JSON data ({exc})"]
     out = []
-    for err in sorted(itertools.islice(validator.iter_errors(value), _MAX_ERRORS),
-                      key=lambda e: [(0, p, "") if isinstance(p, int) else (1, 0, str(p)) for p in e.absolute_path]):
-        where = ".".join(str(p) for p in err.absolute_path) or "<root>"
-        message = err.message  # quotes the value: a plan's ten-megabyte argument would be the error text
-        out.append(f"{where}: {message if len(message) <= _MAX_ERROR_CHARS else message[:_MAX_ERROR_CHARS] + '...'}")
+    for err in errors:
+        where = ".".join(str(p) for p in err.instance_path) or "<root>"
+        out.append(f"{where}: {_short(err.message, err.instance)}")
     return out
 
 
-_MAX_ERRORS = 20
-_MAX_ERROR_CHARS = 300
+def _short(message: str, value: Any) -> str:
+    """``message`` cut to :data:`_MAX_ERROR_CHARS`: it quotes the value, and a plan's ten-megabyte
+    argument would be the error text. A long quoted value is cut first, so what is wrong stays."""
+    if len(message) > _MAX_ERROR_CHARS and isinstance(value, str | list | dict):
+        for quoted in {json.dumps(value), json.dumps(value, ensure_ascii=False)}:
+            if quoted in message:
+                message = message.replace(quoted, quoted[:60] + "...", 1)
+                break
+    return message if len(message) <= _MAX_ERROR_CHARS else message[:_MAX_ERROR_CHARS] + "..."
+
+
+def argument_error(tool: ToolManifest, name: str, value: Any) -> str | None:
+    """Why ``value`` is not a valid argument ``name`` of ``tool`` (the first error), or None.
+
+    Checked against the whole input schema, so a property's local ``$ref`` resolves."""
+    errors = _errors(tool.input_schema, {name: value}, under=name)
+    return errors[0].split(": ", 1)[1] if errors else None
 
 
 def validate_inputs(tool: ToolManifest, args: dict[str, Any]) -> None:

@@ -70,6 +70,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from agentjit.exceptions import SiteUnreachable, ToolInputError, TraceError
 from agentjit.protocol.manifest import ToolManifest
+from agentjit.protocol.urls import site_url
 
 from .invoke import CallOutcome, run_post_check
 
@@ -461,6 +462,8 @@ async def verify_replay(
     start = time.time()
     try:
         if page.url != target:
+            # the log is a file: its page may not lead off the site the run is on
+            target = site_url(page.url, target, keep_host=True)
             await page.goto(target, wait_until="domcontentloaded", timeout=run.timeout_ms or tool.timeout_ms)
         check = await run_post_check(page, tool, args, outcome.output, timeout_ms=timeout_ms or run.timeout_ms)
     except SiteUnreachable:

@@ -28,6 +28,7 @@ from agentjit.exceptions import ConfigError, PlanLimitExceeded, SiteUnreachable
 from agentjit.llm.base import Message, Model
 from agentjit.plan.limits import DEFAULT_LIMITS, PlanLimits
 from agentjit.protocol.trace import SessionEvent, StepEvent, TraceWriter
+from agentjit.protocol.urls import site_url
 
 from .browser import BrowserPool
 from .interpreter import (
@@ -167,7 +168,7 @@ class Runtime:
 
     @property
     def start_url(self) -> str:
-        return self.base_url + self.cache.info.start_path
+        return site_url(self.base_url, self.cache.info.start_path)
 
     @asynccontextmanager
     async def worker(self, *, trace: TraceWriter | None = None, worker: int = 0, write_gate: WriteGate | None = None) -> AsyncIterator[PlanRun]:
@@ -287,7 +288,7 @@ async def run_plan(
     the app's start URL and the state starts as the cache's initial state.
     """
     if navigate and base_url is not None:
-        await goto_start(page, base_url.rstrip("/") + cache.info.start_path, timeout_ms=timeout_ms)
+        await goto_start(page, site_url(base_url, cache.info.start_path), timeout_ms=timeout_ms)
     run = PlanRun(
         cache.tools,
         page,

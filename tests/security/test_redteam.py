@@ -250,3 +250,22 @@ async def test_format_widths_with_leading_zeros_are_their_value(limits) -> None:
     assert await run("result = f\"{7:{'0' * 20}5}\"", limits) == "00007"
     with pytest.raises(PlanLimitExceeded, match="999999999999 characters"):
         await run("result = f\"{7:{'0' * 5}999999999999}\"", limits)
+
+
+@both
+@pytest.mark.parametrize(
+    "source",
+    [
+        "result = [0 for _ in range(10**12) if False]",
+        "result = {x: 1 for x in range(10**12) if x < 0}",
+        "result = sum(1 for _ in range(10**12) if False)",
+        "result = [y for x in range(10**6) if False for y in range(10**6)]",
+    ],
+)
+async def test_items_a_comprehension_filters_out_are_steps_too(source, limits) -> None:
+    """A filter that drops every item must not hide the loop from the step budget (only the clock
+    would stop it)."""
+    t0 = time.monotonic()
+    with pytest.raises(PlanLimitExceeded, match="steps"):
+        await run(source, limits)
+    assert time.monotonic() - t0 < 20
