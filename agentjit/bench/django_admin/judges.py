@@ -43,48 +43,48 @@ def _price(value: Any) -> str:
     return f"{Decimal(str(value)):.2f}"
 
 
-def changes(state: dict[str, Any], data: Dataset = DATA) -> set[Change]:
-    """Every difference from the seed: ``("book", title, field, value)``, ``("new book", title)``,
-    ``("deleted book", title)``, the same for authors, and ``("loan", n, field, value)`` for the
-    n-th seeded loan (1-based, the database's id)."""
-    out: set[Change] = set()
+def changes(state: dict[str, Any], data: Dataset = DATA) -> list[Change]:
+    """Every difference from the seed, sorted, one entry per row (a book added twice is there twice):
+    ``("book", title, field, value)``, ``("new book", title)``, ``("deleted book", title)``, the
+    same for authors, and ``("loan", n, field, value)`` for the n-th seeded loan (the database's id)."""
+    out: list[Change] = []
     books = {b["id"]: b for b in state["books"]}
     for i, spec in enumerate(data.books, 1):
         got = books.pop(i, None)
         if got is None:
-            out.add(("deleted book", spec.title))
+            out.append(("deleted book", spec.title))
             continue
         want = {"title": spec.title, "author": spec.author, "year": spec.year, "genre": spec.genre,
                 "in_stock": spec.in_stock, "price": _price(spec.price)}
         for field, value in want.items():
             have = _price(got[field]) if field == "price" else got[field]
             if have != value:
-                out.add(("book", spec.title, field, str(have)))
-    out |= {("new book", b["title"]) for b in books.values()}
+                out.append(("book", spec.title, field, str(have)))
+    out += [("new book", b["title"]) for b in books.values()]
     authors = {a["id"]: a for a in state["authors"]}
     for i, a_spec in enumerate(data.authors, 1):
         got = authors.pop(i, None)
         if got is None:
-            out.add(("deleted author", a_spec.name))
-        elif (got["name"], got["country"]) != (a_spec.name, a_spec.country):
-            out |= {("author", a_spec.name, f, str(got[f])) for f in ("name", "country") if got[f] != getattr(a_spec, f)}
-    out |= {("new author", a["name"]) for a in authors.values()}
+            out.append(("deleted author", a_spec.name))
+            continue
+        out += [("author", a_spec.name, f, str(got[f])) for f in ("name", "country") if got[f] != getattr(a_spec, f)]
+    out += [("new author", a["name"]) for a in authors.values()]
     loans = {loan["id"]: loan for loan in state["loans"]}
     for i, l_spec in enumerate(data.loans, 1):
         got = loans.pop(i, None)
         if got is None:
-            out.add(("deleted loan", str(i)))
+            out.append(("deleted loan", str(i)))
             continue
         want_l = {"book": l_spec.book, "borrower": l_spec.borrower, "loaned_on": l_spec.loaned_on.isoformat(),
                   "due_on": l_spec.due_on.isoformat(), "status": l_spec.status}
-        out |= {("loan", str(i), f, str(got[f])) for f, v in want_l.items() if got[f] != v}
-    out |= {("new loan", str(loan["id"])) for loan in loans.values()}
-    return out
+        out += [("loan", str(i), f, str(got[f])) for f, v in want_l.items() if got[f] != v]
+    out += [("new loan", str(loan["id"])) for loan in loans.values()]
+    return sorted(out)
 
 
 def _unchanged(site_url: str) -> JudgeResult | None:
     diff = changes(library_state(site_url))
-    return JudgeResult(False, f"a read task changed the database: {sorted(diff)[:3]}") if diff else None
+    return JudgeResult(False, f"a read task changed the database: {diff[:3]}") if diff else None
 
 
 def _read(site_url: str, result: Any, wanted: list[str], *, unwanted: list[str] = ()) -> JudgeResult:  # type: ignore[assignment]
@@ -101,13 +101,19 @@ def _read(site_url: str, result: Any, wanted: list[str], *, unwanted: list[str] 
     return JudgeResult(True, f"answer names {len(wanted)} expected value(s), database unchanged")
 
 
-def _exactly(site_url: str, want: set[Change]) -> JudgeResult:
+def _exactly(site_url: str, want: list[Change]) -> JudgeResult:
+    """The database differs from the seed by ``want`` and nothing else (a change made twice is two)."""
+    want = sorted(want)
     diff = changes(library_state(site_url))
     if diff == want:
-        return JudgeResult(True, f"exactly the change(s) asked for: {sorted(want)}")
-    if want <= diff:
-        return JudgeResult(False, f"the change was made, with others: {sorted(diff - want)[:4]}")
-    return JudgeResult(False, f"wanted {sorted(want)}, the database shows {sorted(diff)[:4] or 'no change'}")
+        return JudgeResult(True, f"exactly the change(s) asked for: {want}")
+    extra = list(diff)
+    for w in want:
+        if w in extra:
+            extra.remove(w)
+    if len(extra) == len(diff) - len(want):
+        return JudgeResult(False, f"the change was made, with others or twice: {extra[:4]}")
+    return JudgeResult(False, f"wanted {want}, the database shows {diff[:4] or 'no change'}")
 
 
 # -- read tasks ----------------------------------------------------------------
@@ -162,15 +168,15 @@ RETURNED_BY = "Tom Becker"
 
 
 def set_price(task: Any, result: Any, site_url: str) -> JudgeResult:
-    return _exactly(site_url, {("book", "Moths of the Steppe", "price", "19.99")})
+    return _exactly(site_url, [("book", "Moths of the Steppe", "price", "19.99")])
 
 
 def out_of_stock(task: Any, result: Any, site_url: str) -> JudgeResult:
-    return _exactly(site_url, {("book", "Cells and Stars", "in_stock", "False")})
+    return _exactly(site_url, [("book", "Cells and Stars", "in_stock", "False")])
 
 
 def add_book(task: Any, result: Any, site_url: str) -> JudgeResult:
-    verdict = _exactly(site_url, {("new book", NEW_BOOK["title"])})
+    verdict = _exactly(site_url, [("new book", NEW_BOOK["title"])])
     if not verdict.ok:
         return verdict
     new = library_state(site_url)["books"][-1]
@@ -181,7 +187,7 @@ def add_book(task: Any, result: Any, site_url: str) -> JudgeResult:
 
 
 def add_author(task: Any, result: Any, site_url: str) -> JudgeResult:
-    verdict = _exactly(site_url, {("new author", NEW_AUTHOR["name"])})
+    verdict = _exactly(site_url, [("new author", NEW_AUTHOR["name"])])
     if not verdict.ok:
         return verdict
     new = library_state(site_url)["authors"][-1]
@@ -191,18 +197,18 @@ def add_author(task: Any, result: Any, site_url: str) -> JudgeResult:
 
 
 def delete_book(task: Any, result: Any, site_url: str) -> JudgeResult:
-    return _exactly(site_url, {("deleted book", "Counting with Bears")})
+    return _exactly(site_url, [("deleted book", "Counting with Bears")])
 
 
 def return_loans(task: Any, result: Any, site_url: str) -> JudgeResult:
     outstanding = [i for i, loan in enumerate(DATA.loans, 1) if loan.borrower == RETURNED_BY and loan.status != "returned"]
-    return _exactly(site_url, {("loan", str(i), "status", "returned") for i in outstanding})
+    return _exactly(site_url, [("loan", str(i), "status", "returned") for i in outstanding])
 
 
 def loan_overdue(task: Any, result: Any, site_url: str) -> JudgeResult:
     n = next(i for i, loan in enumerate(DATA.loans, 1) if loan.borrower == "Maya Patel" and loan.book == "A Winter in Uppsala")
-    return _exactly(site_url, {("loan", str(n), "status", "overdue")})
+    return _exactly(site_url, [("loan", str(n), "status", "overdue")])
 
 
 def author_country(task: Any, result: Any, site_url: str) -> JudgeResult:
-    return _exactly(site_url, {("author", "Jonas Becker", "country", "Austria")})
+    return _exactly(site_url, [("author", "Jonas Becker", "country", "Austria")])
