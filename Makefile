@@ -36,6 +36,7 @@ test: chromium venv
 traces: chromium venv
 	$(VENV)/bin/toolcache record --app food traces/food/scripts/*.json -o traces/food/ --force
 	$(VENV)/bin/toolcache record --app roundup traces/roundup/scripts/*.json -o traces/roundup/ --force
+	$(VENV)/bin/toolcache record --app django_admin traces/django_admin/scripts/*.json -o traces/django_admin/ --force
 
 lint: venv
 	$(VENV)/bin/ruff check agentjit toolcache tests

@@ -203,5 +203,8 @@ register_app(App("fava", "agentjit.bench.fava", "FavaSite", task_source="tasks.t
 register_app(App("roundup", "agentjit.bench.roundup", "RoundupSite", task_source="tasks.toml", extra="dev",
                  description="the Roundup issue tracker (classic template) with generated issues",
                  state_path="/__state", reset_path="/__reset"))
+register_app(App("django_admin", "agentjit.bench.django_admin", "DjangoAdminSite", task_source="tasks.toml", extra="dev",
+                 description="Django's admin over a small lending-library app (authors, books, loans)",
+                 state_path="/__state", reset_path="/__reset"))
 APP_NAMES = app_names()
 """The profiles registered when this module was imported (:func:`app_names` for the current list)."""

@@ -1,0 +1,77 @@
+"""Which demonstrated steps a built cache has a tool for: ``python -m agentjit.bench.django_admin.coverage``.
+
+The builder's report counts tools; this counts steps. Each step of each trace is
+labeled as the builder labels it (its page and element, ``toolcache.build``'s own
+labeling, no model); a step is *covered* when a tool of the cache acts on that
+element (the tool's ``elements``). ``goto`` steps are left out: a plan starts on
+the cache's start page and moves with tools. The steps no tool covers are listed
+with their page, element and target, which is what a builder fix starts from.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+__all__ = ["StepCoverage", "step_coverage"]
+
+
+@dataclass
+class StepCoverage:
+    steps: int = 0
+    covered: int = 0
+    missed: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def fraction(self) -> float:
+        return self.covered / self.steps if self.steps else 1.0
+
+    def to_json(self) -> dict[str, Any]:
+        return {"steps": self.steps, "covered": self.covered, "fraction": round(self.fraction, 3), "missed": self.missed}
+
+
+async def step_coverage(traces: list[Path], cache_dir: Path) -> StepCoverage:
+    """Label ``traces`` the builder's way and check each non-``goto`` step against ``cache_dir``'s tools."""
+    from agentjit.cache import ToolCache
+    from toolcache.build import BuildReport, _extract, _label, load_traces
+
+    cache = ToolCache.load(cache_dir)
+    covered_elements = {e for t in cache.tools.values() for e in (t.elements or [])}
+    report = BuildReport()
+    loaded = load_traces(traces, report)
+    site, per_step = _extract(loaded, None, (cache.info.builder or {}).get("routes") or ())
+    labeled = await _label(loaded, site, per_step, None, report, None)
+    out = StepCoverage()
+    for trace, steps in labeled.items():
+        for ls in steps:
+            if ls.step.action == "goto":
+                continue
+            out.steps += 1
+            key = f"{ls.page_before}.{ls.element.name}" if ls.element is not None else None
+            if key is not None and key in covered_elements:
+                out.covered += 1
+                continue
+            target = ls.step.target
+            out.missed.append({
+                "trace": Path(trace).name, "index": ls.step.index, "action": ls.step.action,
+                "page": ls.page_before, "element": key,
+                "target": {k: getattr(target, k, None) for k in ("selector", "role", "name")} if target else None,
+            })
+    return out
+
+
+def main() -> None:  # pragma: no cover - a measuring command
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("traces", nargs="*", default=["traces/django_admin"])
+    p.add_argument("--cache", default=str(Path(__file__).parent / "cache"))
+    args = p.parse_args()
+    files = sorted(f for t in args.traces for f in (Path(t).glob("*.jsonl") if Path(t).is_dir() else [Path(t)]))
+    print(json.dumps(asyncio.run(step_coverage(files, Path(args.cache))).to_json(), indent=1))
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()
