@@ -32,7 +32,7 @@ from toolcache.build import BuildReport, build_cache
 from toolcache.cli import WRITE_MODES as CLI_WRITE_MODES
 from toolcache.cli import main
 from toolcache.recorded import param_diff, request_params
-from toolcache.verify import OLD_TRACE, WRITE_MODES
+from toolcache.verify import NOT_ASKED, OLD_TRACE, WRITE_MODES
 
 ROOT = Path(__file__).resolve().parents[2]
 TRACES = ROOT / "traces"
@@ -197,6 +197,16 @@ async def test_a_trace_without_responses_keeps_its_write_tools_unverified(pool: 
     assert "goto_checkout" in report.verified  # the replay went on from the write's recorded outcome
 
 
+@pytest.mark.browser
+async def test_verify_writes_none_calls_no_write_tool(pool: BrowserPool, food_site: Any, tmp_path: Path) -> None:
+    before = _canonical(food_site.state())
+    cache, report, resets = await _build([TRACES / "food" / "place_order.jsonl"], food_site.url, pool, tmp_path / "c",
+                                         writes="none")
+    assert report.unverified == {"add_to_cart": NOT_ASKED, "place_order": NOT_ASKED}
+    assert {"add_to_cart", "place_order"} <= set(cache.tools) and resets.calls == 0
+    assert _canonical(food_site.state()) == before
+
+
 def test_cli_live_mode_runs_the_reset_command(food_site: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     log = tmp_path / "resets.log"
     trace = TRACES / "food" / "add_item.jsonl"
@@ -208,7 +218,7 @@ def test_cli_live_mode_runs_the_reset_command(food_site: Any, tmp_path: Path, ca
     data = json.loads(capsys.readouterr().out)
     assert log.read_text().splitlines() == ["reset"]  # once per trace
     assert data["verify_writes"] == "live" and data["writes"] == {"add_to_cart": "live"}
-    assert food_site.state()["cart"], "live mode sent the demonstrated write"
+    assert len(food_site.state()["cart"]) == 1, "live mode sent the demonstrated write, once"
     assert main([*argv, "--reset-command", "exit 7"]) == 2
     assert "the reset command 'exit 7' failed with exit status 7" in json.loads(capsys.readouterr().out)["error"]["message"]
     assert main(["build", str(trace), "-o", out, "--site", food_site.url, "--reset-command", "true"]) == 2
