@@ -5,6 +5,11 @@ it). Bad traces are reported in :class:`BuildReport.bad_traces` (file, line,
 message) and the build goes on without them. Without a site (``base_url``
 None) verification is skipped and every synthesized tool is written, marked
 unverified in the report.
+
+Verification never changes the site unless asked to (``writes="live"``): see
+:mod:`toolcache.verify`. A WRITE tool that could not be verified in the mode
+asked for (``--verify-writes none``, or a demonstration recorded before traces
+kept responses) is written all the same and listed in ``unverified``.
 """
 
 from __future__ import annotations
@@ -68,6 +73,13 @@ class BuildReport:
     verify_calls: int = 0
     routes: list[str] = field(default_factory=list)
     """Route templates learned from the traces (``library/{name}``): see :func:`toolcache.pages.learn_routes`."""
+    verify_writes: str | None = None
+    """How WRITE tools were verified (:data:`toolcache.verify.WRITE_MODES`); None without a site."""
+    writes: dict[str, str] = field(default_factory=dict)
+    """Per tool that sends writes: how it was verified (``recorded``, ``live``, ``sign-in, live``),
+    or why it was not (``not verified: ...``) or the reason it was rejected."""
+    unverified: dict[str, str] = field(default_factory=dict)
+    """Tools written to the cache without a passing call, and why (WRITE tools only)."""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -84,7 +96,10 @@ class BuildReport:
                 "rejected": len(self.rejected),
                 "verified_names": self.verified,
                 "rejected_reasons": self.rejected,
+                "unverified": self.unverified,
             },
+            "verify_writes": self.verify_writes,
+            "writes": self.writes,
             "relations": self.relations,
             "relation_tests": self.relation_tests,
             "distributions": self.distributions,
@@ -270,8 +285,14 @@ async def build_cache(
     reset: Callable[[], Awaitable[None]] | None = None,
     progress: Progress | None = None,
     secrets: dict[str, str] | None = None,
+    writes: str = "recorded",
 ) -> tuple[ToolCache, BuildReport]:
-    """Build a tool cache from trace files (or directories of them)."""
+    """Build a tool cache from trace files (or directories of them).
+
+    ``writes`` says how WRITE tools are verified (:data:`toolcache.verify.WRITE_MODES`):
+    ``recorded`` (the default) never changes the site; ``reset`` runs between traces only in
+    ``live`` mode.
+    """
     report = BuildReport()
     clock = time.perf_counter
     t = clock()
@@ -319,11 +340,14 @@ async def build_cache(
             if progress:
                 progress("verify", done_traces[0], len(labeled))
 
+        report.verify_writes = writes
+        options: dict[str, Any] = dict(reset=reset, on_trace=on_trace, secrets=secrets, routes=routes, writes=writes,
+                                       recorded={str(tr.path): tr for tr in traces})
         if pool is None:
             async with BrowserPool.from_spec() as own:
-                vreport = await verify_tools(synths, labeled, own, base_url, reset=reset, on_trace=on_trace, secrets=secrets, routes=routes)
+                vreport = await verify_tools(synths, labeled, own, base_url, **options)
         else:
-            vreport = await verify_tools(synths, labeled, pool, base_url, reset=reset, on_trace=on_trace, secrets=secrets, routes=routes)
+            vreport = await verify_tools(synths, labeled, pool, base_url, **options)
         report.verify_calls = vreport.calls
         kept: list[Synth] = []
         for s in synths:
@@ -333,14 +357,19 @@ async def build_cache(
                 if rel:
                     s.manifest = s.manifest.model_copy(update={"pre_tools": {k: list(v_) for k, v_ in rel.items()}})
                 kept.append(s)
+            elif v.unverified:
+                report.unverified[s.manifest.name] = v.unverified
+                kept.append(s)
             else:
                 report.rejected[s.manifest.name] = v.reason
+            if v.how or v.unverified or (s.manifest.is_write and not v.ok):
+                report.writes[s.manifest.name] = (v.how or "verified") if v.ok else (v.unverified or f"rejected: {v.reason}")
         report.relations = {k: {p: list(v) for p, v in r.items()} for k, r in vreport.relations.items()}
         report.relation_tests = vreport.relation_tests
         synths_final = kept
     else:
         synths_final = synths
-    report.verified = [s.manifest.name for s in synths_final] if vreport is not None else []
+    report.verified = [s.manifest.name for s in synths_final if s.manifest.name not in report.unverified] if vreport is not None else []
     report.timings["verify"] = clock() - t
 
     # -- fit ------------------------------------------------------------------------------
@@ -385,6 +414,8 @@ async def build_cache(
         initial_state=_initial_state(labeled, site),
         builder={
             "verified": vreport is not None,
+            "verify_writes": report.verify_writes,
+            **({"unverified": report.unverified} if report.unverified else {}),
             "traces": [str(tr.path) for tr in traces],
             "witnesses": {n: v.witness for n, v in (vreport.verdicts.items() if vreport else []) if v.witness is not None},
         },

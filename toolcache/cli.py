@@ -5,6 +5,7 @@
     toolcache record --app food traces/food/scripts/*.json -o /tmp/food-traces/ [--repeat N] [--force]
     toolcache import-browser-use history.json -o traces/imported/ [--site food]
     toolcache build traces/food -o CACHE [--site URL | --app food] [--model M] [--json]
+        [--verify-writes recorded|live|none] [--reset-command CMD]
 """
 
 from __future__ import annotations
@@ -15,13 +16,16 @@ import contextlib
 import logging
 import sys
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from pathlib import Path
 
 from agentjit.cli import nonneg_float, positive_int
 from agentjit.exceptions import ConfigError
 
 __all__ = ["main"]
+
+WRITE_MODES = ("recorded", "live", "none")
+"""``--verify-writes`` (toolcache.verify.WRITE_MODES; not imported from there: ``--help`` stays light)."""
 
 log = logging.getLogger(__name__)
 
@@ -90,9 +94,9 @@ def _cmd_build(args: argparse.Namespace) -> int:
     from agentjit.cli import emit_json, styled
 
     from .build import STAGES, build_cache, trace_files
-    from .record import reset_site
 
     err = Console(stderr=True, markup=False)  # trace paths and site text print literally
+    _check_write_flags(args)
     model = None
     if args.model:
         from agentjit.llm import infer_model
@@ -100,10 +104,7 @@ def _cmd_build(args: argparse.Namespace) -> int:
         model = infer_model(args.model)
     t0 = time.perf_counter()
     with _site(args, latency_scale=0.0) as (url, app):
-
-        async def reset() -> None:
-            if url is not None:
-                await asyncio.to_thread(reset_site, url)
+        reset = _reset_between_traces(args, url)
 
         with Progress(TextColumn("{task.description:<8}"), BarColumn(), MofNCompleteColumn(),
                       TimeElapsedColumn(), console=err, transient=True, disable=args.json and not err.is_terminal) as prog:
@@ -119,7 +120,8 @@ def _cmd_build(args: argparse.Namespace) -> int:
 
             secrets = dict(kv.split("=", 1) for kv in args.secret)
             cache, report = asyncio.run(build_cache(args.traces, args.output, base_url=url, app=app or args.app_name,
-                                                    model=model, reset=reset, progress=progress, secrets=secrets))
+                                                    model=model, reset=reset, progress=progress, secrets=secrets,
+                                                    writes=args.verify_writes))
     elapsed = time.perf_counter() - t0
     data = report.to_json()
     data["wall_s"] = round(elapsed, 2)
@@ -136,12 +138,17 @@ def _cmd_build(args: argparse.Namespace) -> int:
         t.add_row("elements", str(report.elements))
         t.add_row("tools synthesized", str(len(report.synthesized)))
         t.add_row("tools verified", str(len(report.verified)) if url else "not verified (no --site/--app)")
+        if url:
+            t.add_row("writes verified", report.verify_writes or "")
+        t.add_row("tools kept unverified", str(len(report.unverified)))
         t.add_row("tools rejected", str(len(report.rejected)))
         t.add_row("relations kept / tested", f"{sum(len(v) for v in report.relations.values())} / {len(report.relation_tests)}")
         t.add_row("distributions", str(len(report.distributions)))
         out.print(t)
         for name, reason in report.rejected.items():
             out.print(styled("rejected", "red", f" {name}: {reason}"))
+        for name, reason in report.unverified.items():
+            out.print(styled("unverified", "yellow", f" {name}: {reason}"))
         for bad in report.bad_traces:
             out.print(styled("bad trace", "yellow", f" {bad['error']}"))
     if report.not_written or report.traces == 0:
@@ -152,6 +159,40 @@ def _cmd_build(args: argparse.Namespace) -> int:
     if report.previous:
         err.print(f"toolcache: the cache it replaced is in {report.previous}", markup=False)
     return 0
+
+
+def _check_write_flags(args: argparse.Namespace) -> None:
+    """``--verify-writes live`` against a site given by URL needs ``--reset-command``; the command
+    makes sense only with it."""
+    if args.reset_command and args.verify_writes != "live":
+        raise ConfigError("--reset-command is for --verify-writes live (the default, recorded, never changes the site)")
+    if args.verify_writes == "live" and not args.reset_command and not args.app:
+        raise ConfigError("--verify-writes live sends the demonstrated writes to the site: it needs --reset-command CMD "
+                          "to put the site back between traces")
+
+
+def _reset_between_traces(args: argparse.Namespace, url: str | None) -> Callable[[], Awaitable[None]] | None:
+    """What runs before each trace in live mode: the user's ``--reset-command`` (through the shell),
+    else a bundled ``--app``'s ``POST /__reset``; nothing in the other modes."""
+    if args.verify_writes != "live" or url is None:
+        return None
+    command = args.reset_command
+    if command:
+
+        async def run_command() -> None:
+            proc = await asyncio.create_subprocess_shell(command, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+            out, errs = await proc.communicate()
+            if proc.returncode != 0:
+                tail = (errs or out).decode("utf-8", "replace").strip().splitlines()[-1:] or [""]
+                raise ConfigError(f"the reset command {command!r} failed with exit status {proc.returncode}: {tail[0]}")
+
+        return run_command
+    from .record import reset_site
+
+    async def reset_app() -> None:
+        await asyncio.to_thread(reset_site, url)
+
+    return reset_app
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -193,6 +234,12 @@ def _parser() -> argparse.ArgumentParser:
     b.add_argument("--model", help="a model for steps without targets (e.g. openai:gpt-4.1)")
     b.add_argument("--secret", action="append", default=[], metavar="NAME=VALUE",
                    help="a redacted input's value for verification (e.g. login_password=...); never stored")
+    b.add_argument("--verify-writes", choices=WRITE_MODES, default=WRITE_MODES[0],
+                   help="recorded (default): WRITE tools are checked against the demonstration's recorded answers, "
+                        "never sent to the site; live: the demonstrated writes are sent (needs --reset-command with "
+                        "--site); none: WRITE tools are kept unverified")
+    b.add_argument("--reset-command", metavar="CMD",
+                   help="with --verify-writes live: a shell command that puts the site back, run before every trace")
     b.add_argument("--json", action="store_true", help="print the build report as JSON")
     add_browser_arg(b)
     b.set_defaults(func=_cmd_build)

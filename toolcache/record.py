@@ -4,8 +4,9 @@ Each script step becomes one :class:`~agentjit.protocol.trace.StepEvent` with
 the target as the page saw it (CSS selector, role, accessible name, text, tag,
 test id and the chain of ancestors, so the builder can find the element in the
 snapshot), the URL before and after, the page title after, start and end
-times, the state-changing requests the step caused (``requests``: every non-GET
-request, with its status), and the DOM after the step (``page.content()``,
+times, the state-changing requests the step caused (``requests``: every request
+but GET, HEAD and OPTIONS, with its body, status and response, see
+:class:`_Network`), and the DOM after the step (``page.content()``,
 stored once per distinct content). A step ends when the page has loaded and no
 request has been in flight for a short quiet period.
 """
@@ -20,12 +21,13 @@ import urllib.request
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
-from urllib.parse import urljoin
+from urllib.parse import quote, quote_plus, urljoin
 
 import agentjit
 from agentjit.agent.observe import ELEMENT_HELPERS_JS
-from agentjit.protocol.trace import SessionEvent, StepEvent, Target, TraceWriter
+from agentjit.protocol.trace import RESPONSE_BODY_MAX, SessionEvent, StepEvent, Target, TraceWriter
 from agentjit.runtime import BrowserPool
+from agentjit.runtime.browser import READ_METHODS
 
 from .redact import REDACTED, is_secret
 from .script import Script, ScriptStep, ScriptTarget
@@ -90,11 +92,20 @@ def reset_site(base_url: str) -> bool:
 
 
 class _Network:
-    """In-flight requests and the state-changing ones, per page."""
+    """In-flight requests and the state-changing ones, per page.
+
+    For each state-changing request (any method but GET, HEAD, OPTIONS) it keeps what
+    ``toolcache build`` needs to answer the request without sending it again: the request
+    body, the response's status, content type, location and text body (each body at most
+    :data:`~agentjit.protocol.trace.RESPONSE_BODY_MAX` characters). Secrets the script
+    typed (``secrets``) are redacted from both bodies, as from the step's value.
+    """
 
     def __init__(self, page: Any) -> None:
         self.inflight: set[Any] = set()
         self.writes: list[dict[str, Any]] = []
+        self.secrets: set[str] = set()
+        """Plain values of the secret fields typed so far (a password), kept out of the bodies."""
         self.last_change = time.monotonic()
         self.documents = 0
         """New documents loaded in the page (``domcontentloaded``; a pushState redraw is none)."""
@@ -106,7 +117,7 @@ class _Network:
     def _on_request(self, request: Any) -> None:
         self.inflight.add(request)
         self.last_change = time.monotonic()
-        if request.method != "GET":
+        if request.method not in READ_METHODS:
             self.writes.append({"method": request.method, "url": request.url, "resource": request.resource_type, "_req": request})
 
     def _on_document(self, _page: Any) -> None:
@@ -130,17 +141,50 @@ class _Network:
         with contextlib.suppress(Exception):
             await page.evaluate(DOM_QUIET_JS, [int(QUIET_S * 1000), int(DOM_SETTLE_MAX_S * 1000)])
 
+    def _redact(self, text: str | None) -> str | None:
+        """``text`` with every typed secret (plain, form- or URL-encoded) replaced by ``<redacted>``."""
+        if text is None:
+            return None
+        for secret in sorted(self.secrets, key=len, reverse=True):
+            for form in {secret, quote_plus(secret), quote(secret, safe="")}:
+                text = text.replace(form, REDACTED)
+        return text
+
     async def take_writes(self) -> list[dict[str, Any]]:
         out = []
         for w in self.writes:
             req = w.pop("_req")
-            status = None
+            status, response = None, None
             with contextlib.suppress(Exception):
                 resp = await req.response()
-                status = resp.status if resp is not None else None
-            out.append({**w, "status": status})
+                if resp is not None:
+                    status = resp.status
+                    response = await self._response(resp)
+            out.append({**w, "status": status, "post_data": _bounded(self._redact(_post_data(req))), "response": response})
         self.writes = []
         return out
+
+    async def _response(self, resp: Any) -> dict[str, Any]:
+        """What verification answers the request with: the headers that matter and the text body."""
+        headers = {k: v for k, v in (resp.headers or {}).items() if k.lower() in ("content-type", "location")}
+        body: str | None = None
+        ctype = headers.get("content-type", "")
+        if not 300 <= resp.status < 400 and (not ctype or ctype.startswith("text/") or "json" in ctype or "xml" in ctype):
+            with contextlib.suppress(Exception):  # a document the page left: its body is gone
+                body = await resp.text()
+        text = self._redact(body)
+        return {"headers": headers, "body": _bounded(text), "truncated": text is not None and len(text) > RESPONSE_BODY_MAX}
+
+
+def _post_data(request: Any) -> str | None:
+    try:
+        return request.post_data  # type: ignore[no-any-return]
+    except Exception:  # a binary body (an upload) is not text
+        return None
+
+
+def _bounded(text: str | None) -> str | None:
+    return text if text is None else text[:RESPONSE_BODY_MAX]
 
 
 def _locator(page: Any, target: ScriptTarget) -> Any:
@@ -253,6 +297,9 @@ async def record_script(
                 writes = await net.take_writes()
                 html = await page.content()
                 snapshot = writer.snapshot(html)
+                value = _stored_value(step, target, base_url)
+                if value == REDACTED and step.value:
+                    net.secrets.add(str(step.value))  # kept out of the request bodies that follow
                 writer.step(
                     StepEvent(
                         index=writer.next_index(),
@@ -260,7 +307,7 @@ async def record_script(
                         url=url_before if url_before != "about:blank" else None,
                         title=await page.title(),
                         target=target,
-                        value=_stored_value(step, target, base_url),
+                        value=value,
                         start=start,
                         end=end,
                         ok=ok,

@@ -12,6 +12,24 @@ Relations (LIBRA's counterfactual test): a consumer's name input is tied to a
 provider list (``pre_tools``) only when, from the same state, the call with a
 value from the provider's output succeeds and the call with an unrelated value
 fails.
+
+Writes (``writes``, the ``--verify-writes`` of ``toolcache build``):
+
+- ``recorded`` (the default) never changes the site: every state-changing
+  request is answered from the demonstration's recorded response or refused
+  (:mod:`toolcache.recorded`); a WRITE tool passes when it sent the demonstrated
+  request and its post_check accepts the recorded outcome. No reset is needed
+  or made. A WRITE tool whose demonstration kept no response (a trace from
+  before format version 2) is kept unverified (:data:`OLD_TRACE`).
+- ``live`` sends the WRITE calls of the replay, with the demonstrated arguments
+  only, to the site, and runs ``reset`` before every trace.
+- ``none`` calls no WRITE tool; they are kept, unverified.
+
+In every mode, the control call of a counterfactual test and the READ probes
+never send a write: their state-changing requests are refused. A WRITE
+consumer's relation is therefore kept only when its control fails in the page
+(no card named the unrelated value), before any request; a control that gets
+as far as sending its request was cut off and tells nothing, so no relation.
 """
 
 # The per-trace closures (call, counterfactual, probe) are rebuilt for every trace and run only
@@ -28,15 +46,17 @@ from typing import Any
 from urllib.parse import urlparse
 
 from agentjit.protocol.state import satisfies
+from agentjit.protocol.trace import Trace
 from agentjit.runtime import BrowserPool, CallOutcome, call_tool
 
 from .codegen import Synth
 from .label import LabeledStep
 from .pages import PAGE_JS, page_name, with_routes
+from .recorded import WriteGuard, answerable
 from .redact import REDACTED
 from .urls import site_url
 
-__all__ = ["ToolVerdict", "VerifyReport", "verify_tools", "UNRELATED"]
+__all__ = ["ToolVerdict", "VerifyReport", "verify_tools", "UNRELATED", "WRITE_MODES", "OLD_TRACE"]
 
 log = logging.getLogger(__name__)
 
@@ -44,6 +64,10 @@ UNRELATED = "zzq unrelated value 7"
 """The control value of the counterfactual test: no site names anything like it."""
 MAX_PROBES = 2
 """Passing calls per READ tool after which it is not probed again."""
+WRITE_MODES = ("recorded", "live", "none")
+"""How WRITE tools are verified (``toolcache build --verify-writes``); the first is the default."""
+OLD_TRACE = "not verified: its demonstration kept no response (re-record the demonstration, or use --verify-writes live)"
+NOT_ASKED = "not verified: --verify-writes none"
 
 
 @dataclass
@@ -58,6 +82,12 @@ class ToolVerdict:
     """Tool calls (from a reset site, after ``witness_url``) that reached the passing call's state."""
     witness_url: str | None = None
     latencies: list[float] = field(default_factory=list)
+    how: str | None = None
+    """How a tool that sends writes passed: ``recorded`` (answered from the demonstration),
+    ``live`` (sent to the site), ``sign-in, live`` (a sign-in with a secret the user gave)."""
+    unverified: str | None = None
+    """Why a tool that sends writes was never called (:data:`OLD_TRACE`, :data:`NOT_ASKED`):
+    kept in the cache, flagged in the report."""
 
     @property
     def ok(self) -> bool:
@@ -79,6 +109,8 @@ class VerifyReport:
     relation_tests: list[dict[str, Any]] = field(default_factory=list)
     calls: int = 0
     seconds: float = 0.0
+    writes: str = "recorded"
+    """The write verification mode (:data:`WRITE_MODES`)."""
 
 
 def _path(url: str | None) -> str:
@@ -120,10 +152,20 @@ async def verify_tools(
     on_trace: Callable[[str], None] | None = None,
     secrets: dict[str, str] | None = None,
     routes: Sequence[str] = (),
+    writes: str = "recorded",
+    recorded: dict[str, Trace] | None = None,
 ) -> VerifyReport:
-    """Replay ``traces`` as tool calls on ``base_url``, probe READ tools, test relations."""
+    """Replay ``traces`` as tool calls on ``base_url``, probe READ tools, test relations.
+
+    ``writes`` is one of :data:`WRITE_MODES` (see the module docstring); ``reset`` runs before
+    every trace in ``live`` mode only. ``recorded`` holds the traces themselves (by the same
+    names as ``traces``): the documents a replay that left the live site's state is shown.
+    """
+    if writes not in WRITE_MODES:
+        raise ValueError(f"writes must be one of {', '.join(WRITE_MODES)}, not {writes!r}")
     t0 = time.perf_counter()
-    report = VerifyReport()
+    report = VerifyReport(writes=writes)
+    secrets = secrets or {}
     by_name = {s.manifest.name: s for s in synths}
     for s in synths:
         report.verdicts[s.manifest.name] = ToolVerdict(s.manifest.name)
@@ -148,11 +190,14 @@ async def verify_tools(
     # and every replay starts with a goto, so a fresh browser context per trace (over a second
     # each on a loaded machine) would buy nothing; cookies are cleared all the same.
     async with pool.page() as page:
+        guard = WriteGuard(base_url, mode=writes, routes=routes)
+        await guard.install(page)
         for tname, steps in traces.items():
             if on_trace is not None:
                 on_trace(tname)
-            if reset is not None:
+            if reset is not None and writes == "live":
                 await reset()
+            guard.start_trace((recorded or {}).get(tname))
             await page.context.clear_cookies()
             await page.goto("about:blank")
             # mutable holders, emptied (never rebound) as the replay moves on
@@ -162,30 +207,33 @@ async def verify_tools(
             """List tool -> its output on the current page (None when it failed)."""
             probed_here: set[tuple[str, str]] = set()
 
-            async def call(synth: Synth, args: dict[str, Any], *, record: bool = True) -> CallOutcome:
+            async def call(synth: Synth, args: dict[str, Any], *, record: bool = True, demonstrated: bool = False) -> CallOutcome:
+                """One tool call; ``demonstrated``: a replayed step's call with its demonstrated
+                arguments, the only kind whose writes are answered (or, live, sent)."""
                 report.calls += 1
-                sent: list[tuple[str, str]] = []
-
-                def on_request(request: Any) -> None:
-                    if request.method != "GET":
-                        sent.append((request.method, request.url))
-
-                page.on("request", on_request)
+                shown = _shown_writes(synth) if demonstrated else []
+                live = demonstrated and (writes == "live" or _signs_in(synth, secrets))
+                guard.begin(shown, args, live=live)
                 try:
                     out = await call_tool(page, synth.manifest, args)
                 except Exception as exc:  # bad inputs or a dead page: a failed call
                     out = CallOutcome(tool=synth.manifest.name, ok=False, phase="execute", reason=str(exc).splitlines()[0])
                 finally:
-                    page.remove_listener("request", on_request)
-                if out.ok and synth.manifest.is_write:
-                    differs = _request_differs(synth, sent)
+                    answered, sent, refused = guard.end()
+                how = None
+                if refused:  # a request the demonstration did not send: it never reached the site
+                    out = CallOutcome(tool=synth.manifest.name, ok=False, phase="verify", reason=refused[0])
+                elif out.ok and shown:
+                    differs = _request_differs(synth, sent) if live else (None if answered else _request_differs(synth, []))
                     if differs:
                         out = CallOutcome(tool=synth.manifest.name, ok=False, phase="verify", reason=differs)
+                    how = "recorded" if answered else ("live" if writes == "live" else "sign-in, live")
                 if record:
                     v = report.verdicts[synth.manifest.name]
                     if out.ok:
                         v.passed += 1
                         v.latencies.append(out.timings.get("total", 0.0))
+                        v.how = v.how or how
                         if v.witness is None:
                             v.witness, v.witness_setup, v.witness_url = _masked(synth, args), list(setup), start[0]
                     else:
@@ -206,6 +254,8 @@ async def verify_tools(
                 control = await call(consumer, {**args, pname: UNRELATED}, record=False)
                 if control.ok and page.url != url_before:
                     await page.goto(url_before, wait_until="load")
+                if control.phase == "verify" and _shown_writes(consumer):
+                    return None  # cut off at its request, which never reached the site: it tells nothing
                 return not control.ok
 
             async def names_of(provider: str, key: str | None = None) -> list[str] | None:
@@ -256,10 +306,11 @@ async def verify_tools(
                             continue
                     await call(s, args)
 
-            for ls in steps:
+            for pos, ls in enumerate(steps):
                 st = ls.step
                 if not st.ok:
                     break
+                guard.cursor = pos
                 if st.action == "goto":
                     url = site_url(base_url, str(st.value or st.url_after))  # only its path: never off-site
                     await page.goto(url, wait_until="load")
@@ -273,14 +324,23 @@ async def verify_tools(
                 if mapped is None:
                     continue
                 synth, i = mapped
-                args = _args_for(synth, ls, i, secrets or {})
+                args = _args_for(synth, ls, i, secrets)
                 if args is None:
+                    continue
+                skip = _not_called(synth, writes, secrets)
+                if skip is not None:  # the write is left out: the replay goes on from its recorded outcome
+                    report.verdicts[synth.manifest.name].unverified = skip
+                    guard.diverge()
+                    if st.url_after and _path(page.url) != _path(st.url_after):
+                        await page.goto(site_url(base_url, st.url_after), wait_until="load")
+                    lists_here.clear()
+                    probed_here.clear()
                     continue
                 key = (synth.manifest.name, "scenario")
                 failed_control = None
                 if key not in tested:
                     failed_control = await counterfactual(synth, args)
-                out = await call(synth, args)
+                out = await call(synth, args, demonstrated=True)
                 if key not in tested and failed_control is not None:
                     _relation(report, synth, args, failed_control, out.ok, tested, key)
                 if not out.ok:
@@ -294,6 +354,29 @@ async def verify_tools(
                 await probe()
     report.seconds = time.perf_counter() - t0
     return report
+
+
+def _shown_writes(synth: Synth) -> list[dict[str, Any]]:
+    """The state-changing requests ``synth``'s demonstrations sent (each with its response, from version 2)."""
+    return [w for ev in synth.evidence for w in ev.writes]
+
+
+def _signs_in(synth: Synth, secrets: dict[str, str]) -> bool:
+    """Whether ``synth`` is a sign-in the user allowed: an input of its is a secret (``writeOnly``)
+    whose value the user gave (``--secret``). Signing in changes a session, not the site's data."""
+    props = synth.manifest.input_schema.get("properties", {})
+    return any(spec.get("writeOnly") and name in secrets for name, spec in props.items())
+
+
+def _not_called(synth: Synth, writes: str, secrets: dict[str, str]) -> str | None:
+    """Why the replay leaves ``synth``'s demonstrated call out (it would write and cannot be checked
+    in this mode), or None."""
+    shown = _shown_writes(synth)
+    if not shown or _signs_in(synth, secrets) or writes == "live":
+        return None
+    if writes == "none":
+        return NOT_ASKED
+    return None if all(answerable(w) for w in shown) else OLD_TRACE
 
 
 def _request_differs(synth: Synth, sent: list[tuple[str, str]]) -> str | None:

@@ -29,6 +29,8 @@ from . import jsonio
 __all__ = [
     "TRACE_FORMAT",
     "TRACE_VERSION",
+    "READ_VERSIONS",
+    "RESPONSE_BODY_MAX",
     "REDACTED",
     "Target",
     "SessionEvent",
@@ -44,7 +46,13 @@ __all__ = [
 ]
 
 TRACE_FORMAT = "agentjit-trace"
-TRACE_VERSION = 1
+TRACE_VERSION = 2
+READ_VERSIONS = (1, 2)
+"""Versions a reader accepts. 2 added what a state-changing request sent and got back
+(``requests[].post_data`` and ``requests[].response``); a version-1 trace reads the same, without them."""
+
+RESPONSE_BODY_MAX = 256 * 1024
+"""The most characters of a request or response body a recorded request keeps."""
 
 REDACTED = "<redacted>"
 """What a trace holds in place of a secret the writer kept out of it (a password typed, say)."""
@@ -113,7 +121,10 @@ class StepEvent(_Event):
     replayed: bool = False
     """True when a WRITE was answered from the effect log instead of the site."""
     requests: list[dict[str, Any]] = Field(default_factory=list)
-    """State-changing requests (non-GET) the page sent during the step: method, url, status."""
+    """State-changing requests (not GET, HEAD or OPTIONS) the page sent during the step: method, url,
+    status; from version 2 also ``post_data`` (the request body) and ``response`` (``headers``:
+    content-type and location, ``body``: text, at most :data:`RESPONSE_BODY_MAX` characters,
+    ``truncated``), what verification answers the request with instead of sending it."""
     goal: str | None = None
     """What the step was for, in words (from a demonstration script or an agent)."""
     document: bool | None = None
@@ -199,9 +210,9 @@ def _check_session(data: Any, path: Path, lineno: int) -> None:
     if data.get("format", TRACE_FORMAT) != TRACE_FORMAT:
         raise TraceError(f"unknown format {data.get('format')!r}", path=str(path), line=lineno)
     version = data.get("version")
-    if version != TRACE_VERSION:
+    if version not in READ_VERSIONS:
         raise TraceError(
-            f"unknown trace version {version!r} (this agentjit reads version {TRACE_VERSION})",
+            f"unknown trace version {version!r} (this agentjit reads versions {', '.join(map(str, READ_VERSIONS))})",
             path=str(path),
             line=lineno,
         )

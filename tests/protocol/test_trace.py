@@ -49,6 +49,22 @@ def test_unknown_version(tmp_path):
         read_trace(path)
 
 
+def test_version_1_still_reads(tmp_path):
+    """Version 2 added what a state-changing request sent and got; a version-1 trace (requests with
+    method, url and status only) reads as before."""
+    path = make_trace(tmp_path / "t.jsonl")
+    lines = path.read_text().splitlines()
+    head = json.loads(lines[0])
+    assert head["version"] == 2
+    head["version"] = 1
+    step = json.loads(lines[2])
+    step["requests"] = [{"method": "POST", "url": "http://127.0.0.1:1/api/cart", "resource": "fetch", "status": 200}]
+    path.write_text("\n".join([json.dumps(head), lines[1], json.dumps(step), *lines[3:]]) + "\n")
+    trace = read_trace(path)
+    assert trace.session.version == 1
+    assert trace.steps[0].requests[0]["status"] == 200 and "response" not in trace.steps[0].requests[0]
+
+
 def test_missing_snapshot(tmp_path):
     path = make_trace(tmp_path / "t.jsonl")
     lines = [line for line in path.read_text().splitlines() if '"kind":"snapshot"' not in line]

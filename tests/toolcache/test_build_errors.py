@@ -19,7 +19,7 @@ def _bad_dir(tmp_path: Path) -> Path:
     shutil.copy(FOOD_TRACES / "browse_category.jsonl", d / "good.jsonl")
     lines = (FOOD_TRACES / "search_store.jsonl").read_text().splitlines()
     (d / "truncated.jsonl").write_text("\n".join(lines[:3]) + "\n" + lines[3][:40] + "\n")
-    (d / "version.jsonl").write_text(json.dumps({**json.loads(lines[0]), "version": 2}) + "\n")
+    (d / "version.jsonl").write_text(json.dumps({**json.loads(lines[0]), "version": 99}) + "\n")
     (d / "format.jsonl").write_text(json.dumps({**json.loads(lines[0]), "format": "har"}) + "\n")
     steps = [ln for ln in lines if json.loads(ln)["kind"] != "snapshot"]
     (d / "nosnap.jsonl").write_text("\n".join(steps) + "\n")

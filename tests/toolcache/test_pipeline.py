@@ -87,14 +87,21 @@ async def test_bad_traces_are_named_and_build_goes_on(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 async def test_build_verifies_on_live_site_and_covers_hand_tools(pool, food_site, tmp_path: Path) -> None:
+    resets = []
+
     async def reset() -> None:
+        resets.append(1)
         await asyncio.to_thread(reset_site, food_site.url)
 
+    before = json.dumps(food_site.state(), sort_keys=True)
     t0 = time.perf_counter()
     cache, report = await build_cache([FOOD_TRACES], tmp_path / "built", base_url=food_site.url, app="food",
                                       pool=pool, reset=reset)
     build_s = time.perf_counter() - t0
     assert build_s < 120
+    # the default build never changes the site (tests/toolcache/test_safe_verify.py for the other apps)
+    assert json.dumps(food_site.state(), sort_keys=True) == before and resets == []
+    assert report.writes == {"add_to_cart": "recorded", "remove_line": "recorded", "place_order": "recorded"}, report.rejected
     assert len(report.verified) >= 20
     assert {"list_stores", "goto_store", "add_to_cart", "place_order", "search"} <= set(report.verified)
     assert cache.tools["add_to_cart"].effect.value == "WRITE"

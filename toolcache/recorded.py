@@ -1,0 +1,284 @@
+"""Verify writes without sending them: the demonstration's recorded answers, served in the browser.
+
+``toolcache build --site`` must not change the site it checks. In the default mode
+(``--verify-writes recorded``) a :class:`WriteGuard` routes every request of the
+verifying page (a page route, which Playwright consults before the pool's
+context route: what the guard lets through falls back to the pool, which sends
+a write once). A state-changing request (any method but GET, HEAD, OPTIONS)
+never reaches the site:
+
+- one that matches a request the calling tool's demonstration sent (same
+  method, same route template, :func:`param_diff` finds no difference) is
+  fulfilled with the recorded response (status, content type, location, body);
+- any other is aborted, and the call fails with a reason naming it.
+
+A write answered from the record leaves the live site where it was, so the
+replay has *diverged* from it: from then on, until the next trace, a page load
+of a URL the demonstration loaded is answered with the document the browser
+showed there (the step's snapshot), the redirect target of a form post
+included, so the tool's post_check and the steps after it see the demonstrated
+outcome. Every other GET goes to the site: reads change nothing.
+
+A sign-in (a tool whose demonstrated request carries a secret the user passed
+with ``--secret``) is the exception: it is sent to the site, since it changes a
+session, not the site's data, and the user gave the password for it.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+from collections.abc import Iterable, Sequence
+from typing import Any
+from urllib.parse import parse_qsl, unquote_plus, urljoin
+
+from agentjit.protocol.trace import REDACTED, Trace
+from agentjit.runtime.browser import READ_METHODS
+
+from .pages import page_name
+from .urls import site_path, site_url
+
+__all__ = ["WriteGuard", "request_params", "param_diff", "answerable", "describe"]
+
+log = logging.getLogger(__name__)
+
+
+def describe(method: str, url: str | None, routes: Sequence[str] = ()) -> str:
+    """``POST issue{id}``: a request as the reasons name it (method and route template)."""
+    return f"{method} {page_name(url, routes)}"
+
+
+def answerable(write: dict[str, Any]) -> bool:
+    """Whether a recorded request can be answered offline (traces from version 2 on keep its response)."""
+    return isinstance(write.get("response"), dict) and isinstance(write.get("status"), int)
+
+
+def _flatten(value: Any, prefix: str, out: dict[str, list[str]]) -> None:
+    if isinstance(value, dict):
+        for k, v in value.items():
+            _flatten(v, f"{prefix}.{k}" if prefix else str(k), out)
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            _flatten(v, f"{prefix}[{i}]", out)
+    else:
+        out.setdefault(prefix, []).append(_text(value))
+
+
+def _text(value: Any) -> str:
+    """A scalar as a body carries it: strings as they are, numbers and booleans as JSON writes them."""
+    return value if isinstance(value, str) else json.dumps(value)
+
+
+_PART_NAME = re.compile(r'\bname="([^"]*)"(?:;\s*filename="([^"]*)")?', re.IGNORECASE)
+
+
+def _multipart(body: str) -> list[tuple[str, str]]:
+    """The fields of a ``multipart/form-data`` body (its first line is the boundary); a file
+    field's value is its file name."""
+    boundary = body.split("\r\n", 1)[0].split("\n", 1)[0].strip()
+    fields = []
+    for part in body.split(boundary)[1:]:
+        head, sep, value = part.partition("\r\n\r\n") if "\r\n\r\n" in part else part.partition("\n\n")
+        m = _PART_NAME.search(head)
+        if sep and m:
+            fields.append((m.group(1), m.group(2) if m.group(2) is not None else value.removesuffix("\r\n").removesuffix("\n")))
+    return fields
+
+
+def request_params(body: str | None) -> dict[str, list[str]]:
+    """A request body's parameters: a JSON body flattened to paths (``entries[0].narration``),
+    else form fields (``title``, url-encoded or multipart); repeated fields keep every value, in order."""
+    if not body:
+        return {}
+    try:
+        data = json.loads(body)
+    except ValueError:
+        data = None
+    out: dict[str, list[str]] = {}
+    if isinstance(data, (dict, list)):
+        _flatten(data, "", out)
+        return out
+    pairs = _multipart(body) if body.startswith("--") else parse_qsl(body, keep_blank_values=True)
+    for key, value in pairs:
+        out.setdefault(key, []).append(value)
+    return out
+
+
+def param_diff(recorded: dict[str, list[str]], sent: dict[str, list[str]], args: dict[str, Any]) -> str | None:
+    """How ``sent`` differs from the ``recorded`` body of the same request, or None.
+
+    A parameter that carried one of the demonstrated arguments (``args``) must carry the same
+    value again; every other recorded parameter must be present, with any value (a CSRF token,
+    a date the form filled in by itself, differ from run to run). Redacted values match anything.
+    """
+    values = {_text(v) for v in args.values() if v is not None and v != ""}
+    for key, want in recorded.items():
+        if key not in sent:
+            return f"no {key!r} parameter (the demonstration sent {key}={want[0]!r})"
+        if any(v in values for v in want) and REDACTED not in want and sent[key] != want:
+            return f"{key}={sent[key][0]!r}, the demonstration sent {key}={want[0]!r}"
+    return None
+
+
+def _doc_key(url: str | None) -> str:
+    """A page's path and query, decoded, as the guard compares a page load with a recorded one."""
+    return unquote_plus(site_path(url))
+
+
+def _script_literal(text: str) -> str:
+    """``text`` as a JavaScript string literal that is safe inside an HTML ``<script>`` element."""
+    return json.dumps(text).replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+def _at_url(html: str, path: str) -> str:
+    """``html`` with a first script that sets the page's URL to ``path`` (same origin) without loading it."""
+    script = f"<script>history.replaceState(history.state, '', {_script_literal(path)});</script>"
+    head = re.search(r"<head[^>]*>", html, re.IGNORECASE)
+    if head is None:
+        return script + html
+    return html[: head.end()] + script + html[head.end():]
+
+
+class WriteGuard:
+    """The route of a verifying page; see the module docstring.
+
+    The verifier calls :meth:`start_trace` before each trace, :meth:`begin` before each tool call
+    (what that call may send) and :meth:`end` after it (what it did send).
+    """
+
+    def __init__(self, base_url: str, *, mode: str, routes: Sequence[str] = ()) -> None:
+        self.base_url = base_url
+        self.mode = mode
+        """``recorded``, ``live`` or ``none`` (``--verify-writes``)."""
+        self.routes = routes
+        self.diverged = False
+        self._pages: list[tuple[int, str, str]] = []
+        self.cursor = 0
+        """Position of the trace step being replayed: which recorded document a page load gets."""
+        self._allow: list[dict[str, Any]] = []
+        self._args: dict[str, Any] = {}
+        self._live = False
+        self.answered: list[str] = []
+        self.sent_live: list[tuple[str, str]] = []
+        self.refused: list[str] = []
+
+    async def install(self, page: Any) -> None:
+        await page.route("**/*", self._route)
+
+    def start_trace(self, trace: Trace | None) -> None:
+        """A new trace: back on the live site; its recorded page loads are what a divergence serves."""
+        self.diverged = False
+        self.cursor = 0
+        self._pages = []
+        if trace is None:
+            return
+        for pos, st in enumerate(trace.steps):
+            loaded = st.document if st.document is not None else (st.action == "goto" or st.url_after != st.url)
+            if st.ok and loaded and st.snapshot and st.url_after:
+                html = trace.snapshot_html(st)
+                if html is not None:
+                    self._pages.append((pos, _doc_key(st.url_after), html))
+
+    def diverge(self) -> None:
+        """The replay left the live site's state (a write answered from the record, or skipped)."""
+        self.diverged = True
+
+    def begin(self, writes: Iterable[dict[str, Any]], args: dict[str, Any], *, live: bool) -> None:
+        """A call may send ``writes`` (its demonstration's requests) with ``args``; ``live``: to the site."""
+        self._allow = list(writes)
+        self._args = dict(args)
+        self._live = live
+        self.answered, self.sent_live, self.refused = [], [], []
+
+    def end(self) -> tuple[list[str], list[tuple[str, str]], list[str]]:
+        """``(answered from the record, sent to the site as (method, url), refused)`` since :meth:`begin`."""
+        out = (self.answered, self.sent_live, self.refused)
+        self.begin((), {}, live=False)
+        return out
+
+    def recorded_document(self, url: str) -> str | None:
+        """The document the demonstration showed at ``url``: the next one from the cursor on, else the last before."""
+        key = _doc_key(url)
+        hits = [(pos, html) for pos, k, html in self._pages if k == key]
+        if not hits:
+            return None
+        later = [h for h in hits if h[0] >= self.cursor]
+        return (later[0] if later else hits[-1])[1]
+
+    def match(self, method: str, url: str, body: str | None) -> tuple[dict[str, Any] | None, str]:
+        """The allowed recorded request that ``method url body`` is, else None and why not."""
+        got = describe(method, url, self.routes)
+        same_route = [w for w in self._allow if describe(str(w.get("method")), w.get("url"), self.routes) == got]
+        if not same_route:
+            shown = sorted({describe(str(w.get("method")), w.get("url"), self.routes) for w in self._allow})
+            told = f"its demonstration sent {', '.join(shown)}" if shown else "it has no demonstrated request"
+            return None, f"sent {got}, which {told}: not sent to the site"
+        sent = request_params(body)
+        why = ""
+        for w in same_route:
+            diff = param_diff(request_params(w.get("post_data")), sent, self._args)
+            if diff is None:
+                return w, ""
+            why = diff
+        return None, f"sent {got} with {why}: not sent to the site"
+
+    async def _route(self, route: Any) -> None:
+        request = route.request
+        try:
+            if request.method in READ_METHODS:
+                html = None
+                if self.diverged and request.method == "GET" and request.resource_type == "document":
+                    html = self.recorded_document(request.url)
+                if html is not None:
+                    await route.fulfill(status=200, content_type="text/html; charset=utf-8", body=html)
+                else:
+                    await route.fallback()
+                return
+            await self._write(route, request)
+        except Exception:  # the page or context closed under the request
+            log.debug("routing %s failed", request.url, exc_info=True)
+
+    async def _write(self, route: Any, request: Any) -> None:
+        try:
+            body = request.post_data
+        except Exception:  # a binary body
+            body = None
+        if self._live and self.mode == "live":
+            self.sent_live.append((request.method, request.url))
+            await route.fallback()
+            return
+        recorded, why = self.match(request.method, request.url, body)
+        if recorded is None:
+            self.refused.append(why)
+            log.info("verification refused %s %s: %s", request.method, request.url, why)
+            await route.abort("blockedbyclient")
+        elif self._live:  # a sign-in: a session, not the site's data
+            self.sent_live.append((request.method, request.url))
+            await route.fallback()
+        else:
+            self.answered.append(describe(request.method, request.url, self.routes))
+            self.diverge()
+            await route.fulfill(**self._answer(recorded))
+
+    def _answer(self, recorded: dict[str, Any]) -> dict[str, Any]:
+        """``route.fulfill`` arguments for a recorded request: its status, headers and body, the
+        location moved onto this site (the demonstration ran on another port, maybe another host).
+
+        A redirect whose target the demonstration showed is answered with that document at once:
+        Playwright routes no request a redirect leads to, so the browser's follow-up GET would
+        reach the live site, which never saw the write. The document moves the page's URL to the
+        target itself (``history.replaceState`` before anything else runs), as the redirect would.
+        """
+        response = recorded["response"]
+        headers = {k.lower(): str(v) for k, v in (response.get("headers") or {}).items()}
+        if "location" in headers:
+            headers["location"] = site_url(self.base_url, urljoin(str(recorded.get("url")), headers["location"]))
+            html = self.recorded_document(headers["location"]) if 300 <= recorded["status"] < 400 else None
+            if html is not None:
+                return {"status": 200, "content_type": "text/html; charset=utf-8",
+                        "body": _at_url(html, site_path(headers["location"]))}
+        body = response.get("body")
+        if body is None and not 300 <= recorded["status"] < 400:
+            body = self.recorded_document(str(recorded.get("url"))) or ""
+        return {"status": recorded["status"], "headers": headers, "body": body or ""}
