@@ -156,6 +156,10 @@ def _body(*parts: str) -> str:
     return PRELUDE.strip() + "\n" + "\n".join(p.strip() for p in parts if p)
 
 
+_NAME_MAX = 64
+"""The longest tool name (it is a file name in the cache, and a word in a prompt)."""
+
+
 class _Namer:
     def __init__(self, strip: str = "") -> None:
         self.used: set[str] = set()
@@ -166,6 +170,7 @@ class _Namer:
         name = re.sub(r"[^A-Za-z0-9_]", "_", name).strip("_") or "tool"
         if self.strip and f"_{self.strip}_" in f"_{name}_":
             name = f"_{name}_".replace(f"_{self.strip}_", "_", 1).strip("_") or name
+        name = name[:_NAME_MAX].rstrip("_")  # a site's long text makes no name a file system refuses
         if name[0].isdigit():
             name = "t_" + name
         out, i = name, 2

@@ -16,8 +16,7 @@ markupsafe's ``Markup`` makes escaping the default:
   for the parts of a selector that come from the page (attribute values, ids,
   classes, tag names), like the browser's ``CSS.escape``; the selector is then
   a string and goes through :func:`js` like any other.
-* :func:`prop` -- a property access ``obj.name`` when ``name`` is a plain
-  identifier, else ``obj["name"]``.
+* :func:`prop` -- a property access ``obj["name"]`` for a name the site gave.
 * :func:`state_value` -- a value that becomes part of a tool's ``pre`` /
   ``post`` pattern (a page name, a dialog name) in a safe alphabet: ASCII
   letters, digits and ``_``, plus the route placeholders ``{id}`` and
@@ -82,12 +81,11 @@ def css_attr(name: str, value: str) -> str:
     return f"[{css_ident(name)}={css_string(value)}]"
 
 
-_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-
-
 def prop(obj: str, name: str) -> str:
-    """JS reading property ``name`` of the expression ``obj``: ``inputs.query``, or ``inputs["1st"]``."""
-    return f"{obj}.{name}" if _IDENT.fullmatch(name) else f"{obj}[{js(name)}]"
+    """JS reading property ``name`` of the expression ``obj``: ``inputs["query"]``. Always a
+    subscript: a name made from site text (an input's label) is data even when it looks like an
+    identifier, and ``inputs.1st`` would not parse."""
+    return f"{obj}[{js(name)}]"
 
 
 STATE_VALUE_MAX = 100

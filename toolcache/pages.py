@@ -72,7 +72,7 @@ def page_name(url: str | None, routes: Sequence[str] = ()) -> str:
             if view:
                 name += "_" + _segment(view)
                 break
-    return state_value(name)
+    return state_value(name) or "x"  # never empty: "" is the null pattern
 
 
 PAGE_JS = source("page.js")

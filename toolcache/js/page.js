@@ -4,7 +4,7 @@ const __safe = (s) => String(s ?? '').split(/(\{id\}|\{name\})/)
   .map((p, i) => (i % 2 ? p : p.replace(/[^A-Za-z0-9_]+/g, '_'))).join('').replace(/^_+|_+$/g, '').slice(0, 100);
 // percent-decoding as Python's urllib.parse.unquote does it (bad UTF-8 becomes U+FFFD, never an error)
 const __unquote = (s) => s.replace(/(?:%[0-9A-Fa-f]{2})+/g,
-  (m) => new TextDecoder().decode(new Uint8Array(m.slice(1).split('%').map((h) => parseInt(h, 16)))));
+  (m) => new TextDecoder('utf-8', {ignoreBOM: true}).decode(new Uint8Array(m.slice(1).split('%').map((h) => parseInt(h, 16)))));
 const __pageOf = (href) => {
   const u = new URL(href, location.href);
   const seg = (s) => {
@@ -30,6 +30,6 @@ const __pageOf = (href) => {
       if (v) { name += '_' + seg(v); break; }
     }
   }
-  return __safe(name);
+  return __safe(name) || 'x';
 };
 const __page = () => __safe(document.body && document.body.dataset.page) || __pageOf(location.href);
