@@ -46,7 +46,7 @@ def js(value: Any) -> str:
     return _JS_UNSAFE.sub(_js_escape, json.dumps(value, ensure_ascii=False, allow_nan=False))
 
 
-_CSS_KEEP = re.compile(r"[A-Za-z0-9 _\-./:?=%+~@!,;#()']")
+_CSS_KEEP = re.compile(r"[A-Za-z0-9 _\-./:?=&%+~@!,;#()'$*^\[\]{}`]")
 """Characters a CSS string keeps as they are (readable URLs and labels); the rest is escaped."""
 
 
