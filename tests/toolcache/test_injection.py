@@ -109,9 +109,10 @@ class Node:
         return [str(p) for p in self.ask("check", MARK, bodies)]
 
     def close(self) -> None:
-        assert self.proc.stdin is not None
+        assert self.proc.stdin is not None and self.proc.stdout is not None
         self.proc.stdin.close()
         self.proc.wait(timeout=10)
+        self.proc.stdout.close()
 
 
 @pytest.fixture(scope="module")
