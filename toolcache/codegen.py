@@ -871,8 +871,18 @@ def _sort_tools(site: _Site) -> list[Synth]:
             elements=[f"{p}.{el.name}" for p in sorted(pages)],
             navigates=navigates,
         )
-        out.append(Synth(m, "sort", element=el.name, evidence=cs, witness_args=[{"column": c.card_name} for c in cs]))
+        out.append(Synth(m, "sort", element=el.name, evidence=cs, witness_args=[{"column": _column_named(c.card_name, columns)} for c in cs]))
     return out
+
+
+def _column_named(text: str | None, columns: list[str]) -> str | None:
+    """The column a recorded header click named: the recorder keeps 200 characters of a link's
+    text, so a longer header is the one column that starts with them."""
+    want = re.sub(r"\s+", " ", text or "").strip()
+    if want in columns or not want:
+        return text
+    longer = [c for c in columns if re.sub(r"\s+", " ", c).startswith(want)]
+    return longer[0] if len(longer) == 1 else text
 
 
 def _card_action_tools(site: _Site) -> list[Synth]:

@@ -10,9 +10,10 @@ would send: :attr:`HostileSite.injected` counts them, and no page of the site
 ever asks for it. Writes (``POST /save``, ``/remove``) answer ``{"ok": true}``.
 
 The home page shows a list of cards (each opens an item page), a search box
-(Enter reloads with ``?q=``), a data table, a link to the first item and a
-button that opens a ``<dialog>`` with a form whose Save posts; the item page
-shows fields. :data:`SCRIPT` demonstrates all of them.
+(Enter reloads with ``?q=``), a filter box (Enter filters in place and writes
+the value to a URL parameter named with ``text``), a pager link, a data table
+whose header sorts it, a link to the first item and a button that opens a
+``<dialog>`` with a form whose Save posts; the item page shows fields. :data:`SCRIPT` demonstrates all of them.
 """
 
 from __future__ import annotations
@@ -43,6 +44,12 @@ document.getElementById('save').addEventListener('click', async () => {
 for (const b of document.querySelectorAll('[data-testid=remove]')) {
   b.addEventListener('click', () => fetch('/remove', {method: 'POST', body: b.closest('li').dataset.name}));
 }
+const f = document.querySelector('input[name=f]');
+f.addEventListener('keydown', (e) => {
+  if (e.key !== 'Enter') return;
+  history.pushState(null, '', '?' + encodeURIComponent(f.dataset.key) + '=' + encodeURIComponent(f.value));
+  for (const li of document.querySelectorAll('[data-testid=card]')) li.hidden = !li.dataset.name.includes(f.value);
+});
 const q = document.querySelector('input[type=search]');
 q.addEventListener('keydown', (e) => { if (e.key === 'Enter') location.search = '?q=' + encodeURIComponent(q.value); });
 """
@@ -67,8 +74,10 @@ def _home(text: str, query: str) -> str:
 <nav><a href="/item/1?tab=x{t}" id="nav-{t}">First {t}</a></nav>
 <main>
 <input type="search" name="q-{t}" placeholder="Find {t}" aria-label="Search {t}" value="{html.escape(query, quote=True)}">
+<input name="f" placeholder="Filter" data-key="k{t}">
+<a href="/?page=2" rel="next">Next page</a>
 <ul class="cards">{cards}</ul>
-<table id="t-{t}"><thead><tr><th>{t} name</th><th>qty</th></tr></thead>
+<table id="t-{t}"><thead><tr><th><a href="/?sort=x{t}">{t} name</a></th><th>qty</th></tr></thead>
 <tbody><tr><td>a {t}</td><td>1</td></tr><tr><td>b</td><td>2</td></tr></tbody></table>
 <button id="open" aria-label="{html.escape(DIALOG_OPENER, quote=True)}">Open {t}</button>
 <dialog id="d" aria-label="{t} dialog"><h2>{t}</h2>
@@ -166,6 +175,12 @@ SCRIPT = Script.model_validate({"name": "hostile", "reset": False, "steps": [
     {"action": "goto", "url": "/"},
     {"action": "fill", "target": {"selector": "input[type=search]"}, "value": "2"},
     {"action": "press", "target": {"selector": "input[type=search]"}, "value": "Enter"},
+    {"action": "goto", "url": "/"},
+    {"action": "fill", "target": {"selector": "input[name=f]"}, "value": "2"},
+    {"action": "press", "target": {"selector": "input[name=f]"}, "value": "Enter"},
+    {"action": "goto", "url": "/"},
+    {"action": "click", "target": {"selector": "a[rel=next]"}},
+    {"action": "click", "target": {"selector": "thead a"}},
     {"action": "goto", "url": "/"},
     {"action": "click", "target": {"selector": "[data-testid=remove]"}},
     {"action": "click", "target": {"selector": "#open"}},

@@ -333,15 +333,17 @@ def _find(cache: ToolCache, type_: ToolType, **want: Any) -> str:
 
 @pytest.mark.browser
 @pytest.mark.slow
-@pytest.mark.parametrize("text", [SPLICE, KITCHEN_SINK], ids=["splice", "kitchen-sink"])
-async def test_a_hostile_site_is_built_and_run_without_running_its_text(browser_pool: Any, tmp_path: Path, text: str) -> None:
+# the recorder keeps 200 characters of an attribute: the two controls named by the kitchen sink's
+# 2000-character id and input name are not found again (not labeled), so they make no tool
+@pytest.mark.parametrize(("text", "tools"), [(SPLICE, 14), (KITCHEN_SINK, 12)], ids=["splice", "kitchen-sink"])
+async def test_a_hostile_site_is_built_and_run_without_running_its_text(browser_pool: Any, tmp_path: Path, text: str, tools: int) -> None:
     with HostileSite(text) as site:
         await record_script(browser_pool, SCRIPT, site.url, tmp_path / "traces" / "hostile.jsonl")
         assert site.injected == []
         cache, report = await build_cache([tmp_path / "traces"], tmp_path / "built", base_url=site.url, pool=browser_pool)
         print("injected requests while building:", len(site.injected))
         assert site.injected == []
-        assert not report.rejected and len(report.verified) >= 9  # every tool made is verified (none broken by the text)
+        assert not report.rejected and len(report.verified) == tools  # every tool made is verified (none broken by the text)
         assert not unsafe_patterns(cache)
         home = cache.info.initial_state["page"]
         assert home == state_value(INJECTED_PAGE + text)
