@@ -33,6 +33,12 @@ Each tool gets ``pre`` / ``post`` from the page types seen before and after,
 element presence, ``effect`` WRITE when its evidence carried a non-GET
 request, and JSON schemas for its inputs and outputs. Every tool keeps the
 trace steps it came from (``Synth.evidence``) so verify can replay them.
+
+Bodies are fixed code plus literals: every value that came from the site, a
+trace or a user (a selector, a label, a page name, a message naming them, an
+input's name) enters through :func:`toolcache.literal.js` or
+:func:`~toolcache.literal.prop`, never as text spliced into code, and the
+page names in ``pre``/``post`` are state values (``tests/toolcache/test_injection.py``).
 """
 
 from __future__ import annotations
