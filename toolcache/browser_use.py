@@ -44,6 +44,8 @@ from agentjit.exceptions import TraceError
 from agentjit.protocol import jsonio
 from agentjit.protocol.trace import SessionEvent, StepEvent, Target, TraceWriter
 
+from .literal import css_attr, css_ident
+
 __all__ = ["import_history", "read_history", "ACTION_MAP"]
 
 log = logging.getLogger(__name__)
@@ -106,11 +108,11 @@ class _Fields:
 
 def _selector(tag: str | None, attrs: dict[str, Any]) -> str | None:
     if attrs.get("data-testid"):
-        return f'[data-testid="{attrs["data-testid"]}"]'
+        return css_attr("data-testid", str(attrs["data-testid"]))
     if attrs.get("id"):
-        return f"#{attrs['id']}"
+        return "#" + css_ident(str(attrs["id"]))
     if tag and attrs.get("name"):
-        return f'{tag}[name="{attrs["name"]}"]'
+        return css_ident(tag) + css_attr("name", str(attrs["name"]))
     return None
 
 

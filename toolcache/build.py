@@ -35,6 +35,7 @@ from agentjit.scheduler.distributions import Distribution, fit_latency, fits_to_
 from .codegen import Synth, synthesize
 from .extract import PageSchema, SiteSchema, extract_snapshot, merge_page, page_key, url_pattern
 from .label import LabeledStep, label_step, label_with_model
+from .literal import state_value
 from .pages import learn_routes, page_name
 from .verify import VerifyReport, verify_tools
 
@@ -197,10 +198,11 @@ def _copy(ps: PageSchema) -> PageSchema:
 
 
 def _page_of(html: str, url: str | None, routes: Sequence[str] = ()) -> str:
+    import html as htmllib
     import re
 
     m = re.search(r"<body[^>]*\sdata-page=\"([^\"]+)\"", html)
-    return m.group(1) if m else page_key(None, url, routes)
+    return (state_value(htmllib.unescape(m.group(1))) if m else "") or page_key(None, url, routes)
 
 
 def _initial_state(labeled: dict[str, list[LabeledStep]], site: SiteSchema) -> dict[str, Any]:

@@ -33,11 +33,16 @@ Each tool gets ``pre`` / ``post`` from the page types seen before and after,
 element presence, ``effect`` WRITE when its evidence carried a non-GET
 request, and JSON schemas for its inputs and outputs. Every tool keeps the
 trace steps it came from (``Synth.evidence``) so verify can replay them.
+
+Bodies are fixed code plus literals: every value that came from the site, a
+trace or a user (a selector, a label, a page name, a message naming them, an
+input's name) enters through :func:`toolcache.literal.js` or
+:func:`~toolcache.literal.prop`, never as text spliced into code, and the
+page names in ``pre``/``post`` are state values (``tests/toolcache/test_injection.py``).
 """
 
 from __future__ import annotations
 
-import json
 import logging
 import re
 from collections import defaultdict
@@ -54,6 +59,7 @@ from .dom import camel, snake
 from .extract import Element, Prop, SiteSchema
 from .js import source
 from .label import LabeledStep
+from .literal import js, prop
 from .pages import PAGE_JS, with_routes
 from .redact import REDACTED
 
@@ -129,8 +135,9 @@ def _page_pattern(pages: set[str] | list[str]) -> str:
 def _page_test(pages: set[str] | list[str]) -> str:
     """A JS expression: ``true`` on one of ``pages``, else ``[false, why]`` (a check's answer)."""
     ps = sorted(pages)
-    cond = " || ".join(f"__page() === {json.dumps(p)}" for p in ps)
-    return f"({cond}) ? true : [false, 'expected page {'/'.join(ps)}, on ' + __page()]"
+    cond = " || ".join(f"__page() === {js(p)}" for p in ps)
+    why = js(f"expected page {'/'.join(ps)}, on ")
+    return f"({cond}) ? true : [false, {why} + __page()]"
 
 
 def _page_check(pages: set[str] | list[str]) -> str:
@@ -148,11 +155,15 @@ def _out_type(p: Prop) -> dict[str, Any]:
 
 
 def _item_expr(props: dict[str, Prop], var: str) -> str:
-    return "({" + ", ".join(f"{json.dumps(snake(n))}: {p.js(var)}" for n, p in props.items()) + "})"
+    return "({" + ", ".join(f"{js(snake(n))}: {p.js(var)}" for n, p in props.items()) + "})"
 
 
 def _body(*parts: str) -> str:
     return PRELUDE.strip() + "\n" + "\n".join(p.strip() for p in parts if p)
+
+
+_NAME_MAX = 64
+"""The longest tool name (it is a file name in the cache, and a word in a prompt)."""
 
 
 class _Namer:
@@ -165,6 +176,7 @@ class _Namer:
         name = re.sub(r"[^A-Za-z0-9_]", "_", name).strip("_") or "tool"
         if self.strip and f"_{self.strip}_" in f"_{name}_":
             name = f"_{name}_".replace(f"_{self.strip}_", "_", 1).strip("_") or name
+        name = name[:_NAME_MAX].rstrip("_")  # a site's long text makes no name a file system refuses
         if name[0].isdigit():
             name = "t_" + name
         out, i = name, 2
@@ -175,7 +187,7 @@ class _Namer:
 
 
 def _cards_js(el: Element) -> str:
-    return f"[...document.querySelectorAll({json.dumps(el.selector)})]"
+    return f"[...document.querySelectorAll({js(el.selector)})]"
 
 
 def _name_of_js(el: Element) -> str:
@@ -307,12 +319,12 @@ def _list_tools(site: _Site) -> list[Synth]:
             gp = el.group_prop
             pname = snake(gp.name)
             inputs[pname] = {"type": "string", "description": f"Only cards shown in this {pname} (where the page groups them)."}
-            gsel = json.dumps(el.group_selector)
+            gsel = js(el.group_selector)
             filt = (
-                f"if (inputs.{pname}) {{\n"
+                f"if ({prop('inputs', pname)}) {{\n"
                 f"  const groups = [...document.querySelectorAll({gsel})];\n"
-                f"  const g = __find(groups, (x) => {gp.js('x') if gp.source == 'attr' else '__clean((x.querySelector(' + json.dumps(gp.key) + ') || x).textContent)'}, inputs.{pname});\n"
-                f"  if (!g) throw new Error('no {pname} ' + JSON.stringify(inputs.{pname}));\n"
+                f"  const g = __find(groups, (x) => {gp.js('x') if gp.source == 'attr' else '__clean((x.querySelector(' + js(gp.key) + ') || x).textContent)'}, {prop('inputs', pname)});\n"
+                f"  if (!g) throw new Error({js(f'no {pname} ')} + JSON.stringify({prop('inputs', pname)}));\n"
                 f"  cards = cards.filter((c) => g.contains(c));\n}}"
             )
         key = el.props.get(el.name_prop or "")
@@ -334,9 +346,9 @@ def _list_tools(site: _Site) -> list[Synth]:
             post={},
             pre_check=_body(
                 _page_guard(pages),
-                f"if (document.querySelector({json.dumps(el.selector)})) return true;",
-                f"const empty = [...document.querySelectorAll({json.dumps(empty_sel)})].find(__visible);",
-                f"return empty ? true : [false, 'no {singular(el.name)} cards yet'];",
+                f"if (document.querySelector({js(el.selector)})) return true;",
+                f"const empty = [...document.querySelectorAll({js(empty_sel)})].find(__visible);",
+                f"return empty ? true : [false, {js(f'no {singular(el.name)} cards yet')}];",
             ),
             execute=_body(
                 f"let cards = {_cards_js(el)};",
@@ -356,7 +368,7 @@ def _list_tools(site: _Site) -> list[Synth]:
             gpages = {p for p in pages if any(
                 e.selector == sel and e.group_prop for e in site.schema.pages[p].elements.values())}
             gpages = gpages or pages
-            value = gp.js("g") if gp.source == "attr" else f"__clean((g.querySelector({json.dumps(gp.key)}) || g).textContent)"
+            value = gp.js("g") if gp.source == "attr" else f"__clean((g.querySelector({js(gp.key)}) || g).textContent)"
             out.append(Synth(ToolManifest(
                 name=gname,
                 description=f"List the {plural(snake(gp.name))} the {'/'.join(sorted(gpages))} page groups its {plural(el.name).replace('_', ' ')} into, with how many each shows.",
@@ -367,8 +379,8 @@ def _list_tools(site: _Site) -> list[Synth]:
                 pre={"page": _page_pattern(gpages)},
                 pre_check=_body(_page_check(gpages)),
                 execute=_body(
-                    f"const groups = [...document.querySelectorAll({json.dumps(el.group_selector)})];",
-                    f"return {{items: groups.map((g) => ({{name: {value}, count: g.querySelectorAll({json.dumps(el.selector)}).length}}))}};",
+                    f"const groups = [...document.querySelectorAll({js(el.group_selector)})];",
+                    f"return {{items: groups.map((g) => ({{name: {value}, count: g.querySelectorAll({js(el.selector)}).length}}))}};",
                 ),
                 elements=[f"{p}.{el.name}" for p in sorted(gpages)],
                 timeout_ms=5000,
@@ -416,8 +428,8 @@ def _card_click_tools(site: _Site) -> list[Synth]:
                  "description": f"The {singular(el.name).replace('_', ' ')}'s {pname.replace('_', ' ')} (from {site.list_tool.get(sel, 'the list')})."}
         find = (
             f"const cards = {_cards_js(el)};\n"
-            f"const card = __find(cards, {_name_of_js(el)}, inputs.{pname});\n"
-            f"if (!card) throw new Error('no {singular(el.name)} matches ' + JSON.stringify(inputs.{pname}) + '; have: ' + cards.slice(0, 20).map({_name_of_js(el)}).join(', '));"
+            f"const card = __find(cards, {_name_of_js(el)}, {prop('inputs', pname)});\n"
+            f"if (!card) throw new Error({js(f'no {singular(el.name)} matches ')} + JSON.stringify({prop('inputs', pname)}) + '; have: ' + cards.slice(0, 20).map({_name_of_js(el)}).join(', '));"
         )
         witnesses = [{pname: c.card_name} for c in clicks if c.card_name]
         group = _CardClicks(sel, el, clicks, pages, pname, param, find, witnesses)
@@ -436,16 +448,15 @@ def _goto_card(site: _Site, group: _CardClicks, target: str) -> Synth:
     title = tps.title_selector if tps else None
     if title:
         post_check = _page_guard({target}) + "\n" + (
-            f"const h = document.querySelector({json.dumps(title)});\n"
-            f"return (!h || !inputs.{pname} || __norm(h.textContent).includes(__norm(inputs.{pname})) || __norm(inputs.{pname}).includes(__norm(h.textContent))) ? true : [false, 'opened ' + (h && h.textContent)];"
+            f"const h = document.querySelector({js(title)});\n"
+            f"return (!h || !{prop('inputs', pname)} || __norm(h.textContent).includes(__norm({prop('inputs', pname)})) || __norm({prop('inputs', pname)}).includes(__norm(h.textContent))) ? true : [false, 'opened ' + (h && h.textContent)];"
         )
     else:
         # no main heading known: the page's title or a heading must name the item opened
         post_check = _page_guard({target}) + "\n" + (
-            f"const want = __norm((output && output.{pname}) || inputs.{pname});\n"
+            f"const want = __norm((output && {prop('output', pname)}) || {prop('inputs', pname)});\n"
             "const seen = __norm(document.title + ' ' + [...document.querySelectorAll('h1, h2')].map((h) => h.textContent).join(' '));\n"
-            "return !want || seen.includes(want) ? true : [false, 'the page opened does not name ' + JSON.stringify(inputs."
-            + pname + ")];"
+            f"return !want || seen.includes(want) ? true : [false, 'the page opened does not name ' + JSON.stringify({prop('inputs', pname)})];"
         )
     m = ToolManifest(
         name=site.name("goto_" + singular(el.name)),
@@ -458,11 +469,11 @@ def _goto_card(site: _Site, group: _CardClicks, target: str) -> Synth:
         pre_check=_body(_page_check(pages)),
         execute=_body(
             find, f"const value = ({_name_of_js(el)})(card);",
-            f"const target = card.querySelector({json.dumps(el.link_selector)}) || card;" if el.link_selector
+            f"const target = card.querySelector({js(el.link_selector)}) || card;" if el.link_selector
             # the demonstrations clicked a link inside the card (a heading's link): a click on the box goes nowhere
             else "const target = card.matches('a[href]') ? card : (card.querySelector('a[href]') || card);"
             if clicks and all(c.step.target is not None and c.step.target.tag == "a" for c in clicks) else "const target = card;",
-            "setTimeout(() => target.click(), 0);", f"return {{{json.dumps(pname)}: value}};"),
+            "setTimeout(() => target.click(), 0);", f"return {{{js(pname)}: value}};"),
         post_check=_body(post_check),
         effect=Effect.READ,
         elements=[f"{p}.{el.name}" for p in sorted(pages)],
@@ -482,16 +493,16 @@ def _card_details(site: _Site, group: _CardClicks, modal: str) -> Synth:
     fields = {k.split(".", 1)[1]: p for k, p in ps.fields.items() if k.startswith(modal + ".")}
     choice = next((e for e in ps.elements.values() if e.modal == modal and e.repeated), None)
     close = next((e for e in ps.elements.values() if e.modal == modal and not e.repeated and e.kind == "button" and "close" in e.name.lower()), None)
-    fields_js = ", ".join(f"{json.dumps(snake(n))}: {p.js('modal')}" for n, p in fields.items() if p.source != "attr")
+    fields_js = ", ".join(f"{js(snake(n))}: {p.js('modal')}" for n, p in fields.items() if p.source != "attr")
     opts_js = ""
     out_props: dict[str, Any] = {snake(n): _out_type(p) for n, p in fields.items() if p.source != "attr"}
     if choice is not None:
         cprop = choice.props.get(choice.name_prop or "")
         group_sel = "fieldset"
         opts_js = (
-            f"const choiceEls = [...modal.querySelectorAll({json.dumps(choice.selector)})];\n"
+            f"const choiceEls = [...modal.querySelectorAll({js(choice.selector)})];\n"
             "const groupsOf = new Map();\n"
-            "for (const c of choiceEls) { const g = c.closest(" + json.dumps(group_sel) + ") || modal;"
+            "for (const c of choiceEls) { const g = c.closest(" + js(group_sel) + ") || modal;"
             " const gname = (g.dataset && (g.dataset.group || g.dataset.name)) || __clean((g.querySelector('legend') || {}).textContent) || 'options';"
             " if (!groupsOf.has(g)) groupsOf.set(g, {name: gname, choices: []});"
             f" groupsOf.get(g).choices.push({cprop.js('c') if cprop else '__clean(c.textContent)'}); }}\n"
@@ -509,18 +520,18 @@ def _card_details(site: _Site, group: _CardClicks, modal: str) -> Synth:
         pre_check=_body(_page_check(pages)),
         execute=_body(
             find,
-            f"const modal = document.querySelector({json.dumps(msel)});",
+            f"const modal = document.querySelector({js(msel)});",
             "card.click();",
             "for (let i = 0; i < 100 && !__visible(modal); i++) await new Promise((r) => setTimeout(r, 20));",
-            f"if (!__visible(modal)) throw new Error('the {modal} did not open');",
-            f"const result = {{{json.dumps(pname)}: ({_name_of_js(el)})(card)}};",
+            f"if (!__visible(modal)) throw new Error({js(f'the {modal} did not open')});",
+            f"const result = {{{js(pname)}: ({_name_of_js(el)})(card)}};",
             f"Object.assign(result, {{{fields_js}}});",
             opts_js,
-            f"const close = modal.querySelector({json.dumps(close.selector)});" if close else "const close = null;",
+            f"const close = modal.querySelector({js(close.selector)});" if close else "const close = null;",
             "if (close) close.click();",
             "return result;",
         ),
-        post_check=_body(f"const modal = document.querySelector({json.dumps(msel)});", "return !__visible(modal) ? true : [false, 'the dialog is still open'];") if close else "return true;",
+        post_check=_body(f"const modal = document.querySelector({js(msel)});", "return !__visible(modal) ? true : [false, 'the dialog is still open'];") if close else "return true;",
         effect=Effect.READ,
         elements=[f"{page}.{el.name}", *([f"{page}.{close.name}"] if close else [])],
     )
@@ -542,10 +553,10 @@ def _page_field_tools(site: _Site) -> list[Synth]:
         for fname, p in fields.items():
             if p.source == "attr" and "|" in p.key:
                 sel, attr = p.key.split("|", 1)
-                expr = Prop(fname, "attr", attr, p.type).js(f"document.querySelector({json.dumps(sel)})")
-                parts.append(f"{json.dumps(snake(fname))}: (document.querySelector({json.dumps(sel)}) ? {expr} : null)")
+                expr = Prop(fname, "attr", attr, p.type).js(f"document.querySelector({js(sel)})")
+                parts.append(f"{js(snake(fname))}: (document.querySelector({js(sel)}) ? {expr} : null)")
             else:
-                parts.append(f"{json.dumps(snake(fname))}: {p.js('document')}")
+                parts.append(f"{js(snake(fname))}: {p.js('document')}")
         noun = re.sub(r"_?\{(id|name)\}", "", page).strip("_")
         out.append(Synth(ToolManifest(
             name=site.name(f"get_{snake(noun)}" if _is_item_page(page) and noun else f"get_{snake(page)}_details"),
@@ -614,14 +625,14 @@ def _link_tools(site: _Site) -> list[Synth]:
             pre={"page": _page_pattern(lpages)},
             post={"page": target},
             pre_check=_body(
-                f"const sels = {json.dumps(sels)};",
-                "return sels.some((s) => __q(s)) ? true : [false, 'no link to " + target + " on ' + __page()];",
+                f"const sels = {js(sels)};",
+                f"return sels.some((s) => __q(s)) ? true : [false, {js(f'no link to {target} on ')} + __page()];",
             ),
             execute=_body(
-                f"const sels = {json.dumps(sels)};",
+                f"const sels = {js(sels)};",
                 "const el = sels.map((s) => __q(s)).find(Boolean);",
                 "setTimeout(() => el.click(), 0);",
-                f"return {{page: {json.dumps(target)}}};",
+                f"return {{page: {js(target)}}};",
             ),
             post_check=_body(_page_check({target})),
             elements=sorted({f"{c.page_before}.{c.element.name}" for c in clicks if c.element}),
@@ -672,8 +683,8 @@ def _pager_tools(site: _Site) -> list[Synth]:
             output_schema={"type": "object", "properties": {"page": {"type": "string"}}},
             pre={"page": _page_pattern(pages)},
             post={},
-            pre_check=_body(_page_guard(pages), f"return __q({json.dumps(sel)}) ? true : [false, {json.dumps(f'no {text} link here')}];"),
-            execute=_body(f"const link = __q({json.dumps(sel)});", follow, "return {page: __page()};"),
+            pre_check=_body(_page_guard(pages), f"return __q({js(sel)}) ? true : [false, {js(f'no {text} link here')}];"),
+            execute=_body(f"const link = __q({js(sel)});", follow, "return {page: __page()};"),
             post_check=_body(_page_check(pages)),
             elements=sorted({f"{c.page_before}.{c.element.name}" for c in clicks if c.element}),
             navigates=navigates,
@@ -712,16 +723,16 @@ def _dialog_tools(site: _Site) -> list[Synth]:
             pre={"page": _page_pattern(opages), "dialog": ""},
             post={"dialog": modal},
             pre_check=_body(_page_guard(opages),
-                            f"return __q({json.dumps(osel)}) ? true : [false, 'no {words} control here'];"),
+                            f"return __q({js(osel)}) ? true : [false, {js(f'no {words} control here')}];"),
             execute=_body(
-                f"__q({json.dumps(osel)}).click();",
-                f"const modal = () => document.querySelector({json.dumps(msel)});",
+                f"__q({js(osel)}).click();",
+                f"const modal = () => document.querySelector({js(msel)});",
                 "for (let i = 0; i < 150 && !(modal() && (modal().open || __visible(modal()))); i++) await new Promise((r) => setTimeout(r, 20));",
                 "await __settle(null, 100, 3000);",
-                f"return {{dialog: {json.dumps(modal)}}};",
+                f"return {{dialog: {js(modal)}}};",
             ),
             post_check=_body(
-                f"const d = document.querySelector({json.dumps(msel)});",
+                f"const d = document.querySelector({js(msel)});",
                 "return d && (d.open || (__visible(d) && d.tagName !== 'DIALOG')) ? true : [false, 'the dialog did not open'];",
             ),
             elements=sorted({f"{c.page_before}.{c.element.name}" for c in clicks if c.element}),
@@ -766,21 +777,21 @@ def _filter_tools(site: _Site) -> list[Synth]:
             output_schema={"type": "object", "properties": {pname: {"type": "string"}}},
             pre={"page": _page_pattern(pages)},
             post={} if in_place else {"page": target},
-            pre_check=_body(f"return __q({json.dumps(sel)}) ? true : [false, 'no {inp.name} here'];"),
+            pre_check=_body(f"return __q({js(sel)}) ? true : [false, {js(f'no {inp.name} here')}];"),
             execute=_body(
-                f"const input = __q({json.dumps(sel)});",
-                f"__setValue(input, inputs.{pname});",
+                f"const input = __q({js(sel)});",
+                f"__setValue(input, {prop('inputs', pname)});",
                 "const before = location.href;",
                 "input.dispatchEvent(new KeyboardEvent('keydown', {key: 'Enter', code: 'Enter', bubbles: true}));",
                 *_until_filtered(param, pname),
-                f"return {{{pname}: inputs.{pname}}};",
+                f"return {{{js(pname)}: {prop('inputs', pname)}}};",
             ) if in_place else _body(
-                f"const input = __q({json.dumps(sel)});",
-                f"__setValue(input, inputs.{pname});",
-                f"const submit = {json.dumps(submit_sel)} && __q({json.dumps(submit_sel)});",
+                f"const input = __q({js(sel)});",
+                f"__setValue(input, {prop('inputs', pname)});",
+                f"const submit = {js(submit_sel)} && __q({js(submit_sel)});",
                 "setTimeout(() => { if (input.form) input.form.requestSubmit(submit || undefined); else if (submit) submit.click();"
                 " else input.dispatchEvent(new KeyboardEvent('keydown', {key: 'Enter', bubbles: true})); }, 0);",
-                f"return {{{pname}: inputs.{pname}}};",
+                f"return {{{js(pname)}: {prop('inputs', pname)}}};",
             ),
             post_check=_body(_page_guard(pages), _filtered_check(param, pname)) if in_place else _body(_page_check({target})),
             elements=[f"{p}.{inp.name}" for p in sorted(pages)],
@@ -805,7 +816,7 @@ def _filter_param(pairs: list[tuple[LabeledStep, LabeledStep]]) -> str | None:
 
 
 def _filter_param_js(param: str) -> str:
-    return f"(new URL(location.href).searchParams.get({json.dumps(param)}) ?? '')"
+    return f"(new URL(location.href).searchParams.get({js(param)}) ?? '')"
 
 
 def _until_filtered(param: str | None, pname: str) -> list[str]:
@@ -814,7 +825,7 @@ def _until_filtered(param: str | None, pname: str) -> list[str]:
     if param is None:
         return ["await __settle(before);"]
     return [
-        f"for (const t0 = Date.now(); !__same({_filter_param_js(param)}, inputs.{pname}) && Date.now() - t0 < 10000;)",
+        f"for (const t0 = Date.now(); !__same({_filter_param_js(param)}, {prop('inputs', pname)}) && Date.now() - t0 < 10000;)",
         "  await new Promise((r) => setTimeout(r, 20));",
         "await __settle(null);",
     ]
@@ -825,8 +836,8 @@ def _filtered_check(param: str | None, pname: str) -> str:
     if param is None:
         return "return true;"
     got = _filter_param_js(param)
-    return (f"return __same({got}, inputs.{pname}) ? true"
-            f" : [false, 'the page is filtered by {param}=' + JSON.stringify({got}) + ', not ' + JSON.stringify(inputs.{pname})];")
+    return (f"return __same({got}, {prop('inputs', pname)}) ? true"
+            f" : [false, {js(f'the page is filtered by {param}=')} + JSON.stringify({got}) + ', not ' + JSON.stringify({prop('inputs', pname)})];")
 
 
 def _sort_tools(site: _Site) -> list[Synth]:
@@ -842,7 +853,7 @@ def _sort_tools(site: _Site) -> list[Synth]:
         pages = {c.page_before for c in cs if c.page_before}
         columns = [p.key for p in el.props.values() if p.source == "cell"]
         navigates = any(c.step.document for c in cs)
-        links = json.dumps(el.sort_selector)
+        links = js(el.sort_selector)
         click = _click_link_js(navigates)
         m = ToolManifest(
             name=site.name("sort_" + plural(el.name)),
@@ -866,8 +877,18 @@ def _sort_tools(site: _Site) -> list[Synth]:
             elements=[f"{p}.{el.name}" for p in sorted(pages)],
             navigates=navigates,
         )
-        out.append(Synth(m, "sort", element=el.name, evidence=cs, witness_args=[{"column": c.card_name} for c in cs]))
+        out.append(Synth(m, "sort", element=el.name, evidence=cs, witness_args=[{"column": _column_named(c.card_name, columns)} for c in cs]))
     return out
+
+
+def _column_named(text: str | None, columns: list[str]) -> str | None:
+    """The column a recorded header click named: the recorder keeps 200 characters of a link's
+    text, so a longer header is the one column that starts with them."""
+    want = re.sub(r"\s+", " ", text or "").strip()
+    if want in columns or not want:
+        return text
+    longer = [c for c in columns if re.sub(r"\s+", " ", c).startswith(want)]
+    return longer[0] if len(longer) == 1 else text
 
 
 def _card_action_tools(site: _Site) -> list[Synth]:
@@ -892,13 +913,13 @@ def _card_action_tools(site: _Site) -> list[Synth]:
             pre_check=_body(_page_check(cpages)),
             execute=_body(
                 f"const cards = {_cards_js(el)};",
-                f"const card = __find(cards, {_name_of_js(el)}, inputs.{pname});",
-                f"if (!card) throw new Error('no {singular(el.name)} matches ' + JSON.stringify(inputs.{pname}));",
-                f"const btn = card.querySelector({json.dumps(asel)});",
+                f"const card = __find(cards, {_name_of_js(el)}, {prop('inputs', pname)});",
+                f"if (!card) throw new Error({js(f'no {singular(el.name)} matches ')} + JSON.stringify({prop('inputs', pname)}));",
+                f"const btn = card.querySelector({js(asel)});",
                 "const wait = __watchWrites();",
                 "btn.click();",
                 "const res = await wait(20000);",
-                f"return {{success: !!res.ok, status: res.status || 0, {json.dumps(pname)}: ({_name_of_js(el)})(card)}};",
+                f"return {{success: !!res.ok, status: res.status || 0, {js(pname)}: ({_name_of_js(el)})(card)}};",
             ),
             post_check="return output && output.success === true ? true : [false, 'the site refused: status ' + (output && output.status)];",
             effect=Effect.WRITE,
@@ -1093,7 +1114,7 @@ def _form_tool(site: _Site, seqs: list[list[LabeledStep]]) -> Synth:
                 props[pname] = {"type": "string", "minLength": 1, "writeOnly": True,
                                 "description": "A secret (never stored in traces or the cache): give it at call time."}
                 required.append(pname)
-                setters.append(f"__setValue(__q({json.dumps(el.selector)}), inputs.{pname});")
+                setters.append(f"__setValue(__q({js(el.selector)}), {prop('inputs', pname)});")
                 continue
             if el.kind == "select":
                 labels = [o for o in el.option_labels if o.strip() and not re.fullmatch(r"-.*-|[-\s]*", o.strip())]
@@ -1102,14 +1123,14 @@ def _form_tool(site: _Site, seqs: list[list[LabeledStep]]) -> Synth:
                 else:
                     props[pname] = {"type": "string", **({"enum": labels} if labels else {})}
                 shows.append(
-                    f"{{ const el = __q({json.dumps(el.selector)}); const o = el && el.options[el.selectedIndex];"
-                    f" if (el && inputs.{pname} != null && (!o || !__same(o.textContent, inputs.{pname})))"
-                    f" return [false, '{pname} shows ' + (o && __clean(o.textContent)) + ', not ' + inputs.{pname}]; }}"
+                    f"{{ const el = __q({js(el.selector)}); const o = el && el.options[el.selectedIndex];"
+                    f" if (el && {prop('inputs', pname)} != null && (!o || !__same(o.textContent, {prop('inputs', pname)})))"
+                    f" return [false, {js(f'{pname} shows ')} + (o && __clean(o.textContent)) + ', not ' + {prop('inputs', pname)}]; }}"
                 )
                 setters.append(
-                    f"if (inputs.{pname} != null) {{ const sel = __q({json.dumps(el.selector)});"
-                    f" const o = [...sel.options].find((x) => __same(x.textContent, inputs.{pname})) || [...sel.options].find((x) => x.value === String(inputs.{pname}));"
-                    f" if (!o) throw new Error('no choice ' + JSON.stringify(inputs.{pname}) + ' for {pname}'); __setValue(sel, o.value); }}"
+                    f"if ({prop('inputs', pname)} != null) {{ const sel = __q({js(el.selector)});"
+                    f" const o = [...sel.options].find((x) => __same(x.textContent, {prop('inputs', pname)})) || [...sel.options].find((x) => x.value === String({prop('inputs', pname)}));"
+                    f" if (!o) throw new Error('no choice ' + JSON.stringify({prop('inputs', pname)}) + {js(f' for {pname}')}); __setValue(sel, o.value); }}"
                 )
                 continue
             if el.kind in ("input", "textarea"):
@@ -1117,19 +1138,19 @@ def _form_tool(site: _Site, seqs: list[list[LabeledStep]]) -> Synth:
             if el.kind == "radio":
                 props[pname] = {"type": "string", "enum": list(el.options)} if el.options else {"type": "string"}
                 setters.append(
-                    f"if (inputs.{pname} != null) {{ const r = [...document.querySelectorAll({json.dumps(el.selector)})].find((x) => __norm(x.value) === __norm(inputs.{pname}));"
-                    f" if (!r) throw new Error('no choice ' + JSON.stringify(inputs.{pname}) + ' for {pname}'); r.click(); }}"
+                    f"if ({prop('inputs', pname)} != null) {{ const r = [...document.querySelectorAll({js(el.selector)})].find((x) => __norm(x.value) === __norm({prop('inputs', pname)}));"
+                    f" if (!r) throw new Error('no choice ' + JSON.stringify({prop('inputs', pname)}) + {js(f' for {pname}')}); r.click(); }}"
                 )
             else:
                 numeric = el.input_type == "number"
                 props[pname] = {"type": "integer", "minimum": 1} if numeric else {"type": "string"}
                 if el.kind == "input" and not numeric:
                     shows.append(
-                        f"{{ const el = __q({json.dumps(el.selector)});"
-                        f" if (el && inputs.{pname} != null && el.value !== String(inputs.{pname}))"
-                        f" return [false, '{pname} shows ' + JSON.stringify(el.value)]; }}"
+                        f"{{ const el = __q({js(el.selector)});"
+                        f" if (el && {prop('inputs', pname)} != null && el.value !== String({prop('inputs', pname)}))"
+                        f" return [false, {js(f'{pname} shows ')} + JSON.stringify(el.value)]; }}"
                     )
-                setters.append(f"if (inputs.{pname} != null) __setValue(__q({json.dumps(el.selector)}), inputs.{pname}, true);")
+                setters.append(f"if ({prop('inputs', pname)} != null) __setValue(__q({js(el.selector)}), {prop('inputs', pname)}, true);")
         witness.append(w)
     if row_el is not None:
         keys = {f: snake(f) for f in row_fields}
@@ -1140,13 +1161,13 @@ def _form_tool(site: _Site, seqs: list[list[LabeledStep]]) -> Synth:
         }
         required.append("lines")
         setters.append(
-            f"const names = {json.dumps(keys)};\n"
+            f"const names = {js(keys)};\n"
             "for (let i = 0; i < inputs.lines.length; i++) {\n"
-            f"  const rows = [...document.querySelectorAll({json.dumps(row_el.selector)})].filter((r) => r.offsetParent !== null || r.closest('dialog[open]'));\n"
+            f"  const rows = [...document.querySelectorAll({js(row_el.selector)})].filter((r) => r.offsetParent !== null || r.closest('dialog[open]'));\n"
             "  if (!rows[i]) throw new Error('the form has no row ' + (i + 1));\n"
             "  for (const [label, key] of Object.entries(names)) {\n"
             "    if (inputs.lines[i][key] == null) continue;\n"
-            "    const c = rows[i].querySelector(`[placeholder=\"${label}\"], [aria-label=\"${label}\"]`);\n"
+            "    const c = rows[i].querySelector(`[placeholder=\"${CSS.escape(label)}\"], [aria-label=\"${CSS.escape(label)}\"]`);\n"
             "    if (!c) throw new Error('no ' + label + ' in row ' + (i + 1));\n"
             "    __setValue(c, inputs.lines[i][key], true);\n"
             "    await __settle(null, 60, 1500);\n"
@@ -1161,11 +1182,11 @@ def _form_tool(site: _Site, seqs: list[list[LabeledStep]]) -> Synth:
         cprop = choice_el.props.get(choice_el.name_prop or "")
         setters.append(
             "for (const [gname, want] of Object.entries(inputs.options || {})) {\n"
-            f"  const groupEls = [...new Set([...document.querySelectorAll({json.dumps(choice_el.selector)})].map((c) => c.closest('fieldset') || c.parentElement))];\n"
+            f"  const groupEls = [...new Set([...document.querySelectorAll({js(choice_el.selector)})].map((c) => c.closest('fieldset') || c.parentElement))];\n"
             "  const g = __find(groupEls, (x) => (x.dataset && (x.dataset.group || x.dataset.name)) || __clean((x.querySelector('legend') || {}).textContent), gname);\n"
             "  if (!g) throw new Error('no option group ' + JSON.stringify(gname));\n"
             "  for (const v of (Array.isArray(want) ? want : [want])) {\n"
-            f"    const c = __find([...g.querySelectorAll({json.dumps(choice_el.selector)})], (x) => {cprop.js('x') if cprop else '__clean(x.textContent)'}, v);\n"
+            f"    const c = __find([...g.querySelectorAll({js(choice_el.selector)})], (x) => {cprop.js('x') if cprop else '__clean(x.textContent)'}, v);\n"
             "    if (!c) throw new Error('no choice ' + JSON.stringify(v) + ' in ' + gname);\n"
             "    const i = c.querySelector('input') || c; if (!i.checked) i.click();\n  }\n}"
         )
@@ -1182,9 +1203,9 @@ def _form_tool(site: _Site, seqs: list[list[LabeledStep]]) -> Synth:
         pname = snake(card.name_prop or "name")
         open_js = (
             f"const cards = {_cards_js(card)};\n"
-            f"const card = __find(cards, {_name_of_js(card)}, inputs.{pname});\n"
-            f"if (!card) throw new Error('no {singular(card.name)} matches ' + JSON.stringify(inputs.{pname}));\n"
-            f"const modal = document.querySelector({json.dumps(modal_sel)});\n"
+            f"const card = __find(cards, {_name_of_js(card)}, {prop('inputs', pname)});\n"
+            f"if (!card) throw new Error({js(f'no {singular(card.name)} matches ')} + JSON.stringify({prop('inputs', pname)}));\n"
+            f"const modal = document.querySelector({js(modal_sel)});\n"
             "card.click();\n"
             "for (let i = 0; i < 100 && !__visible(modal); i++) await new Promise((r) => setTimeout(r, 20));\n"
             "if (!__visible(modal)) throw new Error('the dialog did not open');"
@@ -1194,7 +1215,7 @@ def _form_tool(site: _Site, seqs: list[list[LabeledStep]]) -> Synth:
     title = site.dialog_titles.get(sel.modal or "")
     if title and base in ("save", "submit", "ok", "done", "apply", "confirm", "create", "add"):
         base = snake(camel(title))  # Save in the "Add Journal Entry" dialog: add_journal_entry
-    click = f"const btn = __q({json.dumps(sel.selector)});\nif (!btn) throw new Error('no {base} button here');"
+    click = f"const btn = __q({js(sel.selector)});\nif (!btn) throw new Error({js(f'no {base} button here')});"
     if in_place:
         base = f"{base}_{snake(re.sub(r'[{](id|name)[}]', '', target)).strip('_').split('_')[-1]}" if base in ("submit", "ok", "go", "run") else base
         # an editor (CodeMirror) takes in typed text on its next tick: let it settle before submitting
@@ -1230,7 +1251,7 @@ def _form_tool(site: _Site, seqs: list[list[LabeledStep]]) -> Synth:
         post={**({} if stays or in_place else {"page": target}), **dialog_post},
         pre_check=_body(
             _page_guard(pages),
-            f"return __q({json.dumps(sel.selector)}) ? true : [false, 'no {base} button on this page'];",
+            f"return __q({js(sel.selector)}) ? true : [false, {js(f'no {base} button on this page')}];",
         ),
         execute=_body(open_js, *setters, click, tail),
         post_check=post_check,

@@ -8,11 +8,13 @@ dependencies. Script and style contents are dropped; ``hidden`` is inherited.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
 
-__all__ = ["Node", "parse_html", "camel", "snake", "css_attr"]
+from .literal import css_attr, css_ident
+
+__all__ = ["Node", "parse_html", "camel", "snake", "signature"]
 
 _VOID = {
     "area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param",
@@ -100,10 +102,13 @@ class Node:
 
     @property
     def signature(self) -> str:
-        """What repeated siblings share: the test id, else the tag and its classes."""
-        if self.testid:
-            return f'[data-testid="{self.testid}"]'
-        return self.tag + "".join(f".{c}" for c in self.classes)
+        """What repeated siblings share: the test id, else the tag and its classes (a CSS selector)."""
+        return signature(self.tag, self.testid, self.classes)
+
+    @property
+    def css_tag(self) -> str:
+        """The tag name as a CSS type selector (an HTML parser takes odd characters in tag names)."""
+        return css_ident(self.tag)
 
     def __repr__(self) -> str:
         return f"<{self.tag} {self.signature}>"
@@ -166,7 +171,9 @@ def snake(name: str) -> str:
     return name.strip("_").lower() or "x"
 
 
-def css_attr(name: str, value: str) -> str:
-    """An attribute selector with the value quoted for CSS and for embedding in JS strings."""
-    escaped = value.replace("\\", "\\\\").replace('"', '\\"')
-    return f'[{name}="{escaped}"]'
+def signature(tag: str | None, testid: str | None, classes: Sequence[str]) -> str:
+    """The CSS selector of an element's kind: ``[data-testid="x"]``, else ``tag.class1.class2``,
+    every part escaped (:mod:`toolcache.literal`); the recorder's target chains are matched with it too."""
+    if testid:
+        return css_attr("data-testid", testid)
+    return css_ident(tag or "") + "".join("." + css_ident(c) for c in classes)

@@ -30,7 +30,8 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlparse
 
-from .dom import Node, camel, css_attr, parse_html
+from .dom import Node, camel, parse_html, signature
+from .literal import css_attr, css_ident, js, state_value
 from .pages import page_name
 
 __all__ = ["Prop", "Element", "PageSchema", "SiteSchema", "page_key", "extract_snapshot", "merge_page"]
@@ -54,19 +55,19 @@ class Prop:
         if self.source == "row":
             return f"__row({var})"
         if self.source == "pair":
-            raw = f"__pair({_js_str(self.key)})"
+            raw = f"__pair({js(self.key)})"
         elif self.source == "cell":
-            raw = f"__cell({var}, {_js_str(self.key)})"
+            raw = f"__cell({var}, {js(self.key)})"
         elif self.source == "labeled":
-            raw = f"__labeled({var}, {_js_str(self.key)})"
+            raw = f"__labeled({var}, {js(self.key)})"
         elif self.source == "next":
             raw = f"(({var}.nextElementSibling) ? __clean({var}.nextElementSibling.innerText || {var}.nextElementSibling.textContent) : null)"
         elif self.source == "attr":
-            raw = f"{var}.getAttribute({_js_str(self.key)})"
+            raw = f"{var}.getAttribute({js(self.key)})"
         elif self.source == "self":
             raw = f"(({var}.innerText || {var}.textContent || '').replace(/\\s+/g, ' ').trim())"
         else:
-            sub = f"{var}.querySelector({_js_str(self.key)})" if self.key else var
+            sub = f"{var}.querySelector({js(self.key)})" if self.key else var
             if self.source == "value":
                 raw = f"(({sub}) ? ({sub}).getAttribute('data-value') : null)"
             else:
@@ -79,12 +80,6 @@ class Prop:
 
     def to_json(self) -> dict[str, Any]:
         return {"name": self.name, "source": self.source, "key": self.key, "type": self.type}
-
-
-def _js_str(s: str) -> str:
-    import json
-
-    return json.dumps(s)
 
 
 @dataclass
@@ -239,10 +234,10 @@ def _type_of(values: list[str]) -> str:
 
 
 def page_key(body: Node | None, url: str | None, routes: Sequence[str] = ()) -> str:
-    """The page type: ``<body data-page>``, else the URL's route template (:func:`toolcache.pages.page_name`)."""
-    if body is not None and body.attrs.get("data-page"):
-        return body.attrs["data-page"]
-    return page_name(url, routes)
+    """The page type: ``<body data-page>``, else the URL's route template (:func:`toolcache.pages.page_name`);
+    either way a state value (:func:`toolcache.literal.state_value`, ``__page()`` in the browser)."""
+    named = state_value(body.attrs.get("data-page")) if body is not None else ""
+    return named or page_name(url, routes)
 
 
 def url_pattern(url: str | None) -> str:
@@ -299,22 +294,22 @@ def _selector(n: Node) -> str:
     if n.testid:
         return css_attr("data-testid", n.testid)
     if n.attrs.get("id"):
-        return "#" + n.attrs["id"]
+        return "#" + css_ident(n.attrs["id"])
     if n.tag in ("input", "select", "textarea") and n.attrs.get("name"):
-        return n.tag + css_attr("name", n.attrs["name"])
+        return n.css_tag + css_attr("name", n.attrs["name"])
     if n.tag == "a" and n.attrs.get("href") and not n.attrs["href"].startswith("javascript:"):
         return "a" + css_attr("href", n.attrs["href"])
     if n.tag in ("input", "button") and n.attrs.get("type") in ("submit", "button") and n.attrs.get("value"):
-        own = n.tag + css_attr("type", n.attrs["type"]) + css_attr("value", n.attrs["value"])
+        own = n.css_tag + css_attr("type", n.attrs["type"]) + css_attr("value", n.attrs["value"])
         form = next((a for a in n.ancestors() if a.tag == "form"), None)
         if form is not None and (form.attrs.get("name") or form.attrs.get("id")):
             key = "id" if form.attrs.get("id") else "name"
             return "form" + css_attr(key, form.attrs[key]) + " " + own  # the same button in another form
         return own
     if n.attrs.get("aria-label"):
-        return n.tag + css_attr("aria-label", n.attrs["aria-label"])
+        return n.css_tag + css_attr("aria-label", n.attrs["aria-label"])
     if n.tag in ("input", "textarea") and n.attrs.get("placeholder"):
-        return n.tag + css_attr("placeholder", n.attrs["placeholder"])
+        return n.css_tag + css_attr("placeholder", n.attrs["placeholder"])
     if n.attrs.get("aria-placeholder"):
         return css_attr("aria-placeholder", n.attrs["aria-placeholder"])
     if n.tag == "input" and n.attrs.get("type") not in (None, "text"):
@@ -329,7 +324,7 @@ def _selector(n: Node) -> str:
         # names it, so that it is not the page's first control of its kind
         widget = next((a for a in n.ancestors() if a.attrs.get("id") or _readable_class(a)), None)
         if widget is not None and widget.tag not in ("body", "html", "form"):
-            return ("#" + widget.attrs["id"] if widget.attrs.get("id") else f".{_readable_class(widget)}") + " " + n.tag
+            return ("#" + css_ident(widget.attrs["id"]) if widget.attrs.get("id") else "." + css_ident(_readable_class(widget) or "")) + " " + n.css_tag
     return n.signature
 
 
@@ -398,7 +393,7 @@ def _modal_name(n: Node) -> str:
     head = n.find(lambda x: x.tag in ("h1", "h2", "h3", "h4", "legend"))
     title = n.attrs.get("aria-label") or (" ".join(head.text.split()[:2]) if head is not None and not n.testid and not n.attrs.get("id") else "")
     base = camel(n.testid or n.attrs.get("id") or title or "dialog")
-    return base if "modal" in base.lower() else base + "Modal"
+    return state_value(base if "modal" in base.lower() else base + "Modal")  # a dialog state value
 
 
 def _modal_of(n: Node, modals: dict[int, str]) -> str | None:
@@ -542,7 +537,7 @@ def _table_list(table: Node, page: str) -> Element | None:
     noun = _one(own) if own else (page_name(href).replace("{id}", "").strip("_") if href else "")
     if not noun or noun == "home":
         noun = "row"
-    tsig = ("#" + table.attrs["id"]) if table.attrs.get("id") else table.signature
+    tsig = ("#" + css_ident(table.attrs["id"])) if table.attrs.get("id") else table.signature
     el = Element(
         name=camel(noun), page=page, kind="card", selector=f"{tsig} tr:has(> td)", repeated=True, props=props,
         name_prop=link_col or _name_prop(props), visible_count=len(data), clickable=False,
@@ -584,7 +579,7 @@ def _record_list(table: Node, page: str) -> Element | None:
             props[camel(m.group(1))] = Prop(camel(m.group(1)), "labeled", m.group(1))
     props["content"] = Prop("content", "next", "")
     own = table.attrs.get("id") or next((c for c in table.classes if c.lower() not in _GENERIC_CLASSES), "") or "record"
-    tsig = ("#" + table.attrs["id"]) if table.attrs.get("id") else table.signature
+    tsig = ("#" + css_ident(table.attrs["id"])) if table.attrs.get("id") else table.signature
     return Element(
         name=camel(_one(own)), page=page, kind="card", selector=f"{tsig} tr:has(> th):has(+ tr > td)", repeated=True,
         props=props, name_prop="content", visible_count=len(heads), member_sig="tr", container_sig=tsig,
@@ -670,7 +665,7 @@ def extract_snapshot(html: str, url: str | None, known: set[str] | None = None, 
         for n in nodes:
             lead = n.classes[0] if n.classes and not n.testid and not is_hashed_class(n.classes[0]) else None
             if lead is not None and n.parent is not None and n.find(_is_control) is None:  # rows of a form stay apart
-                variants[(id(n.parent), f"{n.tag}.{lead}")].add(sig)
+                variants[(id(n.parent), signature(n.tag, None, (lead,)))].add(sig)
     for (_pid, base_sig), sigs in variants.items():
         if len(sigs) < 2 or (base_sig in members_of and base_sig not in sigs) or sum(len(members_of.get(sg, [])) for sg in sigs) < 3:
             continue

@@ -18,8 +18,9 @@ from typing import Any
 from agentjit.llm.base import Message, Model
 from agentjit.protocol.trace import StepEvent, Target
 
-from .dom import camel, css_attr
+from .dom import camel, signature
 from .extract import Element, PageSchema
+from .literal import css_attr, css_ident
 
 __all__ = ["LabeledStep", "label_step", "label_with_model"]
 
@@ -65,10 +66,11 @@ def _chain(target: Target) -> list[dict[str, Any]]:
 
 
 def _sig_of(node: dict[str, Any]) -> str:
-    if node.get("testid"):
-        return css_attr("data-testid", node["testid"])
-    classes = "".join(f".{c}" for c in (node.get("classes") or "").split())
-    return f"{node.get('tag')}{classes}"
+    return signature(node.get("tag"), node.get("testid"), (node.get("classes") or "").split())
+
+
+def _id_sel(node: dict[str, Any]) -> str:
+    return "#" + css_ident(str(node.get("id")))
 
 
 def label_step(step: StepEvent, schema: PageSchema | None) -> tuple[Element | None, str | None, str | None, str]:
@@ -82,7 +84,7 @@ def label_step(step: StepEvent, schema: PageSchema | None) -> tuple[Element | No
         # a sort link in a list's column header: the list, action "sort", named by the column
         for r in rows:
             if r.sort_selector and any(a.get("tag") == "thead" for a in chain[2:4]) and any(
-                    _sig_of(a) == r.container_sig or ("#" + str(a.get("id"))) == r.container_sig for a in chain[2:6]):
+                    _sig_of(a) == r.container_sig or _id_sel(a) == r.container_sig for a in chain[2:6]):
                 return r, "sort", step.target.text, "target"
     for depth, node in enumerate(chain):
         el = cards.get(_sig_of(node))
@@ -90,7 +92,7 @@ def label_step(step: StepEvent, schema: PageSchema | None) -> tuple[Element | No
             # a table row: the member signature here and its table further up
             el = next((r for r in rows if _sig_of(node) == r.member_sig
                        and (depth == 0 or chain[depth - 1].get("tag") != "th")  # a header cell is no row
-                       and any(_sig_of(a) == r.container_sig or ("#" + str(a.get("id"))) == r.container_sig
+                       and any(_sig_of(a) == r.container_sig or _id_sel(a) == r.container_sig
                                for a in chain[depth + 1:])), None)
         if el is None:
             continue
@@ -118,13 +120,13 @@ def label_step(step: StepEvent, schema: PageSchema | None) -> tuple[Element | No
     for el in singles:
         if el.kind == "radio" and me.get("name_attr") and el.input_name == me["name_attr"]:
             return el, None, None, "target"
-        if me.get("id") and el.selector == "#" + me["id"]:
+        if me.get("id") and el.selector == _id_sel(me):
             return el, None, None, "target"
         if me.get("name_attr") and el.input_name == me["name_attr"] and el.kind != "radio":
             return el, None, None, "target"
     attrs = (step.target.model_extra or {}).get("attributes") or {}
     if me.get("tag") in ("input", "button") and attrs.get("value") and attrs.get("type") in ("submit", "button"):
-        own = f"{me['tag']}{css_attr('type', attrs['type'])}{css_attr('value', attrs['value'])}"
+        own = f"{css_ident(str(me['tag']))}{css_attr('type', attrs['type'])}{css_attr('value', attrs['value'])}"
         for el in singles:
             if el.selector == own or el.selector.endswith(" " + own):
                 return el, None, None, "target"
@@ -132,7 +134,7 @@ def label_step(step: StepEvent, schema: PageSchema | None) -> tuple[Element | No
     # dialog, the dialog's own control (the page may show one with the same placeholder)
     in_dialog = bool((step.target.model_extra or {}).get("in_dialog"))
     named = [css_attr(k, attrs[k]) for k in ("aria-label", "placeholder") if attrs.get(k)]
-    owns = [f"{me.get('tag')}{n}" for n in named] + ([css_attr("aria-placeholder", attrs["aria-placeholder"])] if attrs.get("aria-placeholder") else [])
+    owns = [f"{css_ident(str(me.get('tag')))}{n}" for n in named] + ([css_attr("aria-placeholder", attrs["aria-placeholder"])] if attrs.get("aria-placeholder") else [])
     if attrs.get("type") and me.get("tag") == "input":
         owns.append(f"input{css_attr('type', attrs['type'])}")
     hits = [el for el in singles if any(el.selector == o or el.selector.endswith(" " + o) for o in owns)]

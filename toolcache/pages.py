@@ -6,35 +6,38 @@ placeholders (``/issue123`` -> ``issue{id}``, ``/orders/8f3a9c`` ->
 ``orders_{id}``), values made ``{name}`` (a segment with capitals, colons, ``@`` or
 spaces: ``/account/Assets:Cash/`` -> ``account_{name}``), and, on a page that shows no single item, the view a query
 parameter selects (``/issue?@template=search`` -> ``issue_search``). ``/`` is
-``home``. :data:`PAGE_JS` is the same function for the browser (the checks
+``home``. The name is a state value (:func:`toolcache.literal.state_value`):
+ASCII letters, digits, ``_`` and the placeholders, nothing a pattern reads as a
+wildcard or an alternative. :data:`PAGE_JS` is the same function for the browser (the checks
 generated tools run; ``toolcache/js/page.js``); a test keeps the two in step.
 """
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Sequence
-from urllib.parse import parse_qsl, unquote, urlparse
+from urllib.parse import parse_qsl, unquote, urlsplit
 
 from .js import source
+from .literal import js, state_value
 
 __all__ = ["page_name", "PAGE_JS", "VIEW_PARAMS", "ROUTES_SLOT", "with_routes", "learn_routes"]
 
 VIEW_PARAMS = ("@template", "template", "view", "tab")
 """Query parameters that choose which view of a collection a URL shows."""
 
-_ITEM = re.compile(r"^([A-Za-z_-]*?)-?(\d+)$")
-_OPAQUE = re.compile(r"^(?=.*\d)[0-9a-fA-F-]{6,}$")
-_VALUE = re.compile(r"[A-Z:@\s]")
+# ASCII classes and fullmatch, as in page.js (Python's \d, \s and $ mean more than JavaScript's)
+_ITEM = re.compile(r"([A-Za-z_-]*?)-?([0-9]+)")
+_OPAQUE = re.compile(r"(?=.*[0-9])[0-9a-fA-F-]{6,}")
+_VALUE = re.compile(r"[A-Z:@\t\n\v\f\r ]")
 """A segment with capitals, colons, ``@`` or spaces is a value (an account, a user name), not a route word."""
 
 
 def _segment(seg: str) -> str:
-    m = _ITEM.match(seg)
+    m = _ITEM.fullmatch(seg)
     if m:
         return f"{m.group(1)}{{id}}" if m.group(1) else "{id}"
-    if _OPAQUE.match(seg):
+    if _OPAQUE.fullmatch(seg):
         return "{id}"
     if _VALUE.search(seg):
         return "{name}"
@@ -57,17 +60,19 @@ def page_name(url: str | None, routes: Sequence[str] = ()) -> str:
     to ``/library/books``, ``/library/authors``): a URL that starts with one has ``{name}`` in its
     variable segments (``/library/books/7`` is ``library_{name}_{id}``).
     """
-    u = urlparse(url or "")
+    u = urlsplit(url or "")
     parts = _apply_routes([_segment(unquote(p)) for p in (u.path or "/").split("/") if p], routes)
     name = "_".join(parts) if parts else "home"
     if "{id}" not in (parts[-1] if parts else ""):
-        query = dict(parse_qsl(u.query, keep_blank_values=True))
+        query: dict[str, str] = {}
+        for k, v in parse_qsl(u.query, keep_blank_values=True):
+            query.setdefault(k, v)  # the first value, as the page's URLSearchParams.get reads it
         for key in VIEW_PARAMS:
             view = query.get(key)
             if view:
                 name += "_" + _segment(view)
                 break
-    return name
+    return state_value(name) or "x"  # never empty: "" is the null pattern
 
 
 PAGE_JS = source("page.js")
@@ -77,9 +82,9 @@ ROUTES_SLOT = "const __ROUTES = [];"
 """The line of :data:`PAGE_JS` that :func:`with_routes` fills with a site's learned routes."""
 
 
-def with_routes(js: str, routes: Sequence[str]) -> str:
-    """``js`` (a tool body starting with :data:`PAGE_JS`) naming pages with ``routes`` too."""
-    return js.replace(ROUTES_SLOT, f"const __ROUTES = {json.dumps(list(routes))};", 1) if routes else js
+def with_routes(body: str, routes: Sequence[str]) -> str:
+    """``body`` (a tool body starting with :data:`PAGE_JS`) naming pages with ``routes`` too."""
+    return body.replace(ROUTES_SLOT, f"const __ROUTES = {js(list(routes))};", 1) if routes else body
 
 
 def learn_routes(clicks: Sequence[tuple[str, Sequence[str | None]]]) -> list[str]:
@@ -91,7 +96,7 @@ def learn_routes(clicks: Sequence[tuple[str, Sequence[str | None]]]) -> list[str
     """
     out: list[str] = []
     for _key, urls in clicks:
-        paths = {tuple(_segment(unquote(p)) for p in (urlparse(u or "").path or "/").split("/") if p) for u in urls if u}
+        paths = {tuple(_segment(unquote(p)) for p in (urlsplit(u or "").path or "/").split("/") if p) for u in urls if u}
         if len(paths) < 2 or len({len(p) for p in paths}) != 1:
             continue
         cols = list(zip(*paths, strict=True))

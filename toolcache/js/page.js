@@ -1,14 +1,20 @@
 const __ROUTES = [];
+// a state value in its safe alphabet: toolcache.literal.state_value
+const __safe = (s) => String(s ?? '').split(/(\{id\}|\{name\})/)
+  .map((p, i) => (i % 2 ? p : p.replace(/[^A-Za-z0-9_]+/g, '_'))).join('').replace(/^_+|_+$/g, '').slice(0, 100);
+// percent-decoding as Python's urllib.parse.unquote does it (bad UTF-8 becomes U+FFFD, never an error)
+const __unquote = (s) => s.replace(/(?:%[0-9A-Fa-f]{2})+/g,
+  (m) => new TextDecoder('utf-8', {ignoreBOM: true}).decode(new Uint8Array(m.slice(1).split('%').map((h) => parseInt(h, 16)))));
 const __pageOf = (href) => {
   const u = new URL(href, location.href);
   const seg = (s) => {
-    let m = s.match(/^([A-Za-z_-]*?)-?(\d+)$/);
+    let m = s.match(/^([A-Za-z_-]*?)-?([0-9]+)$/);
     if (m) return m[1] ? m[1] + '{id}' : '{id}';
-    if (/^(?=.*\d)[0-9a-fA-F-]{6,}$/.test(s)) return '{id}';
-    if (/[A-Z:@\s]/.test(s)) return '{name}';
+    if (/^(?=.*[0-9])[0-9a-fA-F-]{6,}$/.test(s)) return '{id}';
+    if (/[A-Z:@\t\n\v\f\r ]/.test(s)) return '{name}';
     return s.replace(/[^A-Za-z0-9_{}]+/g, '_').replace(/^_+|_+$/g, '').toLowerCase() || 'x';
   };
-  let parts = u.pathname.split('/').filter(Boolean).map((p) => seg(decodeURIComponent(p)));
+  let parts = u.pathname.split('/').filter(Boolean).map((p) => seg(__unquote(p)));
   // routes the builder learned (library/{name}): their variable segments are {name}
   for (const route of __ROUTES) {
     const pat = route.split('/');
@@ -24,6 +30,6 @@ const __pageOf = (href) => {
       if (v) { name += '_' + seg(v); break; }
     }
   }
-  return name;
+  return __safe(name) || 'x';
 };
-const __page = () => (document.body && document.body.dataset.page) || __pageOf(location.href);
+const __page = () => __safe(document.body && document.body.dataset.page) || __pageOf(location.href);
