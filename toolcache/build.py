@@ -30,6 +30,7 @@ from agentjit.scheduler.distributions import Distribution, fit_latency, fits_to_
 from .codegen import Synth, synthesize
 from .extract import PageSchema, SiteSchema, extract_snapshot, merge_page, page_key, url_pattern
 from .label import LabeledStep, label_step, label_with_model
+from .navigation import STEP_TIMEOUT_S
 from .pages import learn_routes, page_name
 from .verify import VerifyReport, verify_tools
 
@@ -270,8 +271,14 @@ async def build_cache(
     reset: Callable[[], Awaitable[None]] | None = None,
     progress: Progress | None = None,
     secrets: dict[str, str] | None = None,
+    step_timeout_s: float = STEP_TIMEOUT_S,
 ) -> tuple[ToolCache, BuildReport]:
-    """Build a tool cache from trace files (or directories of them)."""
+    """Build a tool cache from trace files (or directories of them).
+
+    A site that stops answering while verifying (a page unanswered for
+    ``step_timeout_s``) raises :class:`~agentjit.exceptions.SiteUnreachable`
+    before anything is written to ``out``.
+    """
     report = BuildReport()
     clock = time.perf_counter
     t = clock()
@@ -321,9 +328,11 @@ async def build_cache(
 
         if pool is None:
             async with BrowserPool.from_spec() as own:
-                vreport = await verify_tools(synths, labeled, own, base_url, reset=reset, on_trace=on_trace, secrets=secrets, routes=routes)
+                vreport = await verify_tools(synths, labeled, own, base_url, reset=reset, on_trace=on_trace, secrets=secrets, routes=routes,
+                                        step_timeout_s=step_timeout_s)
         else:
-            vreport = await verify_tools(synths, labeled, pool, base_url, reset=reset, on_trace=on_trace, secrets=secrets, routes=routes)
+            vreport = await verify_tools(synths, labeled, pool, base_url, reset=reset, on_trace=on_trace, secrets=secrets, routes=routes,
+                                        step_timeout_s=step_timeout_s)
         report.verify_calls = vreport.calls
         kept: list[Synth] = []
         for s in synths:

@@ -27,11 +27,13 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlparse
 
+from agentjit.exceptions import SiteUnreachable
 from agentjit.protocol.state import satisfies
 from agentjit.runtime import BrowserPool, CallOutcome, call_tool
 
 from .codegen import Synth
 from .label import LabeledStep
+from .navigation import STEP_TIMEOUT_S, Navigations
 from .pages import PAGE_JS, page_name, with_routes
 from .redact import REDACTED
 from .urls import site_url
@@ -120,8 +122,13 @@ async def verify_tools(
     on_trace: Callable[[str], None] | None = None,
     secrets: dict[str, str] | None = None,
     routes: Sequence[str] = (),
+    step_timeout_s: float = STEP_TIMEOUT_S,
 ) -> VerifyReport:
-    """Replay ``traces`` as tool calls on ``base_url``, probe READ tools, test relations."""
+    """Replay ``traces`` as tool calls on ``base_url``, probe READ tools, test relations.
+
+    A site that leaves a page unanswered for ``step_timeout_s`` raises
+    :class:`~agentjit.exceptions.SiteUnreachable`; a page that redirects is waited out.
+    """
     t0 = time.perf_counter()
     report = VerifyReport()
     by_name = {s.manifest.name: s for s in synths}
@@ -148,6 +155,7 @@ async def verify_tools(
     # and every replay starts with a goto, so a fresh browser context per trace (over a second
     # each on a loaded machine) would buy nothing; cookies are cleared all the same.
     async with pool.page() as page:
+        nav = Navigations(page, step_timeout_s)  # every goto and call waits out the page's own redirects
         for tname, steps in traces.items():
             if on_trace is not None:
                 on_trace(tname)
@@ -171,8 +179,12 @@ async def verify_tools(
                         sent.append((request.method, request.url))
 
                 page.on("request", on_request)
+                mark = nav.started
                 try:
                     out = await call_tool(page, synth.manifest, args)
+                    await nav.settle(since=mark)
+                except SiteUnreachable:
+                    raise  # the site, not the tool: the build stops (exit 3) and keeps the cache there
                 except Exception as exc:  # bad inputs or a dead page: a failed call
                     out = CallOutcome(tool=synth.manifest.name, ok=False, phase="execute", reason=str(exc).splitlines()[0])
                 finally:
@@ -205,7 +217,7 @@ async def verify_tools(
                 url_before = page.url
                 control = await call(consumer, {**args, pname: UNRELATED}, record=False)
                 if control.ok and page.url != url_before:
-                    await page.goto(url_before, wait_until="load")
+                    await nav.goto(url_before)
                 return not control.ok
 
             async def names_of(provider: str, key: str | None = None) -> list[str] | None:
@@ -262,7 +274,7 @@ async def verify_tools(
                     break
                 if st.action == "goto":
                     url = site_url(base_url, str(st.value or st.url_after))  # only its path: never off-site
-                    await page.goto(url, wait_until="load")
+                    await nav.goto(url)
                     setup.clear()
                     lists_here.clear()
                     probed_here.clear()
@@ -286,7 +298,7 @@ async def verify_tools(
                 if not out.ok:
                     log.info("%s: %s failed on replay (%s: %s)", tname, synth.manifest.name, out.phase, out.reason)
                     if st.url_after:
-                        await page.goto(site_url(base_url, st.url_after), wait_until="load")
+                        await nav.goto(site_url(base_url, st.url_after))
                 setup.append((synth.manifest.name, _masked(synth, args)))
                 if _path(page.url) != _path(st.url) or synth.manifest.navigates:
                     lists_here.clear()
