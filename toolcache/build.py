@@ -30,8 +30,8 @@ from agentjit.scheduler.distributions import Distribution, fit_latency, fits_to_
 from .codegen import Synth, synthesize
 from .extract import PageSchema, SiteSchema, extract_snapshot, merge_page, page_key, url_pattern
 from .label import LabeledStep, label_step, label_with_model
-from .navigation import STEP_TIMEOUT_S
 from .pages import learn_routes, page_name
+from .script import STEP_TIMEOUT_S
 from .verify import VerifyReport, verify_tools
 
 __all__ = ["BuildReport", "build_cache", "load_traces", "replace_cache_dir", "trace_files", "STAGES"]

@@ -22,7 +22,7 @@ from pathlib import Path
 from agentjit.cli import nonneg_float, positive_float, positive_int
 from agentjit.exceptions import ConfigError
 
-from .navigation import STEP_TIMEOUT_S
+from .script import STEP_TIMEOUT_S
 
 __all__ = ["main"]
 

@@ -28,14 +28,14 @@ from urllib.parse import urldefrag, urlsplit
 from agentjit.exceptions import SiteUnreachable
 from agentjit.runtime.navigation import is_navigation_race
 
-__all__ = ["Navigations", "STEP_TIMEOUT_S", "is_navigation_race"]
+from .script import STEP_TIMEOUT_S
+
+__all__ = ["Navigations", "is_navigation_race"]
 
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
-STEP_TIMEOUT_S = 15.0
-"""How long one step (a goto, an action and the loads it starts) may take before the site counts as not answering."""
 NAV_QUIET_S = 0.15
 """After a navigation loads, how long no new one must start (a meta refresh, an onload redirect start within it)."""
 POLL_S = 0.02

@@ -29,9 +29,9 @@ from agentjit.exceptions import SiteUnreachable
 from agentjit.protocol.trace import SessionEvent, StepEvent, Target, TraceWriter
 from agentjit.runtime import BrowserPool
 
-from .navigation import STEP_TIMEOUT_S, Navigations, is_navigation_race
+from .navigation import Navigations, is_navigation_race
 from .redact import REDACTED, is_secret
-from .script import Script, ScriptStep
+from .script import STEP_TIMEOUT_S, Script, ScriptStep
 from .targets import TargetError, resolve_target
 from .urls import site_url
 

@@ -30,7 +30,11 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError,
 from agentjit.exceptions import UserError
 from agentjit.protocol import jsonio
 
-__all__ = ["ScriptTarget", "ScriptStep", "Script", "load_script", "ScriptError"]
+__all__ = ["ScriptTarget", "ScriptStep", "Script", "load_script", "ScriptError", "STEP_TIMEOUT_S"]
+
+STEP_TIMEOUT_S = 15.0
+"""How long one step (a goto or an action, and the loads it starts) may take before the site counts
+as not answering (``toolcache record --step-timeout``; the verifier's pages the same)."""
 
 
 class ScriptError(UserError):

@@ -33,9 +33,10 @@ from agentjit.runtime import BrowserPool, CallOutcome, call_tool
 
 from .codegen import Synth
 from .label import LabeledStep
-from .navigation import STEP_TIMEOUT_S, Navigations
+from .navigation import Navigations
 from .pages import PAGE_JS, page_name, with_routes
 from .redact import REDACTED
+from .script import STEP_TIMEOUT_S
 from .urls import site_url
 
 __all__ = ["ToolVerdict", "VerifyReport", "verify_tools", "UNRELATED"]
