@@ -37,6 +37,7 @@ from .extract import PageSchema, SiteSchema, extract_snapshot, merge_page, page_
 from .label import LabeledStep, label_step, label_with_model
 from .literal import state_value
 from .pages import learn_routes, page_name
+from .script import STEP_TIMEOUT_S
 from .verify import VerifyReport, verify_tools
 
 __all__ = ["BuildReport", "build_cache", "load_traces", "replace_cache_dir", "trace_files", "STAGES"]
@@ -288,12 +289,15 @@ async def build_cache(
     progress: Progress | None = None,
     secrets: dict[str, str] | None = None,
     writes: str = "recorded",
+    step_timeout_s: float = STEP_TIMEOUT_S,
 ) -> tuple[ToolCache, BuildReport]:
     """Build a tool cache from trace files (or directories of them).
 
     ``writes`` says how WRITE tools are verified (:data:`toolcache.verify.WRITE_MODES`):
     ``recorded`` (the default) never changes the site; ``reset`` runs between traces only in
-    ``live`` mode.
+    ``live`` mode. A site that stops answering while verifying (a page unanswered for
+    ``step_timeout_s``) raises :class:`~agentjit.exceptions.SiteUnreachable` before anything is
+    written to ``out``.
     """
     report = BuildReport()
     clock = time.perf_counter
@@ -344,7 +348,8 @@ async def build_cache(
 
         report.verify_writes = writes
         options: dict[str, Any] = dict(reset=reset, on_trace=on_trace, secrets=secrets, routes=routes, writes=writes,
-                                       recorded={str(tr.path): tr for tr in traces})
+                                       recorded={str(tr.path): tr for tr in traces},
+                                       step_timeout_s=step_timeout_s)
         if pool is None:
             async with BrowserPool.from_spec() as own:
                 vreport = await verify_tools(synths, labeled, own, base_url, **options)

@@ -19,8 +19,10 @@ import time
 from collections.abc import Awaitable, Callable, Iterator, Sequence
 from pathlib import Path
 
-from agentjit.cli import nonneg_float, positive_int
+from agentjit.cli import nonneg_float, positive_float, positive_int
 from agentjit.exceptions import ConfigError
+
+from .script import STEP_TIMEOUT_S
 
 __all__ = ["main"]
 
@@ -62,12 +64,12 @@ def _cmd_record(args: argparse.Namespace) -> int:
     with _site(args, latency_scale=args.latency_scale) as (url, app):
         if url is None:
             raise ConfigError("record needs --site URL or --app food")
-        paths = asyncio.run(record_scripts(scripts, url, args.output, repeat=args.repeat, site=app or args.site_name))
+        paths = asyncio.run(record_scripts(scripts, url, args.output, repeat=args.repeat, site=app or args.site_name,
+                                           step_timeout_s=args.step_timeout, on_trace=lambda p: print(p, flush=True)))
     from agentjit.protocol.trace import read_trace
 
     failed = 0
     for p in paths:
-        print(p)
         bad = next((st for st in read_trace(p).steps if not st.ok), None)
         if bad is not None:  # the trace stops at it: what follows was never demonstrated
             failed += 1
@@ -121,7 +123,7 @@ def _cmd_build(args: argparse.Namespace) -> int:
             secrets = dict(kv.split("=", 1) for kv in args.secret)
             cache, report = asyncio.run(build_cache(args.traces, args.output, base_url=url, app=app or args.app_name,
                                                     model=model, reset=reset, progress=progress, secrets=secrets,
-                                                    writes=args.verify_writes))
+                                                    writes=args.verify_writes, step_timeout_s=args.step_timeout))
     elapsed = time.perf_counter() - t0
     data = report.to_json()
     data["wall_s"] = round(elapsed, 2)
@@ -215,6 +217,8 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--site-name", default=None, help="app name written into the traces (with --site)")
     r.add_argument("--repeat", type=positive_int, default=1, help="record each script N times (<name>-<i>.jsonl)")
     r.add_argument("--latency-scale", type=nonneg_float, default=1.0, help="bundled app latency (0 turns it off)")
+    r.add_argument("--step-timeout", type=positive_float, default=STEP_TIMEOUT_S, metavar="S",
+                   help=f"seconds a step may wait for the site before it counts as not answering, exit 3 (default {STEP_TIMEOUT_S:g})")
     add_browser_arg(r)
     r.set_defaults(func=_cmd_record)
 
@@ -241,6 +245,8 @@ def _parser() -> argparse.ArgumentParser:
     b.add_argument("--reset-command", metavar="CMD",
                    help="with --verify-writes live: a shell command that puts the site back, run before every trace")
     b.add_argument("--json", action="store_true", help="print the build report as JSON")
+    b.add_argument("--step-timeout", type=positive_float, default=STEP_TIMEOUT_S, metavar="S",
+                   help=f"seconds a page may take to answer while verifying before the site counts as down, exit 3 (default {STEP_TIMEOUT_S:g})")
     add_browser_arg(b)
     b.set_defaults(func=_cmd_build)
     from agentjit.cli import finish_parser

@@ -16,21 +16,25 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 import time
 import urllib.request
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote, quote_plus, urljoin
 
 import agentjit
 from agentjit.agent.observe import ELEMENT_HELPERS_JS
+from agentjit.exceptions import SiteUnreachable
 from agentjit.protocol.trace import RESPONSE_BODY_MAX, SessionEvent, StepEvent, Target, TraceWriter
 from agentjit.runtime import BrowserPool
 from agentjit.runtime.browser import READ_METHODS
 
+from .navigation import Navigations, is_navigation_race
 from .redact import REDACTED, is_secret
-from .script import Script, ScriptStep, ScriptTarget
+from .script import STEP_TIMEOUT_S, Script, ScriptStep
+from .targets import TargetError, resolve_target
 from .urls import site_url
 
 __all__ = ["record_script", "record_scripts", "describe_js", "reset_site"]
@@ -52,10 +56,10 @@ DOM_QUIET_JS = """
 })
 """
 """Resolves once no DOM mutation happened for ``quiet`` ms (at most ``max`` ms)."""
-TARGET_TIMEOUT_MS = 5000
-"""How long a script step waits for its target to appear."""
-ACTION_TIMEOUT_MS = 10000
-"""How long an action waits for its target to become actionable (visible, enabled, editable)."""
+TARGET_WAIT_S = 3.0
+"""How long a script step waits for its target to appear (the page has settled by then; a ``wait``
+step waits up to the step timeout). Actions wait for their target to become actionable (visible,
+enabled, editable) up to the step timeout."""
 
 # Runs on the target element: everything the builder needs to find it again.
 describe_js = "(el) => {\n" + ELEMENT_HELPERS_JS + r"""  const ancestors = [];
@@ -187,18 +191,6 @@ def _bounded(text: str | None) -> str | None:
     return text if text is None else text[:RESPONSE_BODY_MAX]
 
 
-def _locator(page: Any, target: ScriptTarget) -> Any:
-    if target.selector:
-        loc = page.locator(target.selector)
-        if target.text:
-            loc = loc.filter(has_text=target.text)
-    elif target.role:
-        loc = page.get_by_role(target.role, name=target.name, exact=True) if target.name else page.get_by_role(target.role)
-    else:
-        loc = page.get_by_text(target.text or "", exact=True)
-    return loc.nth(target.nth)
-
-
 def _why(exc: BaseException) -> str:
     """The first line of a Playwright error and, from its call log, the last thing it waited for
     (``element is not visible``): a timeout alone does not say what to change in the script."""
@@ -209,9 +201,9 @@ def _why(exc: BaseException) -> str:
     return f"{lines[0]} ({waited[-1]})" if waited else lines[0]
 
 
-async def _perform(page: Any, step: ScriptStep, base_url: str, loc: Any) -> None:
+async def _perform(page: Any, nav: Navigations, step: ScriptStep, base_url: str, loc: Any, timeout_s: float) -> None:
     if step.action == "goto":
-        await page.goto(site_url(base_url, step.url, keep_host=True), wait_until="domcontentloaded")
+        await nav.goto(site_url(base_url, step.url, keep_host=True), timeout_s, wait_until="domcontentloaded")
     elif step.action == "click":
         await loc.click()
     elif step.action == "check":
@@ -252,11 +244,18 @@ async def record_script(
     *,
     site: str | None = None,
     reset: bool | None = None,
+    step_timeout_s: float = STEP_TIMEOUT_S,
 ) -> Path:
     """Run ``script`` against ``base_url`` in a fresh context and write its trace to ``out``.
 
     A ``goto`` that leads off the site raises :class:`~toolcache.urls.OffSiteURL`
-    before anything is opened.
+    before anything is opened. A step whose target does not fit the page raises
+    :class:`~toolcache.targets.TargetError` (the page's closest elements in the
+    message); a site that does not answer a step within ``step_timeout_s``
+    raises :class:`~agentjit.exceptions.SiteUnreachable`. Either way nothing is
+    written to ``out`` (the trace is written beside it and moved there only
+    once the run is over). A step that fails otherwise (an element that never
+    becomes clickable) is recorded as failed, and the run stops there.
     """
     _check_gotos(script, base_url)
     if reset if reset is not None else script.reset:
@@ -271,58 +270,102 @@ async def record_script(
         viewport=pool.context_options.get("viewport", {"width": 1280, "height": 720}),
     )
     out = Path(out)
-    async with pool.page() as page:
-        page.set_default_timeout(ACTION_TIMEOUT_MS)
-        page.set_default_navigation_timeout(SETTLE_TIMEOUT_S * 2000)
-        net = _Network(page)
-        with TraceWriter(out, session) as writer:
-            for step in script.steps:
-                url_before = page.url
-                loc = _locator(page, step.target) if step.target is not None else None
-                target: Target | None = None
-                await net.take_writes()
-                documents = net.documents
-                start = time.time()
-                ok, reason = True, None
-                try:
-                    if loc is not None:
-                        info = await loc.evaluate(describe_js, timeout=TARGET_TIMEOUT_MS)
-                        target = Target.model_validate(info)
-                        start = time.time()
-                    await _perform(page, step, base_url, loc)
-                    await net.settle(page)
-                except Exception as exc:  # a step that fails is recorded as failed, then the run stops
-                    ok, reason = False, _why(exc)
-                end = time.time()
-                writes = await net.take_writes()
-                html = await page.content()
-                snapshot = writer.snapshot(html)
-                value = _stored_value(step, target, base_url)
-                if value == REDACTED and step.value:
-                    net.secrets.add(str(step.value))  # kept out of the request bodies that follow
-                writer.step(
-                    StepEvent(
-                        index=writer.next_index(),
-                        action=step.action,
-                        url=url_before if url_before != "about:blank" else None,
-                        title=await page.title(),
-                        target=target,
-                        value=value,
-                        start=start,
-                        end=end,
-                        ok=ok,
-                        reason=reason,
-                        url_after=page.url,
-                        snapshot=snapshot,
-                        requests=writes,
-                        goal=step.note,
-                        document=net.documents > documents,
-                    )
-                )
-                if not ok:
-                    log.warning("%s: step %d (%s) failed: %s", script.name, script.steps.index(step), step.action, reason)
-                    break
+    part = out.with_name(f".{out.name}.part")
+    try:
+        async with pool.page() as page:
+            page.set_default_timeout(step_timeout_s * 1000)
+            page.set_default_navigation_timeout(step_timeout_s * 1000)
+            nav = Navigations(page)
+            net = _Network(page)
+            with TraceWriter(part, session) as writer:
+                for i, step in enumerate(script.steps):
+                    where = f"{script.source}: step {i} ({step.action})"
+                    try:
+                        ok = await _record_step(page, nav, net, writer, step, base_url, where, step_timeout_s)
+                    except TargetError as exc:
+                        exc.path, exc.step = script.source, i
+                        raise
+                    if not ok:
+                        break
+        os.replace(part, out)
+    finally:
+        part.unlink(missing_ok=True)
     return out
+
+
+async def _record_step(
+    page: Any, nav: Navigations, net: _Network, writer: TraceWriter, step: ScriptStep, base_url: str, where: str,
+    timeout_s: float,
+) -> bool:
+    """Run one step and write its trace line; returns whether it succeeded.
+
+    Raises :class:`TargetError` for a target that does not fit the page and
+    :class:`SiteUnreachable` (naming ``where`` and the URL) for a site that
+    stopped answering, or is down when the target is missing.
+    """
+    url_before = page.url
+    target: Target | None = None
+    await net.take_writes()
+    documents, mark = net.documents, nav.started
+    start = time.time()
+    ok, reason = True, None
+    try:
+        loc = None
+        if step.target is not None:
+            wait_s = timeout_s if step.action == "wait" else min(TARGET_WAIT_S, timeout_s)
+            spec = step.target
+            loc = await nav.stable(lambda: resolve_target(page, spec, wait_s=wait_s, where=where), timeout_s + wait_s)
+            target = Target.model_validate(await nav.stable(lambda: loc.evaluate(describe_js), timeout_s))
+            start = time.time()
+        if step.value and _stored_value(step, target, base_url) == REDACTED:
+            net.secrets.add(str(step.value))  # kept out of this and every later request body
+        await _perform(page, nav, step, base_url, loc, timeout_s)
+        await nav.settle(timeout_s, since=mark)
+        await net.settle(page)
+    except TargetError:
+        if (down := nav.down()) is not None:
+            raise SiteUnreachable(f"{where}: {down}") from None
+        raise
+    except SiteUnreachable as exc:
+        raise SiteUnreachable(f"{where} on {page.url}: {exc}") from exc
+    except Exception as exc:  # a step that fails is recorded as failed, then the run stops
+        hung = nav.unanswered(0)
+        if hung is not None:  # the action waited for a page the site never sent
+            raise SiteUnreachable(f"{where}: {hung} did not answer within {timeout_s:g} s") from exc
+        if is_navigation_race(exc):  # the action's own navigation was replaced: wait it out, the step is done
+            await nav.settle(timeout_s)
+            await net.settle(page)
+        else:
+            ok, reason = False, _why(exc)
+    end = time.time()
+    writes = await net.take_writes()
+    try:
+        html = await nav.stable(page.content, timeout_s)
+        title = await nav.stable(page.title, timeout_s)
+    except SiteUnreachable as exc:
+        raise SiteUnreachable(f"{where} on {page.url}: {exc}") from exc
+    writer.step(
+        StepEvent(
+            index=writer.next_index(),
+            action=step.action,
+            url=url_before if url_before != "about:blank" else None,
+            title=title,
+            target=target,
+            value=_stored_value(step, target, base_url),
+            start=start,
+            end=end,
+            ok=ok,
+            reason=reason,
+            url_after=page.url,
+            snapshot=writer.snapshot(html),
+            requests=writes,
+            goal=step.note,
+            document=net.documents > documents,
+        )
+    )
+    if not ok:
+        log.warning("%s failed: %s", where, reason)
+    return ok
 
 
 def output_paths(scripts: Sequence[Script], out_dir: str | Path, repeat: int = 1) -> list[Path]:
@@ -342,8 +385,15 @@ async def record_scripts(
     repeat: int = 1,
     site: str | None = None,
     pool: BrowserPool | None = None,
+    step_timeout_s: float = STEP_TIMEOUT_S,
+    on_trace: Callable[[Path], None] | None = None,
 ) -> list[Path]:
-    """Record each script ``repeat`` times; one trace per run, ``<name>.jsonl`` or ``<name>-<i>.jsonl``."""
+    """Record each script ``repeat`` times; one trace per run, ``<name>.jsonl`` or ``<name>-<i>.jsonl``.
+
+    ``on_trace`` hears of each trace as it is written. An error of one script
+    (:class:`~toolcache.targets.TargetError`, :class:`~agentjit.exceptions.SiteUnreachable`)
+    stops the run; the traces written before it stay.
+    """
     out_dir = Path(out_dir)
     paths: list[Path] = []
 
@@ -352,7 +402,9 @@ async def record_scripts(
 
     async def run(p: BrowserPool) -> None:
         for script, out in zip((s for s in scripts for _ in range(repeat)), output_paths(scripts, out_dir, repeat), strict=True):
-            paths.append(await record_script(p, script, base_url, out, site=site))
+            paths.append(await record_script(p, script, base_url, out, site=site, step_timeout_s=step_timeout_s))
+            if on_trace is not None:
+                on_trace(paths[-1])
 
     if pool is not None:
         await run(pool)

@@ -12,8 +12,11 @@ A script file looks like::
 
 A target names the element by any of ``selector`` (CSS), ``role`` + ``name``
 (accessible role and name), ``text`` (visible text; with ``selector`` it narrows
-the selector's matches), and ``nth`` (which match, default the first).
+the selector's matches), ``nth`` (which of several matches, 0-based; without it
+a target must name one element) and ``exact`` (no case- and spacing-insensitive
+second try for ``name`` / ``text``); :mod:`toolcache.targets` resolves them.
 A bare list of steps is accepted too (the file name is then the name).
+``traces/README.md`` documents every field and action.
 """
 
 from __future__ import annotations
@@ -22,12 +25,16 @@ import json
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, model_validator
 
 from agentjit.exceptions import UserError
 from agentjit.protocol import jsonio
 
-__all__ = ["ScriptTarget", "ScriptStep", "Script", "load_script", "ScriptError"]
+__all__ = ["ScriptTarget", "ScriptStep", "Script", "load_script", "ScriptError", "STEP_TIMEOUT_S"]
+
+STEP_TIMEOUT_S = 15.0
+"""How long one step (a goto or an action, and the loads it starts) may take before the site counts
+as not answering (``toolcache record --step-timeout``; the verifier's pages the same)."""
 
 
 class ScriptError(UserError):
@@ -41,7 +48,10 @@ class ScriptTarget(BaseModel):
     role: str | None = None
     name: str | None = None
     text: str | None = None
-    nth: int = 0
+    nth: int | None = None
+    """Which match (0-based, negative from the end) when the target matches several; None: it must match one."""
+    exact: bool = False
+    """Only an exact ``name`` / ``text`` match; without it, a match ignoring case and spacing is the fallback."""
 
     @model_validator(mode="after")
     def _something(self) -> ScriptTarget:
@@ -82,6 +92,12 @@ class Script(BaseModel):
     answer: Any = None
     """A task demonstration's answer: what the demonstrator read off the last page (the bench's
     oracle policy says it with ``done``; ``traces/<app>/tasks/``). The recorder ignores it."""
+    _path: str | None = PrivateAttr(default=None)
+
+    @property
+    def source(self) -> str:
+        """The script's file (set by :func:`load_script`), else its name: what errors name."""
+        return self._path or self.name
 
 
 def load_script(path: str | Path) -> Script:
@@ -98,8 +114,10 @@ def load_script(path: str | Path) -> Script:
     if isinstance(data, list):
         data = {"name": p.stem, "steps": data}
     try:
-        return Script.model_validate(data)
+        script = Script.model_validate(data)
     except ValidationError as exc:
         err = exc.errors()[0]
         where = ".".join(str(x) for x in err["loc"]) or "<root>"
         raise ScriptError(f"{p}: {where}: {err['msg']}") from None
+    script._path = str(p)
+    return script

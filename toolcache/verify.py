@@ -45,15 +45,18 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlparse
 
+from agentjit.exceptions import SiteUnreachable
 from agentjit.protocol.state import satisfies
 from agentjit.protocol.trace import Trace
 from agentjit.runtime import BrowserPool, CallOutcome, call_tool
 
 from .codegen import Synth
 from .label import LabeledStep
+from .navigation import Navigations
 from .pages import PAGE_JS, page_name, with_routes
 from .recorded import WriteGuard, answerable
 from .redact import REDACTED
+from .script import STEP_TIMEOUT_S
 from .urls import site_url
 
 __all__ = ["ToolVerdict", "VerifyReport", "verify_tools", "UNRELATED", "WRITE_MODES", "OLD_TRACE"]
@@ -154,12 +157,15 @@ async def verify_tools(
     routes: Sequence[str] = (),
     writes: str = "recorded",
     recorded: dict[str, Trace] | None = None,
+    step_timeout_s: float = STEP_TIMEOUT_S,
 ) -> VerifyReport:
     """Replay ``traces`` as tool calls on ``base_url``, probe READ tools, test relations.
 
     ``writes`` is one of :data:`WRITE_MODES` (see the module docstring); ``reset`` runs before
     every trace in ``live`` mode only. ``recorded`` holds the traces themselves (by the same
     names as ``traces``): the documents a replay that left the live site's state is shown.
+    A site that leaves a page unanswered for ``step_timeout_s`` raises
+    :class:`~agentjit.exceptions.SiteUnreachable`; a page that redirects is waited out.
     """
     if writes not in WRITE_MODES:
         raise ValueError(f"writes must be one of {', '.join(WRITE_MODES)}, not {writes!r}")
@@ -192,6 +198,7 @@ async def verify_tools(
     async with pool.page() as page:
         guard = WriteGuard(base_url, mode=writes, routes=routes)
         await guard.install(page)
+        nav = Navigations(page, step_timeout_s)  # every goto and call waits out the page's own redirects
         for tname, steps in traces.items():
             if on_trace is not None:
                 on_trace(tname)
@@ -214,8 +221,12 @@ async def verify_tools(
                 shown = _shown_writes(synth) if demonstrated else []
                 live = demonstrated and (writes == "live" or _signs_in(synth, secrets))
                 guard.begin(shown, args, live=live)
+                mark = nav.started
                 try:
                     out = await call_tool(page, synth.manifest, args)
+                    await nav.settle(since=mark)
+                except SiteUnreachable:
+                    raise  # the site, not the tool: the build stops (exit 3) and keeps the cache there
                 except Exception as exc:  # bad inputs or a dead page: a failed call
                     out = CallOutcome(tool=synth.manifest.name, ok=False, phase="execute", reason=str(exc).splitlines()[0])
                 finally:
@@ -253,7 +264,7 @@ async def verify_tools(
                 url_before = page.url
                 control = await call(consumer, {**args, pname: UNRELATED}, record=False)
                 if control.ok and page.url != url_before:
-                    await page.goto(url_before, wait_until="load")
+                    await nav.goto(url_before)
                 if control.phase == "verify" and _shown_writes(consumer):
                     return None  # cut off at its request, which never reached the site: it tells nothing
                 return not control.ok
@@ -313,7 +324,7 @@ async def verify_tools(
                 guard.cursor = pos
                 if st.action == "goto":
                     url = site_url(base_url, str(st.value or st.url_after))  # only its path: never off-site
-                    await page.goto(url, wait_until="load")
+                    await nav.goto(url)
                     setup.clear()
                     lists_here.clear()
                     probed_here.clear()
@@ -332,7 +343,7 @@ async def verify_tools(
                     report.verdicts[synth.manifest.name].unverified = skip
                     guard.diverge()
                     if st.url_after and _path(page.url) != _path(st.url_after):
-                        await page.goto(site_url(base_url, st.url_after), wait_until="load")
+                        await nav.goto(site_url(base_url, st.url_after))
                     lists_here.clear()
                     probed_here.clear()
                     continue
@@ -346,7 +357,7 @@ async def verify_tools(
                 if not out.ok:
                     log.info("%s: %s failed on replay (%s: %s)", tname, synth.manifest.name, out.phase, out.reason)
                     if st.url_after:
-                        await page.goto(site_url(base_url, st.url_after), wait_until="load")
+                        await nav.goto(site_url(base_url, st.url_after))
                 setup.append((synth.manifest.name, _masked(synth, args)))
                 if _path(page.url) != _path(st.url) or synth.manifest.navigates:
                     lists_here.clear()

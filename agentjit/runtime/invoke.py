@@ -13,6 +13,7 @@ post_check would say of the error page. A check returns ``true``, or ``false`` /
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
 from typing import Any
@@ -23,6 +24,7 @@ from agentjit.exceptions import SiteUnreachable
 from agentjit.protocol.manifest import ToolManifest
 from agentjit.protocol.schema import validate_inputs, validate_output
 
+from .navigation import is_navigation_race
 from .network import SETTLE_LIMIT_S, waits_for_page
 
 __all__ = ["CallOutcome", "call_tool", "run_post_check", "Phase"]
@@ -186,6 +188,20 @@ async def _evaluate(page: Any, payload: dict[str, Any], limit_s: float) -> dict[
     return result
 
 
+async def _replaced_navigation(page: Any, url_before: str, limit_ms: int) -> None:
+    """Wait for the navigation that replaced the expected one (a submit handler that navigates twice,
+    a redirect) to load a document at another URL than ``url_before``; the landed response is unknown."""
+    with contextlib.suppress(Exception):  # the same URL again, or no second navigation: post_check decides
+        await page.wait_for_url(lambda url: url != url_before, wait_until="domcontentloaded", timeout=limit_ms)
+
+
+def _navigation_failure(exc: BaseException, timeout: int) -> str:
+    reason = str(exc).splitlines()[0]
+    if isinstance(exc, (_playwright_errors()[1], TimeoutError)):
+        reason = f"no navigation within {timeout} ms: {reason}"
+    return reason
+
+
 async def call_tool(
     page: Any,
     tool: ToolManifest,
@@ -279,11 +295,12 @@ async def call_tool(
         except SiteUnreachable:
             raise
         except Exception as exc:
-            timings["navigation"] = time.perf_counter() - nav_t0
-            reason = str(exc).splitlines()[0]
-            if isinstance(exc, (_playwright_errors()[1], TimeoutError)):
-                reason = f"no navigation within {timeout} ms: {reason}"
-            return finish(phase="navigation", reason=reason)
+            if not page.is_closed() and is_navigation_race(exc):
+                await _replaced_navigation(page, url_before, timeout)
+                landed = None
+            else:
+                timings["navigation"] = time.perf_counter() - nav_t0
+                return finish(phase="navigation", reason=_navigation_failure(exc, timeout))
         timings["navigation"] = time.perf_counter() - nav_t0 - timings.get("execute", 0.0)
         status = getattr(landed, "status", None)
         if tool.is_write and isinstance(status, int) and status >= 400:

@@ -28,7 +28,7 @@ async def test_recorder_writes_valid_trace(pool, food_site, tmp_path: Path) -> N
     script = Script.model_validate({"name": "t", "steps": [
         {"action": "goto", "url": "/"},
         {"action": "click", "target": {"selector": "[data-testid=store-card]", "text": "Winstop"}},
-        {"action": "click", "target": {"selector": "[data-testid=menu-item]"}},
+        {"action": "click", "target": {"selector": "[data-testid=menu-item]", "nth": 0}},
         {"action": "click", "target": {"selector": "[data-testid=add-to-cart-button]"}},
     ]})
     out = await record_script(pool, script, food_site.url, tmp_path / "t.jsonl", site="food")
