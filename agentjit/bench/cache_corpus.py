@@ -246,7 +246,9 @@ class CacheReport:
                 "verdicts": [v.to_dict() for v in self.verdicts]}
 
 
-def _strict(text: str) -> bool:
+def is_strict_json(text: str) -> bool:
+    """Whether ``text`` is one JSON document with no ``NaN`` / ``Infinity``."""
+
     def refuse(word: str) -> Any:
         raise ValueError(word)
 
@@ -288,7 +290,7 @@ async def _run_command(case: CacheCase, command: str, ctx: Ctx, plan: Path, site
         case=case.id, command=command, exit_code=code, expected=case.expect[command], seconds=time.monotonic() - t0,
         hits=listeners.hits(ctx.port), leaked=ctx.secret in stdout or ctx.secret in stderr,
         traceback="Traceback (most recent call last)" in stderr,
-        strict_json=not stdout.strip() or _strict(stdout), stderr_tail=stderr.strip()[-300:])
+        strict_json=not stdout.strip() or is_strict_json(stdout), stderr_tail=stderr.strip()[-300:])
 
 
 async def run_cache_corpus(

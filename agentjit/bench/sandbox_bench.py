@@ -83,6 +83,8 @@ from agentjit.runtime.processes import descendants
 
 from .cache_corpus import CASES as CACHE_CASES
 from .cache_corpus import run_cache_corpus
+from .site_corpus import TEXTS as SITE_TEXTS
+from .site_corpus import run_site_corpus
 
 __all__ = [
     "CorpusPlan",
@@ -1063,7 +1065,8 @@ async def run_corpus(
 
 async def bench_sandbox_command(args: Any) -> int:
     """``agentjit bench sandbox [--corpus DIR] [--json]``: the hostile plans, then the hostile caches
-    (:mod:`agentjit.bench.cache_corpus`); exit 0 when nothing got through either."""
+    (:mod:`agentjit.bench.cache_corpus`) and sites (:mod:`agentjit.bench.site_corpus`); exit 0 when
+    nothing got through any of them."""
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
     from rich.table import Table
@@ -1084,9 +1087,12 @@ async def bench_sandbox_command(args: Any) -> int:
         bar = progress.add_task("hostile caches", total=sum(len(c.expect) for c in CACHE_CASES))
         caches = await run_cache_corpus(CACHE_CASES, on_verdict=lambda v: progress.update(bar, advance=1,
                                                                                            description=v.case))
-    ok = report.ok and caches.ok
+        bar = progress.add_task("hostile sites", total=len(SITE_TEXTS))
+        sites = await run_site_corpus(SITE_TEXTS, on_verdict=lambda v: progress.update(bar, advance=1,
+                                                                                        description=v.text))
+    ok = report.ok and caches.ok and sites.ok
     if getattr(args, "json", False):
-        data = {**report.to_dict(), "caches": caches.to_dict()}
+        data = {**report.to_dict(), "caches": caches.to_dict(), "sites": sites.to_dict()}
         sys.stdout.write(jsonio.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n")
         return 0 if ok else 1
     out = Console(highlight=False, soft_wrap=True, width=None if sys.stdout.isatty() else 160)
@@ -1125,6 +1131,12 @@ async def bench_sandbox_command(args: Any) -> int:
         if not cv.ok:
             out.print(Text(f"{cv.case} {cv.command}: exit {cv.exit_code} (expected {cv.expected}) {cv.stderr_tail}",
                            style="red"))
+    st = sites.totals
+    out.print(Text(f"hostile sites: {st['sites']} texts recorded, built and run: {st['injected']} injected requests, "
+                   f"{st['unsafe_patterns']} unsafe patterns, {st['failures']} failures; wall time {sites.wall_s:.1f} s"))
+    for sv in sites.verdicts:
+        if not sv.ok:
+            out.print(Text(f"{sv.text}: {sv.injected} injected; " + "; ".join(sv.problems), style="red"))
     return 0 if ok else 1
 
 

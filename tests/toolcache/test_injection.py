@@ -33,6 +33,7 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+from agentjit.bench.hostile_site import DIALOG_OPENER, INJECTED_PAGE, SCRIPT, HostileSite
 from agentjit.cache.store import ToolCache
 from agentjit.planner.checker import check
 from agentjit.protocol.manifest import ToolType
@@ -43,8 +44,7 @@ from toolcache.extract import page_key
 from toolcache.literal import css_attr, css_ident, js, state_value
 from toolcache.pages import PAGE_JS, page_name
 from toolcache.record import record_script
-
-from .hostile_site import DIALOG_OPENER, INJECTED_PAGE, SCRIPT, HostileSite
+from toolcache.script import Script
 
 NODE = shutil.which("node")
 
@@ -244,7 +244,7 @@ async def template_trace(browser_pool: Any, tmp_path_factory: pytest.TempPathFac
     """The demonstration of the hostile site, recorded once with :data:`TEMPLATE` as its text."""
     out = tmp_path_factory.mktemp("template") / "hostile.jsonl"
     with HostileSite(TEMPLATE) as site:
-        await record_script(browser_pool, SCRIPT, site.url, out)
+        await record_script(browser_pool, Script.model_validate(SCRIPT), site.url, out)
     return [json.loads(line) for line in out.read_text().splitlines()]
 
 
@@ -338,7 +338,7 @@ def _find(cache: ToolCache, type_: ToolType, **want: Any) -> str:
 @pytest.mark.parametrize(("text", "tools"), [(SPLICE, 14), (KITCHEN_SINK, 12)], ids=["splice", "kitchen-sink"])
 async def test_a_hostile_site_is_built_and_run_without_running_its_text(browser_pool: Any, tmp_path: Path, text: str, tools: int) -> None:
     with HostileSite(text) as site:
-        await record_script(browser_pool, SCRIPT, site.url, tmp_path / "traces" / "hostile.jsonl")
+        await record_script(browser_pool, Script.model_validate(SCRIPT), site.url, tmp_path / "traces" / "hostile.jsonl")
         assert site.injected == []
         cache, report = await build_cache([tmp_path / "traces"], tmp_path / "built", base_url=site.url, pool=browser_pool)
         print("injected requests while building:", len(site.injected))

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from agentjit.bench.django_admin import CACHE_DIR
-from agentjit.bench.django_admin.coverage import step_coverage
+from toolcache.coverage import step_coverage
 
 TRACES = Path(__file__).parents[3] / "traces" / "django_admin"
 

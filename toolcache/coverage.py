@@ -1,4 +1,4 @@
-"""Which demonstrated steps a built cache has a tool for: ``python -m agentjit.bench.django_admin.coverage``.
+"""Which demonstrated steps a built cache has a tool for: ``python -m toolcache.coverage``.
 
 The builder's report counts tools; this counts steps. Each step of each trace is
 labeled as the builder labels it (its page and element, ``toolcache.build``'s own
@@ -37,7 +37,8 @@ class StepCoverage:
 async def step_coverage(traces: list[Path], cache_dir: Path) -> StepCoverage:
     """Label ``traces`` the builder's way and check each non-``goto`` step against ``cache_dir``'s tools."""
     from agentjit.cache import ToolCache
-    from toolcache.build import BuildReport, _extract, _label, load_traces
+
+    from .build import BuildReport, _extract, _label, load_traces
 
     cache = ToolCache.load(cache_dir)
     covered_elements = {e for t in cache.tools.values() for e in (t.elements or [])}
@@ -66,8 +67,8 @@ async def step_coverage(traces: list[Path], cache_dir: Path) -> StepCoverage:
 
 def main() -> None:  # pragma: no cover - a measuring command
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("traces", nargs="*", default=["traces/django_admin"])
-    p.add_argument("--cache", default=str(Path(__file__).parent / "cache"))
+    p.add_argument("traces", nargs="+", help="trace files or directories of them")
+    p.add_argument("--cache", required=True, help="the cache built from them")
     args = p.parse_args()
     files = sorted(f for t in args.traces for f in (Path(t).glob("*.jsonl") if Path(t).is_dir() else [Path(t)]))
     print(json.dumps(asyncio.run(step_coverage(files, Path(args.cache))).to_json(), indent=1))

@@ -1,4 +1,4 @@
-"""A tiny site on 127.0.0.1 whose every name, label and text is hostile, for the injection tests.
+"""A tiny site on 127.0.0.1 whose every name, label and text is hostile: the builder's adversary.
 
 Every place the builder reads from a page carries ``text``: the page names
 (``<body data-page>``, with ``|`` and ``*`` and a quote that would end a JS
@@ -13,7 +13,11 @@ The home page shows a list of cards (each opens an item page), a search box
 (Enter reloads with ``?q=``), a filter box (Enter filters in place and writes
 the value to a URL parameter named with ``text``), a pager link, a data table
 whose header sorts it, a link to the first item and a button that opens a
-``<dialog>`` with a form whose Save posts; the item page shows fields. :data:`SCRIPT` demonstrates all of them.
+``<dialog>`` with a form whose Save posts; the item page shows fields. :data:`SCRIPT` demonstrates all of them
+(a demonstration script as plain data, the format of ``traces/README.md``).
+
+Used by the injection tests (``tests/toolcache/test_injection.py``) and by
+``agentjit bench sandbox`` (:mod:`agentjit.bench.site_corpus`).
 """
 
 from __future__ import annotations
@@ -24,8 +28,6 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
-
-from toolcache.script import Script
 
 __all__ = ["HostileSite", "SCRIPT", "INJECTED_PAGE", "DIALOG_OPENER"]
 
@@ -167,7 +169,7 @@ class HostileSite:
         self._server.server_close()
 
 
-SCRIPT = Script.model_validate({"name": "hostile", "reset": False, "steps": [
+SCRIPT: dict[str, Any] = {"name": "hostile", "reset": False, "steps": [
     {"action": "goto", "url": "/"},
     {"action": "click", "target": {"selector": "[data-testid=card] a", "nth": 1}},
     {"action": "goto", "url": "/"},
@@ -187,5 +189,5 @@ SCRIPT = Script.model_validate({"name": "hostile", "reset": False, "steps": [
     {"action": "fill", "target": {"selector": "dialog input"}, "value": "hello"},
     {"action": "select", "target": {"selector": "dialog select"}, "value": "b"},
     {"action": "click", "target": {"selector": "#save"}},
-]})
+]}
 """A demonstration of every control of the site."""
