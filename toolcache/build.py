@@ -33,6 +33,7 @@ from agentjit.runtime import BrowserPool
 from agentjit.scheduler.distributions import Distribution, fit_latency, fits_to_json
 
 from .codegen import Synth, synthesize
+from .coverage import StepCoverage, count_coverage
 from .extract import PageSchema, SiteSchema, extract_snapshot, merge_page, page_key, url_pattern
 from .label import LabeledStep, label_step, label_with_model
 from .literal import state_value
@@ -82,6 +83,8 @@ class BuildReport:
     or why it was not (``not verified: ...``) or the reason it was rejected."""
     unverified: dict[str, str] = field(default_factory=dict)
     """Tools written to the cache without a passing call, and why (WRITE tools only)."""
+    coverage: StepCoverage | None = None
+    """Which demonstrated steps (``goto`` aside) a tool of the cache acts on, and the ones none does."""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -107,6 +110,7 @@ class BuildReport:
             "distributions": self.distributions,
             "verify_calls": self.verify_calls,
             "routes": self.routes,
+            "coverage": self.coverage.to_json() if self.coverage is not None else None,
             "timings_s": {k: round(v, 3) for k, v in self.timings.items()},
             "output": self.output,
             "previous": self.previous,
@@ -378,6 +382,7 @@ async def build_cache(
         synths_final = synths
     report.verified = [s.manifest.name for s in synths_final if s.manifest.name not in report.unverified] if vreport is not None else []
     report.timings["verify"] = clock() - t
+    report.coverage = count_coverage(labeled, [s.manifest for s in synths_final])
 
     # -- fit ------------------------------------------------------------------------------
     t = clock()

@@ -146,7 +146,13 @@ def _cmd_build(args: argparse.Namespace) -> int:
         t.add_row("tools rejected", str(len(report.rejected)))
         t.add_row("relations kept / tested", f"{sum(len(v) for v in report.relations.values())} / {len(report.relation_tests)}")
         t.add_row("distributions", str(len(report.distributions)))
+        cov = report.coverage
+        if cov is not None:
+            t.add_row("steps covered by a tool", f"{cov.covered} / {cov.steps} ({cov.fraction:.0%})")
         out.print(t)
+        for miss in (cov.missed if cov is not None else []):
+            where = f"{miss['trace']} step {miss['index']} ({miss['action']} on {miss['page']})"
+            out.print(styled("not covered", "yellow", f" {where}: {miss['why']} {miss['element'] or miss['target']}"))
         for name, reason in report.rejected.items():
             out.print(styled("rejected", "red", f" {name}: {reason}"))
         for name, reason in report.unverified.items():

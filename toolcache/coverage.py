@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-__all__ = ["StepCoverage", "step_coverage"]
+__all__ = ["StepCoverage", "count_coverage", "step_coverage"]
 
 
 @dataclass
@@ -34,18 +34,10 @@ class StepCoverage:
         return {"steps": self.steps, "covered": self.covered, "fraction": round(self.fraction, 3), "missed": self.missed}
 
 
-async def step_coverage(traces: list[Path], cache_dir: Path) -> StepCoverage:
-    """Label ``traces`` the builder's way and check each non-``goto`` step against ``cache_dir``'s tools."""
-    from agentjit.cache import ToolCache
-
-    from .build import BuildReport, _extract, _label, load_traces
-
-    cache = ToolCache.load(cache_dir)
-    covered_elements = {e for t in cache.tools.values() for e in (t.elements or [])}
-    report = BuildReport()
-    loaded = load_traces(traces, report)
-    site, per_step = _extract(loaded, None, (cache.info.builder or {}).get("routes") or ())
-    labeled = await _label(loaded, site, per_step, None, report, None)
+def count_coverage(labeled: dict[str, list[Any]], tools: Any) -> StepCoverage:
+    """Which non-``goto`` steps of ``labeled`` (trace -> labeled steps) a tool of ``tools`` (manifests)
+    acts on: the build's ``coverage`` and :func:`step_coverage` alike."""
+    covered_elements = {e for t in tools for e in (t.elements or [])}
     out = StepCoverage()
     for trace, steps in labeled.items():
         for ls in steps:
@@ -60,9 +52,24 @@ async def step_coverage(traces: list[Path], cache_dir: Path) -> StepCoverage:
             out.missed.append({
                 "trace": Path(trace).name, "index": ls.step.index, "action": ls.step.action,
                 "page": ls.page_before, "element": key,
+                "why": "no element of the page matched the step (unlabeled)" if key is None else "no tool acts on it",
                 "target": {k: getattr(target, k, None) for k in ("selector", "role", "name")} if target else None,
             })
     return out
+
+
+async def step_coverage(traces: list[Path], cache_dir: Path) -> StepCoverage:
+    """Label ``traces`` the builder's way and check each non-``goto`` step against ``cache_dir``'s tools."""
+    from agentjit.cache import ToolCache
+
+    from .build import BuildReport, _extract, _label, load_traces
+
+    cache = ToolCache.load(cache_dir)
+    report = BuildReport()
+    loaded = load_traces(traces, report)
+    site, per_step = _extract(loaded, None, (cache.info.builder or {}).get("routes") or ())
+    labeled = await _label(loaded, site, per_step, None, report, None)
+    return count_coverage(labeled, cache.tools.values())
 
 
 def main() -> None:  # pragma: no cover - a measuring command
