@@ -444,20 +444,17 @@ def _goto_card(site: _Site, group: _CardClicks, target: str) -> Synth:
     """``goto_<card>(name)``: click the named card; it opens ``target``."""
     sel, el, clicks, pages, pname, param, find, witnesses = (
         group.sel, group.el, group.clicks, group.pages, group.pname, group.param, group.find, group.witnesses)
+    # the page opened must name the item asked for: its title, a heading, or a field holding the
+    # name (an edit form's title box) — a page of the right type showing another row fails
     tps = site.schema.pages.get(target)
     title = tps.title_selector if tps else None
-    if title:
-        post_check = _page_guard({target}) + "\n" + (
-            f"const h = document.querySelector({js(title)});\n"
-            f"return (!h || !{prop('inputs', pname)} || __norm(h.textContent).includes(__norm({prop('inputs', pname)})) || __norm({prop('inputs', pname)}).includes(__norm(h.textContent))) ? true : [false, 'opened ' + (h && h.textContent)];"
-        )
-    else:
-        # no main heading known: the page's title or a heading must name the item opened
-        post_check = _page_guard({target}) + "\n" + (
-            f"const want = __norm((output && {prop('output', pname)}) || {prop('inputs', pname)});\n"
-            "const seen = __norm(document.title + ' ' + [...document.querySelectorAll('h1, h2')].map((h) => h.textContent).join(' '));\n"
-            f"return !want || seen.includes(want) ? true : [false, 'the page opened does not name ' + JSON.stringify({prop('inputs', pname)})];"
-        )
+    heads = ", ".join(dict.fromkeys([title or "h1", "h1", "h2"]))
+    post_check = _page_guard({target}) + "\n" + (
+        f"const want = __norm((output && {prop('output', pname)}) || {prop('inputs', pname)});\n"
+        f"const shown = [document.title, ...[...document.querySelectorAll({js(heads)})].map((h) => h.textContent),\n"
+        "  ...[...document.querySelectorAll('input:not([type=hidden]), textarea')].map((i) => i.value)];\n"
+        f"return !want || shown.some((t) => __norm(t).includes(want)) ? true : [false, 'the page opened does not name ' + JSON.stringify({prop('inputs', pname)})];"
+    )
     m = ToolManifest(
         name=site.name("goto_" + singular(el.name)),
         description=f"Open the {target} page of a {singular(el.name).replace('_', ' ')} by clicking its card on the {'/'.join(sorted(pages))} page.",
