@@ -191,6 +191,10 @@ def _cards_js(el: Element) -> str:
 
 
 def _name_of_js(el: Element) -> str:
+    if el.member_sig and el.link_selector:
+        # a table row is named by its link's text (its title cell), whatever the column is called:
+        # one row markup serves lists whose title columns have other headers
+        return f"(c) => __clean((c.querySelector({js(el.link_selector)}) || c).textContent)"
     prop = el.props.get(el.name_prop or "") if el.name_prop else None
     if prop is None:
         return "(c) => __clean(c.innerText || c.textContent)"
@@ -433,15 +437,22 @@ def _card_click_tools(site: _Site) -> list[Synth]:
         )
         witnesses = [{pname: c.card_name} for c in clicks if c.card_name]
         group = _CardClicks(sel, el, clicks, pages, pname, param, find, witnesses)
-        if to_pages:
-            out.append(_goto_card(site, group, sorted(to_pages)[0]))
+        if len(to_pages) == 1:
+            out.append(_goto_card(site, group, next(iter(to_pages))))
+        for target in sorted(to_pages) if len(to_pages) > 1 else ():
+            # one markup for the rows of several lists (an admin's change lists): each list's rows
+            # open their own item page, one tool per target, from the pages whose clicks opened it
+            these = [c for c in clicks if c.page_after == target]
+            from_pages = {c.page_before for c in these if c.page_before}
+            sub = _CardClicks(sel, el, these, from_pages, pname, param, find, [{pname: c.card_name} for c in these if c.card_name])
+            out.append(_goto_card(site, sub, target, name=re.sub(r"_?\{(id|name)\}", "", target)))
         if modals:
             out.append(_card_details(site, group, sorted(modals)[0]))
     return out
 
 
-def _goto_card(site: _Site, group: _CardClicks, target: str) -> Synth:
-    """``goto_<card>(name)``: click the named card; it opens ``target``."""
+def _goto_card(site: _Site, group: _CardClicks, target: str, name: str | None = None) -> Synth:
+    """``goto_<card>(name)``: click the named card; it opens ``target`` (``goto_<name>`` when given)."""
     sel, el, clicks, pages, pname, param, find, witnesses = (
         group.sel, group.el, group.clicks, group.pages, group.pname, group.param, group.find, group.witnesses)
     # the page opened must name the item asked for: its title, a heading, or a field holding the
@@ -456,7 +467,7 @@ def _goto_card(site: _Site, group: _CardClicks, target: str) -> Synth:
         f"return !want || shown.some((t) => __norm(t).includes(want)) ? true : [false, 'the page opened does not name ' + JSON.stringify({prop('inputs', pname)})];"
     )
     m = ToolManifest(
-        name=site.name("goto_" + singular(el.name)),
+        name=site.name("goto_" + snake(name or singular(el.name))),
         description=f"Open the {target} page of a {singular(el.name).replace('_', ' ')} by clicking its card on the {'/'.join(sorted(pages))} page.",
         type=ToolType.GOTO_ITEM,
         input_schema={"type": "object", "properties": {pname: param}, "required": [pname]},
