@@ -191,6 +191,10 @@ def _cards_js(el: Element) -> str:
 
 
 def _name_of_js(el: Element) -> str:
+    if el.member_sig and el.link_selector:
+        # a table row is named by its link's text (its title cell), whatever the column is called:
+        # one row markup serves lists whose title columns have other headers
+        return f"(c) => __clean((c.querySelector({js(el.link_selector)}) || c).textContent)"
     prop = el.props.get(el.name_prop or "") if el.name_prop else None
     if prop is None:
         return "(c) => __clean(c.innerText || c.textContent)"
@@ -433,33 +437,37 @@ def _card_click_tools(site: _Site) -> list[Synth]:
         )
         witnesses = [{pname: c.card_name} for c in clicks if c.card_name]
         group = _CardClicks(sel, el, clicks, pages, pname, param, find, witnesses)
-        if to_pages:
-            out.append(_goto_card(site, group, sorted(to_pages)[0]))
+        if len(to_pages) == 1:
+            out.append(_goto_card(site, group, next(iter(to_pages))))
+        for target in sorted(to_pages) if len(to_pages) > 1 else ():
+            # one markup for the rows of several lists (an admin's change lists): each list's rows
+            # open their own item page, one tool per target, from the pages whose clicks opened it
+            these = [c for c in clicks if c.page_after == target]
+            from_pages = {c.page_before for c in these if c.page_before}
+            sub = _CardClicks(sel, el, these, from_pages, pname, param, find, [{pname: c.card_name} for c in these if c.card_name])
+            out.append(_goto_card(site, sub, target, name=re.sub(r"_?\{(id|name)\}", "", target)))
         if modals:
             out.append(_card_details(site, group, sorted(modals)[0]))
     return out
 
 
-def _goto_card(site: _Site, group: _CardClicks, target: str) -> Synth:
-    """``goto_<card>(name)``: click the named card; it opens ``target``."""
+def _goto_card(site: _Site, group: _CardClicks, target: str, name: str | None = None) -> Synth:
+    """``goto_<card>(name)``: click the named card; it opens ``target`` (``goto_<name>`` when given)."""
     sel, el, clicks, pages, pname, param, find, witnesses = (
         group.sel, group.el, group.clicks, group.pages, group.pname, group.param, group.find, group.witnesses)
+    # the page opened must name the item asked for: its title, a heading, or a field holding the
+    # name (an edit form's title box) — a page of the right type showing another row fails
     tps = site.schema.pages.get(target)
     title = tps.title_selector if tps else None
-    if title:
-        post_check = _page_guard({target}) + "\n" + (
-            f"const h = document.querySelector({js(title)});\n"
-            f"return (!h || !{prop('inputs', pname)} || __norm(h.textContent).includes(__norm({prop('inputs', pname)})) || __norm({prop('inputs', pname)}).includes(__norm(h.textContent))) ? true : [false, 'opened ' + (h && h.textContent)];"
-        )
-    else:
-        # no main heading known: the page's title or a heading must name the item opened
-        post_check = _page_guard({target}) + "\n" + (
-            f"const want = __norm((output && {prop('output', pname)}) || {prop('inputs', pname)});\n"
-            "const seen = __norm(document.title + ' ' + [...document.querySelectorAll('h1, h2')].map((h) => h.textContent).join(' '));\n"
-            f"return !want || seen.includes(want) ? true : [false, 'the page opened does not name ' + JSON.stringify({prop('inputs', pname)})];"
-        )
+    heads = ", ".join(dict.fromkeys([title or "h1", "h1", "h2"]))
+    post_check = _page_guard({target}) + "\n" + (
+        f"const want = __norm((output && {prop('output', pname)}) || {prop('inputs', pname)});\n"
+        f"const shown = [document.title, ...[...document.querySelectorAll({js(heads)})].map((h) => h.textContent),\n"
+        "  ...[...document.querySelectorAll('input:not([type=hidden]), textarea')].map((i) => i.value)];\n"
+        f"return !want || shown.some((t) => __norm(t).includes(want)) ? true : [false, 'the page opened does not name ' + JSON.stringify({prop('inputs', pname)})];"
+    )
     m = ToolManifest(
-        name=site.name("goto_" + singular(el.name)),
+        name=site.name("goto_" + snake(name or singular(el.name))),
         description=f"Open the {target} page of a {singular(el.name).replace('_', ' ')} by clicking its card on the {'/'.join(sorted(pages))} page.",
         type=ToolType.GOTO_ITEM,
         input_schema={"type": "object", "properties": {pname: param}, "required": [pname]},

@@ -491,6 +491,33 @@ def _rows(table: Node) -> list[Node]:
     return out
 
 
+def _is_checkbox_cell(cell: Node) -> bool:
+    """A cell holding only a checkbox (a row's select box, a header's select-all): no column of data."""
+    boxes = cell.find_all(lambda x: x.tag == "input" and x.attrs.get("type") == "checkbox")
+    return bool(boxes) and not cell.text.strip() and cell.find(lambda x: x.tag in ("a", "select", "textarea", "button")) is None \
+        and all(x.attrs.get("type") == "checkbox" for x in cell.find_all(lambda x: x.tag == "input"))
+
+
+def _is_data_row(tr: Node, in_thead: bool) -> bool:
+    """A row of data: all ``td`` cells, or ``td`` cells beside a row header (``th scope=row``, or a
+    ``th`` among ``td`` under a ``thead`` of column headers: the row's title, often its link). A
+    ``th`` + ``td`` row of a table without column headers is a label and its value, not a row."""
+    cells = [c for c in _cells(tr) if not _is_checkbox_cell(c)]
+    if not cells or not any(c.tag == "td" for c in cells):
+        return False
+    ths = [c for c in cells if c.tag == "th"]
+    return not ths or in_thead or all(c.attrs.get("scope") == "row" for c in ths)
+
+
+def _is_menu(data: list[Node]) -> bool:
+    """Rows headed by links to pages of different types (an admin's index: "Books", "Loans"): a
+    menu set out as a table, whose links are the site's navigation, not items of one list."""
+    heads = [c for r in data for c in _cells(r) if c.tag == "th"]
+    hrefs = [a.attrs["href"] for c in heads for a in c.iter() if a.tag == "a" and a.attrs.get("href")]
+    kinds = {page_name(h) for h in hrefs}
+    return len(heads) >= 2 and len(kinds) >= 2 and not any("{" in k for k in kinds)
+
+
 def _label(text: str) -> str:
     return text.strip().rstrip(":").strip()
 
@@ -506,25 +533,31 @@ def _table_list(table: Node, page: str) -> Element | None:
     thead = next((c for c in table.children if c.tag == "thead"), None)
     least = 1 if thead is not None else 2
     head = next((r for r in rows if len(_cells(r)) >= least and all(c.tag == "th" for c in _cells(r))), None)
-    data = [r for r in rows if _cells(r) and all(c.tag == "td" for c in _cells(r))]
     if head is None:
         return None
+    in_thead = thead is not None and head.parent is thead
+    data = [r for r in rows if r is not head and _is_data_row(r, in_thead)]
     data = [r for r in data if len(_cells(r)) == len(_cells(head))]
     # links in a header row make it a record's heading (a message list), unless the row is the
-    # table's own <thead>: column headers that sort the table when clicked
-    in_thead = thead is not None and head.parent is thead
-    if len(data) < least or head.find(lambda x: x.tag in ("form", "input") or (x.tag == "a" and not in_thead)):
+    # table's own <thead>: column headers that sort the table when clicked; a select-all box
+    # heads a column of row checkboxes, not a form
+    if _is_menu(data):
+        return None
+    if len(data) < least or any(c.find(lambda x: x.tag in ("form", "input") or (x.tag == "a" and not in_thead))
+                                for c in _cells(head) if not _is_checkbox_cell(c)):
         return None
     # a sorted column's header carries an arrow ("id ▼"): the column is still "id"
     headers = [_label(_SORT_MARK.sub("", c.text)) for c in _cells(head)]
     props: dict[str, Prop] = {}
     link_col = None
+    col_of: dict[str, int] = {}
     for i, h in enumerate(headers):
         if not h:
             continue
         name = camel(h)
         vals = [_cells(r)[i].text for r in data if len(_cells(r)) > i]
         props[name] = Prop(name, "cell", h, _type_of(vals))  # by header text: columns move between views
+        col_of.setdefault(name, i)
         if link_col is None and any(len(_cells(r)) > i and _cells(r)[i].find(lambda x: x.tag == "a" and "href" in x.attrs) for r in data):
             link_col = name
     if not props:
@@ -545,7 +578,7 @@ def _table_list(table: Node, page: str) -> Element | None:
         sort_selector=f"{tsig} thead th a[href]" if in_thead and head.find(lambda x: x.tag == "a" and "href" in x.attrs) else None,
     )
     if el.name_prop:
-        col = list(props).index(el.name_prop)
+        col = col_of.get(el.name_prop, 0)
         el.samples = [_cells(r)[col].text for r in data[:50] if len(_cells(r)) > col]
     return el
 

@@ -41,7 +41,9 @@ const __cell = (row, label) => {
   const head = table && [...table.rows].find((r) => r.cells.length > 1 && [...r.cells].every((c) => c.tagName === 'TH'));
   const i = head ? [...head.cells].findIndex((c) => __norm(c.textContent) === __norm(label)) : -1;
   if (i < 0 || !row.cells[i]) return null;
-  const t = __clean(row.cells[i].innerText || row.cells[i].textContent);
+  const c = row.cells[i];
+  // a cell showing an icon (a yes/no mark) says it in the image's alt text
+  const t = __clean(c.innerText || c.textContent) || __clean([...c.querySelectorAll('img[alt]')].map((m) => m.alt).join(' '));
   return t === '' ? null : t;
 };
 const __errors = () => [...document.querySelectorAll('.error-message, .errormessage, .alert-danger, .error, [role=alert]')]

@@ -34,19 +34,15 @@ WRITES = [t for t in TASKS if t.kind == "write"]
 READS = [t for t in TASKS if t.kind == "read"]
 DEMOS = Path(__file__).parents[3] / "traces" / "django_admin" / "tasks"
 
-_ROW_LINK = "the change list's row links built into one goto tool with no input (it clicks whichever recorded row is on the page)"
 NO_PLAN = {
-    "book-price": "the change list is read as label/value facts (title -> author): no price or stock column",
     "poetry-in-stock": "no tool for the list filters (links in #changelist-filter)",
-    "oldest-book": "no tool for sorting by a column header; the reader has no year column",
-    "overdue-loans": "no tool for the list filters; the loan reader has no status column",
-    "set-price": _ROW_LINK + "; the price input is typed integer",
-    "out-of-stock": _ROW_LINK + "; the in-stock checkbox is typed string",
-    "add-book": "the add-book form's save tool was rejected by verification",
-    "delete-book": _ROW_LINK,
-    "return-loans": "the row checkboxes are no tool input; the action select + Go tool was rejected by verification",
-    "loan-overdue": _ROW_LINK + " (it opens another loan of the borrower)",
-    "author-country": _ROW_LINK + " (it opens another author)",
+    "oldest-book": "no tool for sorting by a column header (the list shows 20 books a page)",
+    "overdue-loans": "no tool for the list filters (the status filter links)",
+    "set-price": "the price input is typed integer (19.99 cannot be given)",
+    "out-of-stock": "the in-stock checkbox is typed string (a toggle with no value)",
+    "add-book": "the add-book form's save tool does not take the price (typed integer) the site requires",
+    "delete-book": "the change form's Delete link became a goto with no input over the recorded hrefs (its pre-check finds none on another book)",
+    "return-loans": "the row checkboxes are no tool input (a list-valued input would check each named row)",
 }
 
 
@@ -67,7 +63,7 @@ def test_the_cache_was_built_not_written() -> None:
     assert cache.info.builder["verified"] is True
     assert cache.info.builder["traces"] and all(t.startswith("traces/django_admin/") for t in cache.info.builder["traces"])
     assert cache.info.initial_state == {"page": "admin_login"}  # where / lands: the admin's login
-    assert {"login", "goto_admin_library_book", "search_2", "get_admin_library_book_details", "save"} <= set(cache.tools)
+    assert {"login", "goto_admin_library_book", "search_2", "list_result_lists", "goto_admin_library_book_change", "save"} <= set(cache.tools)
 
 
 def test_no_secret_is_stored() -> None:
@@ -144,7 +140,7 @@ async def test_write_judges_accept_their_demonstration(django_admin_site: Any, b
     from .test_django_admin_oracle import RUN as ORACLE_RUN
 
     others = [t for t in WRITES if not t.has_plan and t.id not in ORACLE_RUN]
-    assert len(others) >= 4
+    assert len(others) >= 2  # the writes no reference plan nor the oracle run covers
     verdicts = {}
     for t in others:
         django_admin_site.reset()

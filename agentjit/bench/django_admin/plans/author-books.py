@@ -1,7 +1,6 @@
-# The built change-list reader returns one fact per row, keyed by the row's title (slugged),
-# valued by the next column (the author): the rows the search left are the non-empty ones.
+# Search the book change list, then read its rows (every column by its header).
 await login(username="admin", password="library-pass-1")
 await goto_admin_library_book()
 await search_2(q="Hana Sato")
-rows = await get_admin_library_book_details()
-result = ", ".join(key.replace("_", " ") for key, author in rows.items() if author == "Hana Sato")
+rows = await list_result_lists()
+result = ", ".join(row["title"] for row in rows["items"] if row["author"] == "Hana Sato")
