@@ -43,7 +43,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-__all__ = ["CacheCase", "CacheVerdict", "CASES", "run_cache_corpus"]
+__all__ = ["CacheCase", "CacheVerdict", "CASES", "run_cache_corpus", "run_command", "is_strict_json"]
 
 HANG_S = 30.0
 """A command that runs longer than this hangs (each would otherwise end within seconds; the runs'
@@ -259,6 +259,25 @@ def is_strict_json(text: str) -> bool:
     return True
 
 
+async def run_command(argv: list[str], timeout_s: float) -> tuple[int | None, str, str]:
+    """Run ``argv`` as a process of its own (no stdin, its own session): its exit code (None when it
+    ran past ``timeout_s`` and was killed), stdout and stderr. Cancelled, it kills the process."""
+    proc = await asyncio.create_subprocess_exec(*argv, stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
+                                                stderr=asyncio.subprocess.PIPE, start_new_session=True)
+    code: int | None
+    try:
+        out, err = await asyncio.wait_for(proc.communicate(), timeout_s)
+        code = proc.returncode
+    except TimeoutError:
+        proc.kill()
+        out, err = await proc.communicate()
+        code = None
+    except BaseException:  # cancelled: the command does not outlive the corpus
+        proc.kill()
+        raise
+    return code, out.decode("utf-8", "replace"), err.decode("utf-8", "replace")
+
+
 def _argv(command: str, cache: Path, plan: Path, site_url: str) -> list[str]:
     exe = [sys.executable, "-m", "agentjit.cli"]
     if command == "tools":
@@ -272,20 +291,7 @@ def _argv(command: str, cache: Path, plan: Path, site_url: str) -> list[str]:
 async def _run_command(case: CacheCase, command: str, ctx: Ctx, plan: Path, site_url: str,
                        listeners: Any) -> CacheVerdict:
     t0 = time.monotonic()
-    proc = await asyncio.create_subprocess_exec(
-        *_argv(command, ctx.root, plan, site_url), stdin=asyncio.subprocess.DEVNULL,
-        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, start_new_session=True)
-    try:
-        out, err = await asyncio.wait_for(proc.communicate(), HANG_S)
-        code: int | None = proc.returncode
-    except TimeoutError:
-        proc.kill()
-        out, err = await proc.communicate()
-        code = None
-    except BaseException:  # cancelled: the command does not outlive the corpus
-        proc.kill()
-        raise
-    stdout, stderr = out.decode("utf-8", "replace"), err.decode("utf-8", "replace")
+    code, stdout, stderr = await run_command(_argv(command, ctx.root, plan, site_url), HANG_S)
     return CacheVerdict(
         case=case.id, command=command, exit_code=code, expected=case.expect[command], seconds=time.monotonic() - t0,
         hits=listeners.hits(ctx.port), leaked=ctx.secret in stdout or ctx.secret in stderr,

@@ -21,7 +21,6 @@ open one by its name, read it). The verdicts:
 
 from __future__ import annotations
 
-import asyncio
 import json
 import re
 import sys
@@ -35,7 +34,7 @@ from typing import Any
 from agentjit.cache import ToolCache
 from agentjit.protocol.manifest import ToolType
 
-from .cache_corpus import is_strict_json
+from .cache_corpus import is_strict_json, run_command
 from .hostile_site import SCRIPT, HostileSite
 
 __all__ = ["TEXTS", "SiteVerdict", "SiteReport", "run_site_corpus"]
@@ -111,26 +110,15 @@ class SiteReport:
 async def _phase(argv: list[str], site: HostileSite, *, json_out: bool) -> dict[str, Any]:
     before = len(site.injected)
     t0 = time.monotonic()
-    proc = await asyncio.create_subprocess_exec(*argv, stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
-                                                stderr=asyncio.subprocess.PIPE, start_new_session=True)
-    problems: list[str] = []
-    try:
-        out, err = await asyncio.wait_for(proc.communicate(), HANG_S)
-    except TimeoutError:
-        proc.kill()
-        out, err = await proc.communicate()
-        problems.append(f"hang: still running after {HANG_S:g} s")
-    except BaseException:
-        proc.kill()
-        raise
-    stdout, stderr = out.decode("utf-8", "replace"), err.decode("utf-8", "replace")
-    if proc.returncode not in (0, None):
-        problems.append(f"exit {proc.returncode}: {stderr.strip()[-300:] or stdout.strip()[-300:]}")
+    code, stdout, stderr = await run_command(argv, HANG_S)
+    problems = [] if code is not None else [f"hang: still running after {HANG_S:g} s"]
+    if code not in (0, None):
+        problems.append(f"exit {code}: {stderr.strip()[-300:] or stdout.strip()[-300:]}")
     if "Traceback (most recent call last)" in stderr:
         problems.append("traceback on stderr")
     if json_out and stdout.strip() and not is_strict_json(stdout):
         problems.append("--json output is not strict JSON")
-    return {"exit_code": proc.returncode, "seconds": round(time.monotonic() - t0, 2),
+    return {"exit_code": code, "seconds": round(time.monotonic() - t0, 2),
             "injected": len(site.injected) - before, "problems": problems, "stdout": stdout}
 
 
