@@ -103,9 +103,11 @@ def answer_for(task: Task, root: Path | None = None) -> Any:
     return None if script is None else script.get("answer")
 
 
-MAX_LOOKS = 3
+MAX_LOOKS = 8
 """How many fresh observations the oracle asks for (a harmless scroll) when the next recorded
-target is not on the page yet, before it says the demonstration cannot be replayed."""
+target is not on the page yet, before it says the demonstration cannot be replayed. Each is an
+agent step (a second or more); three were not enough for Fava's query editor, which a script
+builds after the page's data, on a loaded machine (a fresh-clone suite run failed there)."""
 
 
 class OraclePolicy:
