@@ -85,8 +85,10 @@ async def test_fava_build_leaves_the_ledger_unchanged(fava_site: Any, browser_po
 
 
 def _datasette() -> str | None:
-    """The datasette executable: ``AGENTJIT_DATASETTE``, else on PATH, else the README's own venv."""
-    for candidate in (os.environ.get("AGENTJIT_DATASETTE"), shutil.which("datasette"), "/tmp/ds-venv/bin/datasette"):
+    """The datasette executable: ``AGENTJIT_DATASETTE``, else this venv's (the ``dev`` extra installs it),
+    else on PATH, else the README's own venv."""
+    here = str(Path(sys.executable).parent / "datasette")
+    for candidate in (os.environ.get("AGENTJIT_DATASETTE"), here, shutil.which("datasette"), "/tmp/ds-venv/bin/datasette"):
         if candidate and os.path.exists(candidate):
             return candidate
     return None
