@@ -57,6 +57,16 @@ from agentjit.runtime.network import TRACK_JS
 
 from .dom import camel, snake
 from .extract import Element, Prop, SiteSchema
+from .inputs import (
+    checkbox_state,
+    control_attrs,
+    input_schema,
+    is_multiple,
+    radio_choices,
+    setter_js,
+    shows_js,
+)
+from .inputs import typed as typed_value
 from .js import source
 from .label import LabeledStep
 from .literal import js, prop
@@ -1003,17 +1013,73 @@ def _option_label(el: Element, value: Any) -> Any:
     return value
 
 
+def _radio_choice(el: Element, value: Any) -> Any:
+    """What a radio group's input calls a recorded option value: its label when the group's
+    input takes labels (:func:`toolcache.inputs.radio_choices`)."""
+    if value in el.options and len(el.option_labels) == len(el.options) and radio_choices(el) == el.option_labels:
+        return el.option_labels[el.options.index(value)]
+    return value
+
+
+_ROUTE_VERBS = {"add": "add", "new": "create", "create": "create", "edit": "edit", "change": "change",
+                "update": "update", "delete": "delete", "remove": "remove"}
+"""A route's last word that says what its page's form does (``book/{id}/change``, ``issues/new``)."""
+_NOT_NOUNS = {*_ROUTE_VERBS, "item", "items", "list", "index", "search", "details", "view", "show", "home"}
+"""Route words that name no kind of item (``issue_item``: an issue)."""
+_GENERIC_BUTTONS = {"save", "submit", "ok", "done", "apply", "confirm", "go", "send", "continue", "update"}
+"""Button words that say nothing of what is saved: the page's noun completes them (``save_book``)."""
+
+
 def _noun(page: str | None) -> str:
-    """``issue{id}`` / ``issue_item`` / ``issue`` -> ``issue``."""
-    return snake(re.sub(r"\{(id|name)\}", "", page or "").strip("_").split("_")[0]) or "item"
+    """The kind of item a page is about, from its route: ``issue{id}`` / ``issue_item`` / ``issue``
+    -> ``issue``; ``admin_library_book_{id}_change`` / ``admin_library_book_add`` -> ``book`` (the
+    word that holds or precedes the id; else the last word that is no verb nor "item")."""
+    parts = [p for p in (page or "").split("_") if p]
+    for i, p in enumerate(parts):
+        if "{id}" in p or "{name}" in p:
+            own = re.sub(r"\{(id|name)\}", "", p)
+            if own:
+                return snake(own) or "item"
+            if i:
+                return snake(parts[i - 1]) or "item"
+            break
+    words = [snake(p) for p in parts if "{" not in p]
+    while words and words[-1] in _NOT_NOUNS and len(words) > 1:
+        words.pop()
+    return (words[-1] if words else "") or "item"
+
+
+def _route_verb(page: str | None) -> str | None:
+    """``admin_library_book_{id}_change`` -> ``change``: the verb that ends a page's route, if one does."""
+    last = (page or "").split("_")[-1]
+    return _ROUTE_VERBS.get(last.lower())
+
+
+def _button_word(sel: Element, submit: LabeledStep) -> str:
+    """What the submit button says (``Save``, ``Yes, I'm sure``), when its element is named after
+    its ``name`` attribute (a form field key such as ``index`` or ``_save``, no word for a person);
+    else the element's name."""
+    own = sel.name.split(".")[-1]
+    target = submit.step.target
+    if not sel.input_name or own != camel(sel.input_name) or target is None:
+        return own
+    label = (target.name or ((target.model_extra or {}).get("attributes") or {}).get("value") or target.text or "").strip()
+    return camel(label) if label and len(label.split()) <= 4 else own
 
 
 def _form_name(seqs: list[list[LabeledStep]], base: str, has_secret: bool, writes: bool, typed: int) -> str:
-    """A name that says what the form does: ``login``, ``create_issue``, ``edit_issue``, ``search_issues``."""
+    """A name that says what the form does: ``login``, ``create_issue``, ``edit_issue``,
+    ``search_issues``; a page whose route ends in a verb names it (``book/{id}/change``:
+    ``change_book``, ``book/add``: ``add_book``, ``book/{id}/delete``: ``delete_book``)."""
     last = seqs[0][-1]
     before, after = last.page_before or "", last.page_after or ""
     if has_secret and writes:
         return "login"
+    if writes and _route_verb(before) and len({s[-1].page_before for s in seqs}) == 1:
+        return f"{_route_verb(before)}_{_noun(before)}"
+    if not writes and after == before and _query_changed(last) and not _redraws_in_place(last) and base in ("search", "filter", "go", "submit"):
+        # a query form that reloads its own list page (a change list's search box): what it searches
+        return f"{'filter' if base == 'filter' else 'search'}_{plural(_noun(after))}"
     if writes and _posts_document(last):
         if _is_item_page(before):
             return f"edit_{_noun(before)}"
@@ -1034,10 +1100,16 @@ def _form_description(
     noun = base.split("_", 1)[1].replace("_", " ") if "_" in base else ""
     if base == "login":
         return f"Log in with the site's login form ({', '.join(props)}; {', '.join(secret)} is a secret given at call time); the page reloads."
+    done = " Returns success (true once the form is sent; the page it opens is checked) and the HTTP status when known."
     if base.startswith("create_"):
-        return f"Create a new {noun} with the form: set {fields} and submit; opens the new {noun}'s page ({target}) (a state-changing request)."
-    if base.startswith("edit_"):
-        return f"Change the {noun} shown on this page: set any of {fields} (unset ones keep their value) and submit (a state-changing request)."
+        return f"Create a new {noun} with the form: set {fields} and submit; opens the new {noun}'s page ({target}) (a state-changing request)." + done
+    if base.startswith("add_"):
+        return f"Add a new {noun} with this page's form: set {fields} and submit; opens the {target} page (a state-changing request)." + done
+    if base.startswith(("edit_", "change_", "update_")):
+        return f"Change the {noun} shown on this page: set any of {fields} (unset ones keep their value) and submit (a state-changing request)." + done
+    if base.startswith(("delete_", "remove_")):
+        return (f"{base.split('_')[0].capitalize()} the {noun} this page asks about: confirm with the page's button"
+                f"{'' if fields == 'nothing' else f' (setting {fields})'}; opens the {target} page (a state-changing request)." + done)
     if base.startswith(("search_", "filter_")):
         return f"{base.split('_')[0].capitalize()} the {noun}: set {fields} and submit; opens the {target} page with the matching {noun}."
     return (
@@ -1082,6 +1154,12 @@ def _form_tool(site: _Site, seqs: list[list[LabeledStep]]) -> Synth:
     choice_el = None
     row_el: Element | None = None
     row_fields: list[str] = []
+    # every demonstrated step on a control, over all the sequences: its type comes from them all
+    on: dict[int, list[LabeledStep]] = defaultdict(list)
+    for seq in seqs:
+        for s in seq[:-1]:
+            if s.element is not None:
+                on[id(s.element)].append(s)
     for seq in seqs:
         w: dict[str, Any] = {}
         if card is not None and opener is not None and seq[0].element is card:
@@ -1108,8 +1186,13 @@ def _form_tool(site: _Site, seqs: list[list[LabeledStep]]) -> Synth:
                 continue
             base = el.input_name or el.name.split(".")[-1]
             pname = snake(re.sub(r"(?i)(input|field|box)$", "", base) or base)
+            attrs = control_attrs(on[id(el)])
             if el.kind == "radio":
-                w[pname] = ((s.step.target.model_extra or {}).get("attributes") or {}).get("value") if s.step.target else None
+                w[pname] = _radio_choice(el, ((s.step.target.model_extra or {}).get("attributes") or {}).get("value") if s.step.target else None)
+            elif el.kind == "checkbox":
+                w[pname] = checkbox_state(s)
+            elif el.kind == "select" and is_multiple(el, attrs):
+                w[pname] = [_option_label(el, v) for v in (s.step.value if isinstance(s.step.value, list) else [s.step.value])]
             elif el.kind == "select":
                 w[pname] = _option_label(el, s.step.value)
             else:
@@ -1123,6 +1206,12 @@ def _form_tool(site: _Site, seqs: list[list[LabeledStep]]) -> Synth:
                                 "description": "A secret (never stored in traces or the cache): give it at call time."}
                 required.append(pname)
                 setters.append(f"__setValue(__q({js(el.selector)}), {prop('inputs', pname)});")
+                continue
+            if el.kind == "select" and is_multiple(el, attrs):
+                labels = [o for o in el.option_labels if o.strip()]
+                item = {"type": "string", **({"enum": labels} if labels and not el.options_vary else {})}
+                props[pname] = {"type": "array", "items": item, "description": "The choices to select (every other is unselected)."}
+                setters.append(setter_js(el, pname, props[pname]) or "")
                 continue
             if el.kind == "select":
                 labels = [o for o in el.option_labels if o.strip() and not re.fullmatch(r"-.*-|[-\s]*", o.strip())]
@@ -1144,14 +1233,15 @@ def _form_tool(site: _Site, seqs: list[list[LabeledStep]]) -> Synth:
             if el.kind in ("input", "textarea"):
                 typed += 1
             if el.kind == "radio":
-                props[pname] = {"type": "string", "enum": list(el.options)} if el.options else {"type": "string"}
-                setters.append(
-                    f"if ({prop('inputs', pname)} != null) {{ const r = [...document.querySelectorAll({js(el.selector)})].find((x) => __norm(x.value) === __norm({prop('inputs', pname)}));"
-                    f" if (!r) throw new Error('no choice ' + JSON.stringify({prop('inputs', pname)}) + {js(f' for {pname}')}); r.click(); }}"
-                )
+                props[pname] = {"type": "string", "enum": radio_choices(el)} if el.options else {"type": "string"}
+                setters.append(setter_js(el, pname, props[pname]) or "")
+            elif el.kind == "checkbox":
+                props[pname] = {"type": "boolean", "description": "Ticked (true) or not (false)."}
+                setters.append(setter_js(el, pname, props[pname]) or "")
+                shows.append(shows_js(el, pname) or "")
             else:
-                numeric = el.input_type == "number"
-                props[pname] = {"type": "integer", "minimum": 1} if numeric else {"type": "string"}
+                props[pname] = input_schema(el, attrs, [x.step.value for x in on[id(el)] if x.step.action == "fill"])
+                numeric = props[pname]["type"] in ("integer", "number")
                 if el.kind == "input" and not numeric:
                     shows.append(
                         f"{{ const el = __q({js(el.selector)});"
@@ -1159,7 +1249,7 @@ def _form_tool(site: _Site, seqs: list[list[LabeledStep]]) -> Synth:
                         f" return [false, {js(f'{pname} shows ')} + JSON.stringify(el.value)]; }}"
                     )
                 setters.append(f"if ({prop('inputs', pname)} != null) __setValue(__q({js(el.selector)}), {prop('inputs', pname)}, true);")
-        witness.append(w)
+        witness.append({k: typed_value(props[k], v) if k in props else v for k, v in w.items()})
     if row_el is not None:
         keys = {f: snake(f) for f in row_fields}
         props["lines"] = {
@@ -1218,11 +1308,15 @@ def _form_tool(site: _Site, seqs: list[list[LabeledStep]]) -> Synth:
             "for (let i = 0; i < 100 && !__visible(modal); i++) await new Promise((r) => setTimeout(r, 20));\n"
             "if (!__visible(modal)) throw new Error('the dialog did not open');"
         )
-    base = re.sub(r"_(button|btn|submit)$", "", snake(sel.name.split(".")[-1])) or "submit"
+    base = re.sub(r"_(button|btn|submit)$", "", snake(_button_word(sel, submit))) or "submit"
+    if re.match(r"(yes|confirm)(_|$)", base):
+        base = "confirm"  # "Yes, I'm sure": a confirmation
     base = _form_name(seqs, base, has_secret, writes, typed)
     title = site.dialog_titles.get(sel.modal or "")
     if title and base in ("save", "submit", "ok", "done", "apply", "confirm", "create", "add"):
         base = snake(camel(title))  # Save in the "Add Journal Entry" dialog: add_journal_entry
+    elif writes and base in _GENERIC_BUTTONS and len(pages) == 1:
+        base = f"{base}_{_noun(next(iter(pages)))}"  # Save on the book page: save_book
     click = f"const btn = __q({js(sel.selector)});\nif (!btn) throw new Error({js(f'no {base} button here')});"
     if in_place:
         base = f"{base}_{snake(re.sub(r'[{](id|name)[}]', '', target)).strip('_').split('_')[-1]}" if base in ("submit", "ok", "go", "run") else base

@@ -343,11 +343,20 @@ def _replaced(n: Node) -> Node | None:
     return None
 
 
+def _label_of(n: Node, scope: Node) -> str:
+    """The text of a control's ``<label>``: the one around it, or the one ``for`` its id."""
+    around = next((a for a in n.ancestors() if a.tag == "label"), None)
+    if around is None and n.attrs.get("id"):
+        around = scope.find(lambda x: x.tag == "label" and x.attrs.get("for") == n.attrs["id"])
+    return " ".join(around.text.split()) if around is not None else ""
+
+
 def _name_for(n: Node) -> str:
     for cand in (n.testid, n.attrs.get("id"), n.attrs.get("name"), n.attrs.get("aria-label"), n.attrs.get("placeholder")):
         if cand:
             return camel(cand)
-    orig = _replaced(n) if n.tag in ("input", "textarea", "select") else None
+    # (a button is no control a widget replaced: its previous input is another field, a hidden token)
+    orig = _replaced(n) if n.tag in ("input", "textarea", "select") and _is_control(n) else None
     if orig is not None:
         return camel(orig.attrs.get("name") or orig.attrs["id"])
     if _is_control(n) and n.tag not in ("select",):
@@ -489,6 +498,24 @@ def _rows(table: Node) -> list[Node]:
         elif c.tag in ("thead", "tbody", "tfoot"):
             out.extend(r for r in c.children if r.tag == "tr")
     return out
+
+
+def _column_header(n: Node) -> str | None:
+    """For a form control with an id in a table cell (an inline formset's ``#id_books-0-price``,
+    labeled only by its column): the column's header text; None for anything else (a row's
+    checkbox shared by every row has no id of its own)."""
+    if not (_is_control(n) and n.attrs.get("id")):
+        return None
+    cell = next((a for a in n.ancestors() if a.tag in ("td", "th")), None)
+    row = cell.parent if cell is not None else None
+    table = next((a for a in row.ancestors() if a.tag == "table"), None) if row is not None and row.tag == "tr" else None
+    if cell is None or row is None or table is None:
+        return None
+    head = next((r for r in _rows(table) if r is not row and _cells(r) and all(c.tag == "th" for c in _cells(r))), None)
+    i = _cells(row).index(cell)
+    if head is None or i >= len(_cells(head)):
+        return None
+    return _label(_cells(head)[i].text) or None
 
 
 def _is_checkbox_cell(cell: Node) -> bool:
@@ -785,7 +812,8 @@ def extract_snapshot(html: str, url: str | None, known: set[str] | None = None, 
 
     # -- singular actionable elements --------------------------------------------------
     for n in scope.iter():
-        if not _is_actionable(n) or inside_card(n) or _is_skip_link(n):
+        header = _column_header(n) if inside_card(n) else None
+        if not _is_actionable(n) or (inside_card(n) and header is None) or _is_skip_link(n):
             continue
         modal = _modal_of(n, modals)
         kind = _kind(n)
@@ -802,6 +830,7 @@ def extract_snapshot(html: str, url: str | None, known: set[str] | None = None, 
             val = n.attrs.get("value", "")
             if (val or "value" in n.attrs) and val not in found.options:
                 found.options.append(val)
+                found.option_labels.append(_label_of(n, scope))  # one per option, "" for none
             found.form = _selector(form) if form is not None else None
             continue
         base = _name_for(n)
@@ -809,7 +838,7 @@ def extract_snapshot(html: str, url: str | None, known: set[str] | None = None, 
         own = _selector(n)
         if modal and not own.startswith(("[data-testid", "#")) and not own.startswith(ps.modals[modal]):
             own = f"{ps.modals[modal]} {own}"  # the dialog's own control, not the page's one with the same name
-        el = Element(name=name, page=page, kind=kind, selector=own, modal=modal, text=n.text[:80], chrome=_is_chrome(n),
+        el = Element(name=name, page=page, kind=kind, selector=own, modal=modal, text=(header or n.text)[:80], chrome=_is_chrome(n),
                      input_name=n.attrs.get("name"), input_type=n.attrs.get("type"), clickable=True,
                      form=_selector(form) if form is not None else None)
         if n.tag == "select":

@@ -69,7 +69,9 @@ describe_js = "(el) => {\n" + ELEMENT_HELPERS_JS + r"""  const ancestors = [];
   const me = sig(el);
   return {selector: selectorOf(el), role: me.role, name: labelOf(el), text: clean(el.innerText || el.textContent).slice(0, 200),
           tag: me.tag, testid: me.testid, attributes: attrs, ancestors,
-          in_dialog: !!el.closest('dialog[open],[role=dialog],[aria-modal=true]')};
+          in_dialog: !!el.closest('dialog[open],[role=dialog],[aria-modal=true]'),
+          // a checkbox's or radio's live state before the step (its checked attribute is only the default)
+          ...(el.tagName === 'INPUT' && /^(checkbox|radio)$/i.test(el.type) ? {checked: el.checked} : {})};
 }
 """
 

@@ -51,6 +51,7 @@ from agentjit.protocol.trace import Trace
 from agentjit.runtime import BrowserPool, CallOutcome, call_tool
 
 from .codegen import Synth
+from .inputs import typed
 from .label import LabeledStep
 from .navigation import Navigations
 from .pages import PAGE_JS, page_name, with_routes
@@ -457,10 +458,9 @@ def _args_for(synth: Synth, ls: LabeledStep, i: int, secrets: dict[str, str]) ->
                     args[k] = secrets[k]
             props = synth.manifest.input_schema.get("properties", {})
             for k, v in list(args.items()):
-                if props.get(k, {}).get("type") == "integer":
-                    try:
-                        args[k] = int(v)
-                    except (TypeError, ValueError):
+                if props.get(k, {}).get("type") in ("integer", "number", "boolean"):
+                    args[k] = typed(props[k], v)  # a trace's text as the input's type
+                    if args[k] is None:
                         del args[k]
             return args
         return None

@@ -49,6 +49,8 @@ ELEMENT_HELPERS_JS = r"""
     if (n.labels && n.labels.length) return clean(n.labels[0].textContent);
     if (n.getAttribute('placeholder')) return n.getAttribute('placeholder');
     if (n.getAttribute('title')) return n.getAttribute('title');
+    // <input type=submit value="Save">: its value is its name (an unset one reads "Submit")
+    if (n.tagName === 'INPUT' && /^(submit|reset|button)$/i.test(n.type)) return clean(n.value || (n.type === 'submit' ? 'Submit' : n.type === 'reset' ? 'Reset' : ''));
     return clean(n.innerText || n.textContent).slice(0, 120);
   };
   const sig = (n) => {

@@ -1,4 +1,4 @@
 await login(username="admin", password="library-pass-1")
 await goto_admin_library_author_add()
-await save(name="Lena Novak", country="Croatia")
+await add_author(name="Lena Novak", country="Croatia")
 result = "done"

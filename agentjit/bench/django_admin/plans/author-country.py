@@ -2,5 +2,5 @@
 await login(username="admin", password="library-pass-1")
 await goto_admin_library_author()
 await goto_admin_library_author_change(title="Jonas Becker")
-await edit_admin_2(country="Austria")
+await change_author(country="Austria")
 result = "done"

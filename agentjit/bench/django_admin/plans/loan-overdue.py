@@ -1,7 +1,7 @@
 # Search the loans for the borrower, open the row of her loan of the book, set its status.
 await login(username="admin", password="library-pass-1")
 await goto_admin_library_loan()
-await search(q="Maya Patel")
+await search_loans(q="Maya Patel")
 await goto_admin_library_loan_change(title="A Winter in Uppsala")
-await edit_admin_4(status="Overdue")
+await change_loan(status="Overdue")
 result = "done"
