@@ -578,14 +578,15 @@ def _is_group_head(n: Node) -> bool:
 
 
 def is_same_page_href(href: str, url: str | None) -> bool:
-    """``href`` only changes the query of ``url``'s page (``?genre=x``, ``/books?genre=x`` on ``/books``)."""
+    """``href`` only changes the query of ``url``'s page (``?genre=x``, ``/books?genre=x`` on
+    ``/books``), and the page stays of its type (:func:`toolcache.pages.page_name`)."""
     if not href or href.startswith(("#", "javascript:")):
         return False
-    if href.startswith("?"):
-        return True
-    target = urlparse(urljoin(url or "", href))
+    full = urljoin(url or "", href)
+    target = urlparse(full)
     here = urlparse(url or "")
-    return bool(target.query) and target.path == here.path and (not target.netloc or target.netloc == here.netloc)
+    return (bool(target.query) or href.startswith("?")) and target.path == here.path and (not target.netloc or target.netloc == here.netloc) \
+        and page_name(full) == page_name(url)  # a query that names another page (``?@template=search``) leaves it
 
 
 def link_group(a: Node, url: str | None) -> str | None:

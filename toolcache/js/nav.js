@@ -4,9 +4,8 @@ const __samePage = (a) => {
   // the link only changes this page's query (extract.is_same_page_href)
   const href = a.getAttribute('href') || '';
   if (!href || href.startsWith('#') || href.startsWith('javascript:')) return false;
-  if (href.startsWith('?')) return true;
   const u = new URL(a.href, location.href);
-  return !!u.search && u.pathname === location.pathname && u.host === location.host;
+  return (!!u.search || href.startsWith('?')) && u.pathname === location.pathname && u.host === location.host && __pageOf(u.href) === __pageOf(location.href);
 };
 const __isGroupHead = (n) => {
   const t = __clean(n.textContent);
