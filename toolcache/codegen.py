@@ -50,7 +50,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
-from urllib.parse import parse_qs, urlparse
+from urllib.parse import parse_qs, urljoin, urlparse
 
 from agentjit.protocol.manifest import Effect, ToolManifest, ToolType
 from agentjit.runtime.network import TRACK_JS
@@ -104,7 +104,7 @@ class Synth:
 
     manifest: ToolManifest
     kind: str
-    """What made it: list, group_list, goto_card, card_details, fields, goto_link, filter, form, card_action, observe."""
+    """What made it: list, group_list, goto_card, card_details, fields, goto_link, filter, filter_links, page_number, sort, form, card_action, observe."""
     element: str | None = None
     evidence: list[LabeledStep] = field(default_factory=list)
     name_param: str | None = None
@@ -342,7 +342,8 @@ def _list_tools(site: _Site) -> list[Synth]:
                 f"  cards = cards.filter((c) => g.contains(c));\n}}"
             )
         key = el.props.get(el.name_prop or "")
-        dedupe = f"const seen = new Set(); cards = cards.filter((c) => {{ const k = {key.js('c') if key else 'c.outerHTML'}; if (seen.has(k)) return false; seen.add(k); return true; }});"
+        # (a row without the name column, in a list sharing its markup with others, is its own key)
+        dedupe = f"const seen = new Set(); cards = cards.filter((c) => {{ const k = {'(' + key.js('c') + ') || c.outerHTML' if key else 'c.outerHTML'}; if (seen.has(k)) return false; seen.add(k); return true; }});"
         # what a page shows instead of an empty list ("0 records")
         empty_sel = "[data-testid*=empty],[data-testid*=no-results],[class*=no-results],[class*=zero-results],[class*=empty-state]"
         manifest = ToolManifest(
@@ -635,6 +636,12 @@ def _link_tools(site: _Site) -> list[Synth]:
             lpages |= site.single_pages.get(s_, set())
         # a single-page app keeps its filters in its links (``/journal/?time=2025``): the same link
         sels = [_href_or_query(s_) for s_ in sels]
+        relative = _item_relative_text(clicks)
+        if relative is not None:
+            # the current item's own link (its Delete, History): by its text on whatever item page
+            # of the type the browser is on, never by the recorded item's href
+            sels = [f"a[href] >> text={relative}"]
+            lpages = {c.page_before for c in clicks if c.page_before}
         m = ToolManifest(
             name=site.name(tool_name),
             description=f"Go to the {target} page with the site's own link ({', '.join(sels)}).",
@@ -643,6 +650,7 @@ def _link_tools(site: _Site) -> list[Synth]:
             pre={"page": _page_pattern(lpages)},
             post={"page": target},
             pre_check=_body(
+                _page_guard(lpages) if relative is not None else "",
                 f"const sels = {js(sels)};",
                 f"return sels.some((s) => __q(s)) ? true : [false, {js(f'no link to {target} on ')} + __page()];",
             ),
@@ -660,6 +668,31 @@ def _link_tools(site: _Site) -> list[Synth]:
 
     out.extend(_pager_tools(site))
     return out
+
+
+def _item_relative_text(clicks: list[LabeledStep]) -> str | None:
+    """The text of a link that belongs to the item page it was clicked on, when every click was
+    one: its ``href`` holds the item's own id or name (a path segment of the page's URL that its
+    route does not name), or the link kept its text while its ``href`` changed from item to item."""
+    texts: set[str] = set()
+    hrefs: set[str] = set()
+    own = True
+    for c in clicks:
+        t = c.step.target
+        attrs = ((t.model_extra or {}).get("attributes") or {}) if t is not None else {}
+        text = re.sub(r"\s+", " ", (t.text or t.name or "") if t is not None else "").strip()
+        if not _is_item_page(c.page_before) or t is None or t.tag != "a" or not attrs.get("href") or not text:
+            return None
+        texts.add(text)
+        href = urljoin(c.step.url or "", str(attrs["href"]))
+        hrefs.add(href)
+        words = set(re.split(r"[_{}]+", c.page_before or ""))
+        data = [seg for seg in urlparse(c.step.url or "").path.split("/") if seg and snake(seg) not in words]
+        there = urlparse(href).path.split("/")
+        own = own and any(seg in there for seg in data)
+    if len(texts) != 1:
+        return None
+    return next(iter(texts)) if own or len(hrefs) > 1 else None
 
 
 def _click_link_js(navigates: bool) -> str:
@@ -689,6 +722,8 @@ def _pager_tools(site: _Site) -> list[Synth]:
         rel = {((c.step.target.model_extra or {}).get("attributes") or {}).get("rel") for c in clicks if c.step.target}
         if len(hrefs) < 2 and not _PAGER_WORDS.match(text) and not rel & {"next", "prev", "previous"}:
             continue  # one click on a link that changed the query: a facet or a sort, not a pager
+        if not _PAGER_WORDS.match(text) and (text.isdigit() or any(c.element is not None and c.element.link_group for c in clicks)):
+            continue  # a page number or a filter link (followed from other filters): :mod:`toolcache.navlinks`
         pages = {c.page_before for c in clicks if c.page_before}
         sel = f"a >> text={text}"
         navigates = any(c.step.document for c in clicks)
@@ -859,7 +894,10 @@ def _filtered_check(param: str | None, pname: str) -> str:
 
 
 def _sort_tools(site: _Site) -> list[Synth]:
-    """``sort_<rows>(column)``: a click on a list's column header link (the site sorts the table)."""
+    """``sort_<rows>(column, direction?)``: a click on a list's column header link (the site sorts
+    the table); ``direction`` when the headers show which way the table is sorted."""
+    from .navlinks import NAV_JS
+
     out: list[Synth] = []
     clicks: dict[str, list[LabeledStep]] = defaultdict(list)
     for s in site.steps:
@@ -869,29 +907,63 @@ def _sort_tools(site: _Site) -> list[Synth]:
         el = site.groups.get(sel) or cs[0].element
         assert el is not None and el.sort_selector
         pages = {c.page_before for c in cs if c.page_before}
-        columns = [p.key for p in el.props.values() if p.source == "cell"]
+        columns = el.sort_columns or [p.key for p in el.props.values() if p.source == "cell"]
         navigates = any(c.step.document for c in cs)
         links = js(el.sort_selector)
         click = _click_link_js(navigates)
+        props: dict[str, Any] = {"column": (
+            {"type": "string", "enum": columns} if columns and not el.columns_vary
+            else {"type": "string", "description": f"A column header of the table shown (seen: {', '.join(columns[:12])})."})}
+        find = (
+            f"const links = [...document.querySelectorAll({links})].filter((a) => __clean(a.textContent));\n"
+            "const link = __find(links, (a) => a.textContent, inputs.column);\n"
+            "if (!link) throw new Error('no column ' + JSON.stringify(inputs.column) + '; have: ' + links.map((a) => __clean(a.textContent)).join(', '));"
+        )
+        turn = ""
+        check = _page_check(pages)
+        if el.sort_marks:
+            props["direction"] = {"type": "string", "enum": ["ascending", "descending"],
+                                  "description": "Which way to sort (left out: the site's own first order for the column)."}
+            # the header link sorts one way and then toggles: when the order it gives is not the one
+            # asked for, follow the same header's link on the page it leads to (read first, not shown)
+            turn = (
+                "let href = link.href;\n"
+                # already sorted that way: the same page again (a navigating tool loads a document)
+                "if (inputs.direction && __sortState(link.closest('th')) === inputs.direction) href = location.href;\n"
+                "else if (inputs.direction) {\n"
+                "  const res = await fetch(href, {credentials: 'same-origin'});\n"
+                "  const doc = new DOMParser().parseFromString(await res.text(), 'text/html');\n"
+                f"  const next = __find([...doc.querySelectorAll({links})].filter((a) => __clean(a.textContent)), (a) => a.textContent, inputs.column);\n"
+                "  if (next && __sortState(next.closest('th')) && __sortState(next.closest('th')) !== inputs.direction) href = new URL(next.getAttribute('href'), res.url || href).href;\n"
+                "}\n"
+                "if (href !== link.href) { setTimeout(() => location.assign(href), 0); return {column: inputs.column, direction: inputs.direction ?? null}; }"
+            )
+            check = "\n".join([
+                _page_guard(pages), find,
+                "const state = __sortState(link.closest('th'));",
+                "if (!state) return [false, 'the ' + inputs.column + ' column does not show it is sorted'];",
+                "return !inputs.direction || state === inputs.direction ? true : [false, 'the ' + inputs.column + ' column is sorted ' + state];",
+            ])
+            if not navigates:  # in place: the first click sorts, a second toggles
+                turn = ("const first = __sortState(link.closest('th'));\n"
+                        "if (inputs.direction && first === inputs.direction) return {column: inputs.column, direction: inputs.direction};\n")
+                click = ("const before = location.href;\nlink.click();\nawait __settle(before);\n"
+                         f"const again = __find([...document.querySelectorAll({links})].filter((a) => __clean(a.textContent)), (a) => a.textContent, inputs.column);\n"
+                         "if (inputs.direction && again && __sortState(again.closest('th')) !== inputs.direction) { const b2 = location.href; again.click(); await __settle(b2); }")
         m = ToolManifest(
             name=site.name("sort_" + plural(el.name)),
             description=f"Sort the {plural(el.name).replace('_', ' ')} by a column with its header link (the site's own "
-                        "sort; a second call on the same column reverses the order); the page stays.",
+                        "sort; a second call on the same column reverses the order"
+                        + ("; or give the direction" if el.sort_marks else "") + "); the page stays.",
             type=ToolType.SET_FILTER,
-            input_schema={"type": "object", "properties": {"column": (
-                {"type": "string", "enum": columns} if columns and not el.columns_vary
-                else {"type": "string", "description": f"A column header of the table shown (seen: {', '.join(columns[:12])})."})},
-                "required": ["column"]},
-            output_schema={"type": "object", "properties": {"column": {"type": "string"}}},
+            input_schema={"type": "object", "properties": props, "required": ["column"]},
+            output_schema={"type": "object", "properties": {"column": {"type": "string"}, **({"direction": {"type": ["string", "null"]}} if el.sort_marks else {})}},
             pre={"page": _page_pattern(pages)},
             post={},
             pre_check=_body(_page_guard(pages), f"return document.querySelector({links}) ? true : [false, 'no column headers to sort by here'];"),
-            execute=_body(
-                f"const links = [...document.querySelectorAll({links})];",
-                "const link = __find(links, (a) => a.textContent, inputs.column);",
-                "if (!link) throw new Error('no column ' + JSON.stringify(inputs.column) + '; have: ' + links.map((a) => __clean(a.textContent)).join(', '));",
-                click, "return {column: inputs.column};"),
-            post_check=_body(_page_check(pages)),
+            execute=_body(NAV_JS if el.sort_marks else "", find, turn, click,
+                          "return {column: inputs.column" + (", direction: inputs.direction ?? null" if el.sort_marks else "") + "};"),
+            post_check=_body(NAV_JS if el.sort_marks else "", check),
             elements=[f"{p}.{el.name}" for p in sorted(pages)],
             navigates=navigates,
         )
@@ -905,7 +977,11 @@ def _column_named(text: str | None, columns: list[str]) -> str | None:
     want = re.sub(r"\s+", " ", text or "").strip()
     if want in columns or not want:
         return text
-    longer = [c for c in columns if re.sub(r"\s+", " ", c).startswith(want)]
+    # (a header styled in capitals is recorded as shown: "YEAR" for "Year")
+    same = [c for c in columns if c.casefold() == want.casefold()]
+    if len(same) == 1:
+        return same[0]
+    longer = [c for c in columns if re.sub(r"\s+", " ", c).casefold().startswith(want.casefold())]
     return longer[0] if len(longer) == 1 else text
 
 
@@ -966,9 +1042,16 @@ def _observe_tool(site: _Site) -> list[Synth]:
     ), "observe")]
 
 
+def _nav_link_tools(site: _Site) -> list[Synth]:
+    """Filter-link groups and numbered pages: :mod:`toolcache.navlinks` (which builds on this module)."""
+    from .navlinks import filter_link_tools, page_number_tools
+
+    return filter_link_tools(site) + page_number_tools(site)
+
+
 _BUILDERS: tuple[Callable[[_Site], list[Synth]], ...] = (
     _list_tools, _card_click_tools, _page_field_tools, _link_tools, _dialog_tools,
-    _filter_tools, _sort_tools, _card_action_tools, _form_tools, _observe_tool,
+    _filter_tools, _sort_tools, _nav_link_tools, _card_action_tools, _form_tools, _observe_tool,
 )
 """In this order: a later builder reads the names and list tools an earlier one made."""
 

@@ -28,7 +28,7 @@ from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import urlparse
+from urllib.parse import urljoin, urlparse
 
 from .dom import Node, camel, parse_html, signature
 from .literal import css_attr, css_ident, js, state_value
@@ -125,6 +125,13 @@ class Element:
     """For table rows: the link inside a row that opens the row's item (rows themselves do not navigate)."""
     sort_selector: str | None = None
     """For table rows: the header links that sort the table (``table.x thead th a[href]``), when it has them."""
+    sort_columns: list[str] = field(default_factory=list)
+    """For table rows: the columns whose header is a link (the ones the site sorts by)."""
+    sort_marks: bool = False
+    """For table rows: a header showed which way the table is sorted (``aria-sort``, an asc/desc class, an arrow)."""
+    link_group: str | None = None
+    """For a link that keeps the page and changes its query: the name of the sibling links it sits
+    among (a filter sidebar's "By genre", a chip row): :func:`link_group`."""
     chrome: bool = False
     """In the site chrome (``nav``, ``header``, ``footer``, ``aside``): the same on every page that has it."""
 
@@ -186,6 +193,10 @@ class PageSchema:
     """Modals open in the (last) snapshot: per-snapshot, not merged."""
     title_selector: str | None = None
     """The page's main heading (``h1``), for post-checks of navigations."""
+    link_groups: dict[str, list[str]] = field(default_factory=dict)
+    """Group name -> the texts of its links (:attr:`Element.link_group`), in page order."""
+    link_groups_vary: set[str] = field(default_factory=set)
+    """Groups whose links differed between snapshots of this page type: their texts are data."""
 
     def to_json_schema(self) -> dict[str, Any]:
         return {
@@ -553,6 +564,82 @@ _SORT_MARK = re.compile(r"[\s\u2190-\u21ff\u25b2-\u25c5\u2b06\u2b07]+$")
 """Arrows and triangles at the end of a column header: the sort order it shows."""
 
 
+def _header_link(cell: Node) -> Node | None:
+    """The link that names a column header (its sort link), beside any text-less sort widgets."""
+    return next((a for a in cell.iter() if a.tag == "a" and "href" in a.attrs and a.text), None)
+
+
+def _header_label(cell: Node) -> str:
+    """A column header's name: its link's text when it has one (a sorted column adds a priority
+    number and remove/toggle links beside it), else its text, without a sort arrow."""
+    link = _header_link(cell)
+    return _label(_SORT_MARK.sub("", (link if link is not None else cell).text))
+
+
+_ASCENDING = re.compile(r"(^|[-_\s])(asc|ascending|sorted-asc)($|[-_\s])|[\u25b2\u2191\u2b06]", re.I)
+_DESCENDING = re.compile(r"(^|[-_\s])(desc|descending|sorted-desc)($|[-_\s])|[\u25bc\u2193\u2b07]", re.I)
+
+
+def _sort_state(cell: Node) -> str | None:
+    """Which way a header cell says its column is sorted (``aria-sort``, an asc/desc class on it or
+    inside it, an arrow in its text): ``ascending``, ``descending`` or None (``sortState`` in prelude.js)."""
+    aria = cell.attrs.get("aria-sort", "")
+    if aria in ("ascending", "descending"):
+        return aria
+    marks = " ".join([" ".join(c.attrs.get("class", "") for c in cell.iter()), cell.text])
+    if _ASCENDING.search(marks):
+        return "ascending"
+    if _DESCENDING.search(marks):
+        return "descending"
+    return None
+
+
+_GROUP_HEADS = {"h1", "h2", "h3", "h4", "h5", "h6", "summary", "legend", "caption", "dt", "label"}
+
+
+def _is_group_head(n: Node) -> bool:
+    """A heading over a group of links: a heading tag, a summary or legend, ``role=heading``, or
+    a short text ending in a colon ("Genre:")."""
+    return n.tag in _GROUP_HEADS or n.attrs.get("role") == "heading" or (
+        n.tag not in ("a", "ul", "ol", "li") and 0 < len(n.text) <= 40 and n.text.endswith(":") and not n.find(lambda x: x.tag == "a"))
+
+
+def is_same_page_href(href: str, url: str | None) -> bool:
+    """``href`` only changes the query of ``url``'s page (``?genre=x``, ``/books?genre=x`` on
+    ``/books``), and the page stays of its type (:func:`toolcache.pages.page_name`)."""
+    if not href or href.startswith(("#", "javascript:")):
+        return False
+    full = urljoin(url or "", href)
+    target = urlparse(full)
+    here = urlparse(url or "")
+    return (bool(target.query) or href.startswith("?")) and target.path == here.path and (not target.netloc or target.netloc == here.netloc) \
+        and page_name(full) == page_name(url)  # a query that names another page (``?@template=search``) leaves it
+
+
+def link_group(a: Node, url: str | None) -> str | None:
+    """The name of the group a same-page link sits in: the nearest ancestor (up to five levels)
+    holding another same-page link, named by its heading (a heading before it or first in it,
+    outside the link's own branch), else its ``aria-label``, ``id`` or first readable class.
+    ``__linkGroup`` in prelude.js is the same rule for the page the tool runs on."""
+    branch: Node = a
+    for anc in list(a.ancestors())[:5]:
+        if anc.tag in ("body", "form", "table", "tr"):
+            return None
+        links = [x for x in anc.iter() if x.tag == "a" and x is not a and is_same_page_href(x.attrs.get("href", ""), url)]
+        if links:
+            head = None
+            for sib in anc.children[:anc.children.index(branch)]:
+                if _is_group_head(sib):
+                    head = sib
+            if head is None and anc.parent is not None:
+                sibs = anc.parent.children
+                head = next((x for x in reversed(sibs[:sibs.index(anc)]) if _is_group_head(x)), None)
+            name = head.text if head is not None else (anc.attrs.get("aria-label") or anc.attrs.get("id") or _readable_class(anc) or "")
+            return _label(name) or None
+        branch = anc
+    return None
+
+
 def _table_list(table: Node, page: str) -> Element | None:
     """A data table (a header row of ``th``, two or more rows of ``td``) as a list whose fields are the header cells."""
     rows = _rows(table)
@@ -573,8 +660,8 @@ def _table_list(table: Node, page: str) -> Element | None:
     if len(data) < least or any(c.find(lambda x: x.tag in ("form", "input") or (x.tag == "a" and not in_thead))
                                 for c in _cells(head) if not _is_checkbox_cell(c)):
         return None
-    # a sorted column's header carries an arrow ("id ▼"): the column is still "id"
-    headers = [_label(_SORT_MARK.sub("", c.text)) for c in _cells(head)]
+    # a sorted column's header carries an arrow ("id ▼") or a priority: the column is still "id"
+    headers = [_header_label(c) for c in _cells(head)]
     props: dict[str, Prop] = {}
     link_col = None
     col_of: dict[str, int] = {}
@@ -604,6 +691,9 @@ def _table_list(table: Node, page: str) -> Element | None:
         member_sig="tr", container_sig=tsig, link_selector="a[href]" if link_col else None,
         sort_selector=f"{tsig} thead th a[href]" if in_thead and head.find(lambda x: x.tag == "a" and "href" in x.attrs) else None,
     )
+    if el.sort_selector:
+        el.sort_columns = [h for c, h in zip(_cells(head), headers, strict=True) if h and _header_link(c) is not None]
+        el.sort_marks = any(_sort_state(c) for c in _cells(head))
     if el.name_prop:
         col = col_of.get(el.name_prop, 0)
         el.samples = [_cells(r)[col].text for r in data[:50] if len(_cells(r)) > col]
@@ -841,6 +931,12 @@ def extract_snapshot(html: str, url: str | None, known: set[str] | None = None, 
         el = Element(name=name, page=page, kind=kind, selector=own, modal=modal, text=(header or n.text)[:80], chrome=_is_chrome(n),
                      input_name=n.attrs.get("name"), input_type=n.attrs.get("type"), clickable=True,
                      form=_selector(form) if form is not None else None)
+        if n.tag == "a" and is_same_page_href(n.attrs.get("href", ""), url) and n.text and not n.text.isdigit():
+            el.link_group = link_group(n, url)
+            if el.link_group is not None:
+                texts = ps.link_groups.setdefault(el.link_group, [])
+                if n.text not in texts:
+                    texts.append(n.text)
         if n.tag == "select":
             el.options = [o.attrs.get("value", o.text) for o in n.iter() if o.tag == "option"]
             el.option_labels = [o.text for o in n.iter() if o.tag == "option" and "disabled" not in o.attrs]
@@ -898,6 +994,12 @@ def merge_page(into: PageSchema, other: PageSchema) -> None:
             into.urls.append(u)
     into.modals.update(other.modals)
     into.title_selector = into.title_selector or other.title_selector
+    for g, texts in other.link_groups.items():
+        have_texts = into.link_groups.setdefault(g, [])
+        if have_texts and set(have_texts) != set(texts):
+            into.link_groups_vary.add(g)
+        have_texts.extend(t for t in texts if t not in have_texts)
+    into.link_groups_vary |= other.link_groups_vary
     for name, prop in other.fields.items():
         into.fields.setdefault(name, prop)
     for name, el in other.elements.items():
@@ -920,6 +1022,9 @@ def merge_page(into: PageSchema, other: PageSchema) -> None:
         have.name_prop = _name_prop(have.props) if have.name_prop not in have.props else have.name_prop
         have.actions.update(el.actions)
         have.sort_selector = have.sort_selector or el.sort_selector
+        have.sort_columns.extend(c for c in el.sort_columns if c not in have.sort_columns)
+        have.sort_marks = have.sort_marks or el.sort_marks
+        have.link_group = have.link_group or el.link_group
         have.group_prop = have.group_prop or el.group_prop
         have.group_selector = have.group_selector or el.group_selector
         if el.options and have.options and set(el.options) != set(have.options):

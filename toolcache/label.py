@@ -19,7 +19,7 @@ from agentjit.llm.base import Message, Model
 from agentjit.protocol.trace import StepEvent, Target
 
 from .dom import camel, signature
-from .extract import Element, PageSchema
+from .extract import Element, PageSchema, is_same_page_href
 from .literal import css_attr, css_ident
 
 __all__ = ["LabeledStep", "label_step", "label_with_model"]
@@ -80,11 +80,13 @@ def label_step(step: StepEvent, schema: PageSchema | None) -> tuple[Element | No
     chain = _chain(step.target)
     cards = {el.selector: el for el in schema.elements.values() if el.repeated and not el.member_sig}
     rows = [el for el in schema.elements.values() if el.repeated and el.member_sig]
-    if len(chain) > 3 and chain[0].get("tag") == "a" and chain[1].get("tag") == "th":
-        # a sort link in a list's column header: the list, action "sort", named by the column
+    th = next((i for i in (1, 2) if len(chain) > i + 2 and chain[i].get("tag") == "th"), None)
+    if th is not None and chain[0].get("tag") == "a":
+        # a sort link in a list's column header (maybe in a box of its own beside the header's
+        # sort widgets): the list, action "sort", named by the column
         for r in rows:
-            if r.sort_selector and any(a.get("tag") == "thead" for a in chain[2:4]) and any(
-                    _sig_of(a) == r.container_sig or _id_sel(a) == r.container_sig for a in chain[2:6]):
+            if r.sort_selector and any(a.get("tag") == "thead" for a in chain[th + 1:th + 3]) and any(
+                    _sig_of(a) == r.container_sig or _id_sel(a) == r.container_sig for a in chain[th + 1:th + 5]):
                 return r, "sort", step.target.text, "target"
     for depth, node in enumerate(chain):
         el = cards.get(_sig_of(node))
@@ -141,6 +143,14 @@ def label_step(step: StepEvent, schema: PageSchema | None) -> tuple[Element | No
     hits = [el for el in singles if any(el.selector == o or el.selector.endswith(" " + o) for o in owns)]
     if hits:
         return sorted(hits, key=lambda e: (bool(e.modal) != in_dialog, e.chrome))[0], None, None, "target"
+    text = (step.target.text or step.target.name or "").strip()
+    if me.get("tag") == "a" and text and is_same_page_href(str(attrs.get("href") or ""), step.url):
+        # a filter link's href says what the page showed when it was clicked (another snapshot's
+        # link may have had that very href): it is the link with its text among the filter links
+        by_text = [el for el in singles if el.link_group and el.kind == "link" and el.text.strip() == text]
+        same = [el for el in by_text if el.selector == "a" + css_attr("href", str(attrs["href"]))]
+        if same or by_text:
+            return (same or by_text)[0], None, None, "target"
     if me.get("tag") == "a" and attrs.get("href"):
         for el in singles:
             if el.selector == "a" + css_attr("href", attrs["href"]):
@@ -150,7 +160,6 @@ def label_step(step: StepEvent, schema: PageSchema | None) -> tuple[Element | No
         unnamed = [el for el in singles if el.selector.endswith(" " + str(me["tag"])) or el.selector == me["tag"]]
         if len(unnamed) == 1:
             return unnamed[0], None, None, "target"
-    text = (step.target.text or step.target.name or "").strip()
     if text:
         for el in singles:
             if el.text and el.text.strip() == text:

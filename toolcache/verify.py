@@ -181,7 +181,7 @@ async def verify_tools(
         if s.kind in ("goto_card", "goto_link", "card_action", "open_dialog"):
             for ev in s.evidence:
                 step_tool[id(ev)] = (s, 0)
-        elif s.kind == "sort":
+        elif s.kind in ("sort", "filter_links", "page_number"):
             for i, ev in enumerate(s.evidence):
                 step_tool[id(ev)] = (s, i)
         elif s.kind == "filter":
@@ -447,6 +447,8 @@ def _args_for(synth: Synth, ls: LabeledStep, i: int, secrets: dict[str, str]) ->
         return {}
     if synth.kind == "sort":
         return dict(synth.witness_args[i]) if i < len(synth.witness_args) and synth.witness_args[i].get("column") else None
+    if synth.kind in ("filter_links", "page_number"):  # one witness per clicked link
+        return dict(synth.witness_args[i]) if i < len(synth.witness_args) else None
     if synth.kind in ("filter", "form"):
         if i < len(synth.witness_args):
             args = {k: v for k, v in synth.witness_args[i].items() if v is not None}

@@ -63,7 +63,7 @@ async def test_a_header_click_makes_a_sort_tool_that_finds_the_column_by_name(pa
                               "{ e.preventDefault(); window.clicked = e.target.getAttribute('href'); }); "
                               + sort.manifest.execute + "}", {"column": "id"})
     await page.wait_for_function("window.clicked !== null")
-    assert got == {"column": "id"} and await page.evaluate("window.clicked") == "/db/books?_sort_desc=id"
+    assert got == {"column": "id", "direction": None} and await page.evaluate("window.clicked") == "/db/books?_sort_desc=id"
 
 
 EDITOR = """<body><form action="/db" method="get"><div class="sql"><textarea id="sql-editor" name="sql" style="display: none;">select 1</textarea>

@@ -36,10 +36,16 @@ const __labeled = (row, label) => {
   }
   return null;
 };
+// a column header's name: its link's text when it has one (a sorted column adds a priority number
+// and remove/toggle links beside it), else its text, without a sort arrow (extract._header_label)
+const __head = (c) => {
+  const link = [...c.querySelectorAll('a[href]')].find((a) => __clean(a.textContent));
+  return __clean((link || c).textContent).replace(/[\s\u2190-\u21ff\u25b2-\u25c5\u2b06\u2b07]+$/, '').replace(/:$/, '').trim();
+};
 const __cell = (row, label) => {
   const table = row.closest('table');
   const head = table && [...table.rows].find((r) => r.cells.length > 1 && [...r.cells].every((c) => c.tagName === 'TH'));
-  const i = head ? [...head.cells].findIndex((c) => __norm(c.textContent) === __norm(label)) : -1;
+  const i = head ? [...head.cells].findIndex((c) => __norm(__head(c)) === __norm(label)) : -1;
   if (i < 0 || !row.cells[i]) return null;
   const c = row.cells[i];
   // a cell showing an icon (a yes/no mark) says it in the image's alt text
@@ -60,7 +66,7 @@ const __row = (row) => {
   const table = row.closest('table');
   const head = table && (table.tHead ? table.tHead.rows[0] : [...table.rows].find((r) => [...r.cells].every((c) => c.tagName === 'TH')));
   const out = {};
-  [...row.cells].forEach((c, i) => { const h = head && head.cells[i] ? __clean(head.cells[i].textContent) : String(i); out[h || String(i)] = __clean(c.innerText || c.textContent); });
+  [...row.cells].forEach((c, i) => { const h = head && head.cells[i] ? __head(head.cells[i]) : String(i); out[h || String(i)] = __clean(c.innerText || c.textContent); });
   return out;
 };
 const __setValue = (el, value, leave = false) => {

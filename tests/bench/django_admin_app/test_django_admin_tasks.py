@@ -35,10 +35,6 @@ READS = [t for t in TASKS if t.kind == "read"]
 DEMOS = Path(__file__).parents[3] / "traces" / "django_admin" / "tasks"
 
 NO_PLAN = {
-    "poetry-in-stock": "no tool for the list filters (links in #changelist-filter)",
-    "oldest-book": "no tool for sorting by a column header (the list shows 20 books a page)",
-    "overdue-loans": "no tool for the list filters (the status filter links)",
-    "delete-book": "the change form's Delete link became a goto with no input over the recorded hrefs (its pre-check finds none on another book)",
     "return-loans": "the row checkboxes are no tool input (a list-valued input would check each named row)",
 }
 
