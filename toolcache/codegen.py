@@ -341,7 +341,8 @@ def _list_tools(site: _Site) -> list[Synth]:
                 f"  cards = cards.filter((c) => g.contains(c));\n}}"
             )
         key = el.props.get(el.name_prop or "")
-        dedupe = f"const seen = new Set(); cards = cards.filter((c) => {{ const k = {key.js('c') if key else 'c.outerHTML'}; if (seen.has(k)) return false; seen.add(k); return true; }});"
+        # (a row without the name column, on a page of another table this list covers, is no duplicate)
+        dedupe = f"const seen = new Set(); cards = cards.filter((c) => {{ const k = {key.js('c') if key else 'c.outerHTML'}; if (k == null) return true; if (seen.has(k)) return false; seen.add(k); return true; }});"
         # what a page shows instead of an empty list ("0 records")
         empty_sel = "[data-testid*=empty],[data-testid*=no-results],[class*=no-results],[class*=zero-results],[class*=empty-state]"
         manifest = ToolManifest(
@@ -974,10 +975,12 @@ def _row_selection_tool(site: _Site, seqs: list[list[LabeledStep]]) -> Synth:
             if p.element is not None and p.element.kind == "select" and p.step.action == "select":
                 el, picked = choices.setdefault(p.element.selector, (p.element, [None] * len(seqs)))
                 picked[i] = _option_label(el, p.step.value)
-    noun = plural(row.name).replace("_", " ")
+    lister = site.list_tool.get(row.selector)
+    noun = f"rows of the {lister} list" if lister else f"{plural(row.name).replace('_', ' ')}"
+    key = snake(row.name_prop) if row.name_prop else "name"
     props: dict[str, Any] = {"rows": {
         "type": "array", "minItems": 1, "items": {"type": "string", "minLength": 1},
-        "description": f"The {noun} to act on, by name as {site.list_tool.get(row.selector, 'the list')} gives them; each one's checkbox is ticked, every other one's cleared.",
+        "description": f"The rows to act on, each by its {key} as {lister or 'the list'} gives it; each one's checkbox is ticked, every other one's cleared.",
     }}
     setters: list[str] = []
     fixed: list[str] = []
@@ -1037,7 +1040,7 @@ def _row_selection_tool(site: _Site, seqs: list[list[LabeledStep]]) -> Synth:
     goes = f"; opens the {target} page" if target not in pages else ""
     m = ToolManifest(
         name=site.name(base),
-        description=f"Tick the given {noun} in the list and apply {what} to them all (a state-changing request){goes}.",
+        description=f"Tick the given {noun} and apply {what} to them all (a state-changing request){goes}.",
         type=ToolType.SET_FIELDS,
         input_schema={"type": "object", "properties": props, "required": ["rows", *[k for k in props if k != "rows"]]},
         output_schema={"type": "object", "properties": {"success": {"type": "boolean"}, "status": {"type": "integer"},
@@ -1046,7 +1049,7 @@ def _row_selection_tool(site: _Site, seqs: list[list[LabeledStep]]) -> Synth:
         post={"page": target},
         pre_check=_body(
             _page_guard(pages),
-            f"if (!document.querySelector({js(row.selector)})) return [false, {js(f'no {noun} on this page')}];",
+            f"if (!document.querySelector({js(row.selector)})) return [false, {js(f'no {singular(row.name)} rows on this page')}];",
             f"return __q({js(sel.selector)}) ? true : [false, {js(f'no {base} button on this page')}];",
         ),
         execute=_body(tick, *setters, click, tail),
