@@ -256,8 +256,9 @@ class _Sequences:
     """Input selector -> (the fill, the step that submitted it)."""
     card_actions: dict[tuple[str, str], list[LabeledStep]] = field(default_factory=lambda: defaultdict(list))
     """(card group selector, action) -> the clicks of that action's button that wrote."""
-    bulk: dict[tuple[str, str], list[list[LabeledStep]]] = field(default_factory=lambda: defaultdict(list))
-    """(page, submit selector) -> the sequences of row checks (and choices) ending in a submit that wrote."""
+    bulk: dict[tuple[str, ...], list[list[LabeledStep]]] = field(default_factory=lambda: defaultdict(list))
+    """(page, submit selector, the choices made) -> the sequences of row checks (and those choices)
+    ending in a submit that wrote."""
 
     @classmethod
     def scan(cls, traces: dict[str, list[LabeledStep]]) -> _Sequences:
@@ -297,7 +298,9 @@ class _Sequences:
                     if s.page_after == "search" and filled and not s.writes:
                         filters[filled[-1].element.selector].append((filled[-1], s))  # type: ignore[union-attr]
                     elif s.writes and any(is_row_check(p.step, p.element) for p in pending):
-                        seqs.bulk[(s.page_before or "", el.selector)].append(pending + [s])
+                        # one tool per action chosen: each leads to its own page (a confirmation, the list)
+                        chosen = tuple(str(p.step.value) for p in pending if p.step.action == "select")
+                        seqs.bulk[(s.page_before or "", el.selector, *chosen)].append(pending + [s])
                     elif s.writes:
                         seq = ([opener] if opener and el.modal else []) + pending + [s]
                         # a form that posts a document is one tool per page (the same button edits and creates)
@@ -952,8 +955,8 @@ def _card_action_tools(site: _Site) -> list[Synth]:
 def _row_selection_tools(site: _Site) -> list[Synth]:
     """``<action>(rows)``: rows of a list ticked by their checkboxes, then an action applied to them
     all (a choice of actions and a button, or a button alone) that wrote. The rows are an input,
-    a list of the rows' names; a choice seen with one value names the tool (``delete_selected_books``),
-    with several it is an input too (``apply_<rows>_action(action, rows)``)."""
+    a list of the rows' names; each action chosen is a tool of its own, named after the choice
+    (``delete_selected_books``), else after the button."""
     return [_row_selection_tool(site, seqs) for seqs in site.sequences.bulk.values()]
 
 
@@ -968,13 +971,11 @@ def _row_selection_tool(site: _Site, seqs: list[list[LabeledStep]]) -> Synth:
     after = {seq[-1].page_after for seq in seqs if seq[-1].page_after}
     target = sorted(after)[0] if after else sorted(pages)[0]
     navigates = any(_posts_document(seq[-1]) or seq[-1].page_after != seq[-1].page_before for seq in seqs)
-    choices: dict[str, tuple[Element, list[Any]]] = {}
-    """Select selector -> the select and the label picked in each sequence."""
-    for i, seq in enumerate(seqs):
-        for p in seq[:-1]:
-            if p.element is not None and p.element.kind == "select" and p.step.action == "select":
-                el, picked = choices.setdefault(p.element.selector, (p.element, [None] * len(seqs)))
-                picked[i] = _option_label(el, p.step.value)
+    choices: dict[str, tuple[Element, Any]] = {}
+    """Select selector -> the select and the label picked (the same in every sequence: see ``_Sequences.bulk``)."""
+    for p in seqs[0][:-1]:
+        if p.element is not None and p.element.kind == "select" and p.step.action == "select":
+            choices[p.element.selector] = (p.element, _option_label(p.element, p.step.value))
     lister = site.list_tool.get(row.selector)
     noun = f"rows of the {lister} list" if lister else f"{plural(row.name).replace('_', ' ')}"
     key = snake(row.name_prop) if row.name_prop else "name"
@@ -983,31 +984,17 @@ def _row_selection_tool(site: _Site, seqs: list[list[LabeledStep]]) -> Synth:
         "description": f"The rows to act on, each by its {key} as {lister or 'the list'} gives it; each one's checkbox is ticked, every other one's cleared.",
     }}
     setters: list[str] = []
-    fixed: list[str] = []
     witness: list[dict[str, Any]] = [{"rows": [p.card_name for p in seq if is_row_check(p.step, p.element)]} for seq in seqs]
     for el, picked in choices.values():
-        seen = sorted({str(v) for v in picked if v is not None})
-        pname = snake(re.sub(r"(?i)(input|field|box)$", "", el.input_name or el.name.split(".")[-1]) or "action")
-        if len(seen) == 1:
-            want = js(seen[0])  # the one choice the demonstrations made: part of what the tool does
-            fixed.append(seen[0])
-        else:
-            labels = [o for o in el.option_labels if o.strip() and not re.fullmatch(r"-.*-|[-\s]*", o.strip())]
-            props[pname] = {"type": "string", **({"enum": labels} if labels and not el.options_vary else {})}
-            want = prop("inputs", pname)
-            for w, v in zip(witness, picked, strict=True):
-                w[pname] = v
+        want = js(str(picked))
         setters.append(
-            f"{{ const sel = __q({js(el.selector)}); if (!sel) throw new Error({js(f'no {pname} choice on this page')});"
+            f"{{ const sel = __q({js(el.selector)}); if (!sel) throw new Error({js(f'no {el.name} choice on this page')});"
             f" const o = [...sel.options].find((x) => __same(x.textContent, {want})) || [...sel.options].find((x) => x.value === String({want}));"
             f" if (!o) throw new Error('no choice ' + JSON.stringify({want})); __setValue(sel, o.value); }}"
         )
-    if len(fixed) == 1 and len(choices) == 1:
-        base = snake(fixed[0])
-    elif choices:
-        base = f"apply_{singular(row.name)}_action"
-    else:
-        base = re.sub(r"_(button|btn|submit)$", "", snake(sel.name.split(".")[-1])) or f"act_on_{plural(row.name)}"
+    labels = [str(picked) for _, picked in choices.values()]
+    button = re.sub(r"_(button|btn|submit)$", "", snake(sel.name.split(".")[-1]))
+    base = snake(labels[0]) if len(labels) == 1 else (button or f"act_on_{plural(row.name)}")
     name_of = _name_of_js(row)
     tick = (
         f"const listed = {_cards_js(row)};\n"
@@ -1036,13 +1023,13 @@ def _row_selection_tool(site: _Site, seqs: list[list[LabeledStep]]) -> Synth:
         tail = ("const wait = __watchWrites();\nbtn.click();\nconst res = await wait(20000);\n"
                 "return {success: !!res.ok, status: res.status || 0, rows: [...picked].map((r) => __clean(nameOf(r)))};")
         post_check = "return output && output.success === true ? true : [false, 'the site refused: status ' + (output && output.status)];"
-    what = fixed[0] if len(fixed) == 1 and len(choices) == 1 else ("the chosen action" if choices else f"click {sel.name.split('.')[-1]}")
+    what = " / ".join(labels) if labels else f"click {sel.name.split('.')[-1]}"
     goes = f"; opens the {target} page" if target not in pages else ""
     m = ToolManifest(
         name=site.name(base),
         description=f"Tick the given {noun} and apply {what} to them all (a state-changing request){goes}.",
         type=ToolType.SET_FIELDS,
-        input_schema={"type": "object", "properties": props, "required": ["rows", *[k for k in props if k != "rows"]]},
+        input_schema={"type": "object", "properties": props, "required": ["rows"]},
         output_schema={"type": "object", "properties": {"success": {"type": "boolean"}, "status": {"type": "integer"},
                                                         "rows": {"type": "array", "items": {"type": "string"}}}, "required": ["success"]},
         pre={"page": _page_pattern(pages)},

@@ -85,9 +85,10 @@ _SLUG_MAX = 40
 
 
 def heading_slug(text: str | None) -> str:
-    """A main heading as a word key: lower case, runs of anything but ``a-z0-9`` one ``_``
-    (``Delete multiple objects`` -> ``delete_multiple_objects``); the same in page.js."""
-    return re.sub(r"[^a-z0-9]+", "_", (text or "").lower()).strip("_")
+    """A main heading as a word key: lower case, numbers left out (a count of what it shows),
+    runs of anything but ``a-z`` one ``_`` (``Delete multiple objects`` -> ``delete_multiple_objects``,
+    ``Delete 3 tickets?`` -> ``delete_tickets``); the same in page.js."""
+    return re.sub(r"[^a-z]+", "_", (text or "").lower()).strip("_")
 
 
 def page_variant(page: str, slug: str, routes: Sequence[str] = ()) -> str:

@@ -36,7 +36,7 @@ const __pageOf = (href) => {
 // the main heading's words (toolcache.pages.heading_slug): the first h1 outside the site chrome
 const __headingSlug = () => {
   const h = [...document.querySelectorAll('h1')].find((x) => !x.closest('nav, header, footer, aside, [role=navigation], [role=banner], [role=contentinfo], [role=complementary]'));
-  return h ? h.textContent.toLowerCase().replace(/[^a-z0-9]+/g, '_').replace(/^_+|_+$/g, '') : '';
+  return h ? h.textContent.toLowerCase().replace(/[^a-z]+/g, '_').replace(/^_+|_+$/g, '') : '';
 };
 // a page the same URL serves in another shape, named by its heading (toolcache.pages.page_variant)
 const __variant = (p) => {
