@@ -34,14 +34,14 @@ from agentjit.scheduler.distributions import Distribution, fit_latency, fits_to_
 
 from .codegen import Synth, synthesize
 from .coverage import StepCoverage, count_coverage
+from .dom import parse_html
 from .extract import PageSchema, SiteSchema, extract_snapshot, merge_page, page_key, url_pattern
 from .label import LabeledStep, label_step, label_with_model
 from .literal import state_value
-from .dom import parse_html
 from .pages import VARIANT_MARK, learn_routes, page_name
 from .rows import checked_row, is_row_check
-from .variants import learn_variants
 from .script import STEP_TIMEOUT_S
+from .variants import learn_variants
 from .verify import VerifyReport, verify_tools
 
 __all__ = ["BuildReport", "build_cache", "load_traces", "replace_cache_dir", "trace_files", "STAGES"]

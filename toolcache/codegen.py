@@ -17,7 +17,9 @@ setFilter    an input filled and then submitted (Enter or its form's button)
 setFields    fields set and a button clicked that sent a state-changing request
              or posted a form (``<button>(...)``); when a card click opened the
              modal the fields live in, the card's name is an input too; a
-             button inside a card that wrote (``<action>(name)``)
+             button inside a card that wrote (``<action>(name)``); rows of a
+             list ticked by their checkboxes, then an action chosen and
+             submitted (``<action>(rows)``, one tool per action)
 observe      ``observe_page``: the page type, URL and title
 ============ ==================================================================
 
