@@ -276,8 +276,8 @@ class _Sequences:
                     continue
                 if el is None:
                     continue
-                if is_row_check(s.step, el):
-                    pending.append(s)  # a row picked for an action on several rows
+                if is_row_check(s.step, el) and not s.writes:
+                    pending.append(s)  # a row picked for an action on several rows (a tick that writes is a row's own action)
                     continue
                 if el.repeated and s.action and s.writes:
                     card_actions[(el.selector, s.action)].append(s)
