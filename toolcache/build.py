@@ -34,11 +34,14 @@ from agentjit.scheduler.distributions import Distribution, fit_latency, fits_to_
 
 from .codegen import Synth, synthesize
 from .coverage import StepCoverage, count_coverage
+from .dom import parse_html
 from .extract import PageSchema, SiteSchema, extract_snapshot, merge_page, page_key, url_pattern
 from .label import LabeledStep, label_step, label_with_model
 from .literal import state_value
-from .pages import learn_routes, page_name
+from .pages import VARIANT_MARK, learn_routes, page_name
+from .rows import checked_row, is_row_check
 from .script import STEP_TIMEOUT_S
+from .variants import learn_variants
 from .verify import VerifyReport, verify_tools
 
 __all__ = ["BuildReport", "build_cache", "load_traces", "replace_cache_dir", "trace_files", "STAGES"]
@@ -75,7 +78,8 @@ class BuildReport:
     """Why nothing was written (no readable trace, no tool): an existing cache stays as it was."""
     verify_calls: int = 0
     routes: list[str] = field(default_factory=list)
-    """Route templates learned from the traces (``library/{name}``): see :func:`toolcache.pages.learn_routes`."""
+    """Route templates learned from the traces (``library/{name}``: see :func:`toolcache.pages.learn_routes`),
+    and page variants (``admin_library_book#delete_multiple_objects``: see :mod:`toolcache.variants`)."""
     verify_writes: str | None = None
     """How WRITE tools were verified (:data:`toolcache.verify.WRITE_MODES`); None without a site."""
     writes: dict[str, str] = field(default_factory=dict)
@@ -206,6 +210,8 @@ def _page_of(html: str, url: str | None, routes: Sequence[str] = ()) -> str:
     import html as htmllib
     import re
 
+    if any(VARIANT_MARK in r for r in routes):  # a variant is named by the document's heading
+        return page_key(parse_html(html).find(lambda n: n.tag == "body"), url, routes)
     m = re.search(r"<body[^>]*\sdata-page=\"([^\"]+)\"", html)
     return (state_value(htmllib.unescape(m.group(1))) if m else "") or page_key(None, url, routes)
 
@@ -233,6 +239,7 @@ async def _label(
     done = 0
     for tr in traces:
         prev: PageSchema | None = None
+        prev_html: str | None = None
         out_steps: list[LabeledStep] = []
         for st in tr.steps:
             after = per_step.get(id(st))
@@ -242,6 +249,8 @@ async def _label(
                 after = _page_by_url(site, st.url_after)
             before_schema = site.pages.get(prev.page) if prev is not None else None
             el, action, card_name, via = label_step(st, before_schema)
+            if el is not None and card_name is None and is_row_check(st, el):
+                card_name = checked_row(prev_html, st, el)  # which row's box: read off the page before the step
             if el is None and st.target is None and model is not None and before_schema is not None and st.action not in ("goto",):
                 el = await label_with_model(model, st, before_schema)
                 via = "model" if el is not None else "none"
@@ -263,6 +272,7 @@ async def _label(
                 report.unlabeled += 1
             out_steps.append(ls)
             prev = after or prev
+            prev_html = (tr.snapshot_html(st) if st.snapshot else None) or prev_html
             done += 1
             if progress:
                 progress("label", done, total)
@@ -310,7 +320,9 @@ async def build_cache(
     report.timings["load"] = clock() - t
 
     t = clock()
-    site, per_step = _extract(traces, progress)
+    # a POST answered at a page's URL with a document of another shape (a confirmation) is a page of its own
+    variants = learn_variants(traces)
+    site, per_step = _extract(traces, progress, variants)
     report.timings["extract"] = clock() - t
 
     # -- label -------------------------------------------------------------------
@@ -321,9 +333,14 @@ async def build_cache(
         # a list's items open pages that differ in one path segment: that segment is data
         # (``/library/books``, ``/library/authors`` are one page, ``library_{name}``); again with it
         log.info("learned routes: %s", ", ".join(routes))
+        routes += learn_variants(traces, routes)
         report.labeled = report.unlabeled = 0
         site, per_step = _extract(traces, None, routes)
         labeled = await _label(traces, site, per_step, model, report, progress)
+    else:
+        routes = variants
+    if any(VARIANT_MARK in r for r in routes):
+        log.info("learned page variants: %s", ", ".join(r for r in routes if VARIANT_MARK in r))
     report.routes = routes
     report.timings["label"] = clock() - t
     report.elements = sum(len(p.elements) for p in site.pages.values())

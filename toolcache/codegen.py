@@ -17,7 +17,9 @@ setFilter    an input filled and then submitted (Enter or its form's button)
 setFields    fields set and a button clicked that sent a state-changing request
              or posted a form (``<button>(...)``); when a card click opened the
              modal the fields live in, the card's name is an input too; a
-             button inside a card that wrote (``<action>(name)``)
+             button inside a card that wrote (``<action>(name)``); rows of a
+             list ticked by their checkboxes, then an action chosen and
+             submitted (``<action>(rows)``, one tool per action)
 observe      ``observe_page``: the page type, URL and title
 ============ ==================================================================
 
@@ -72,6 +74,7 @@ from .label import LabeledStep
 from .literal import js, prop
 from .pages import PAGE_JS, with_routes
 from .redact import REDACTED
+from .rows import is_row_check
 
 __all__ = ["Synth", "synthesize", "PRELUDE", "plural", "singular"]
 
@@ -265,6 +268,9 @@ class _Sequences:
     """Input selector -> (the fill, the step that submitted it)."""
     card_actions: dict[tuple[str, str], list[LabeledStep]] = field(default_factory=lambda: defaultdict(list))
     """(card group selector, action) -> the clicks of that action's button that wrote."""
+    bulk: dict[tuple[str, ...], list[list[LabeledStep]]] = field(default_factory=lambda: defaultdict(list))
+    """(page, submit selector, the choices made) -> the sequences of row checks (and those choices)
+    ending in a submit that wrote."""
 
     @classmethod
     def scan(cls, traces: dict[str, list[LabeledStep]]) -> _Sequences:
@@ -279,6 +285,9 @@ class _Sequences:
                     pending, opener = [], None
                     continue
                 if el is None:
+                    continue
+                if is_row_check(s.step, el) and not s.writes:
+                    pending.append(s)  # a row picked for an action on several rows (a tick that writes is a row's own action)
                     continue
                 if el.repeated and s.action and s.writes:
                     card_actions[(el.selector, s.action)].append(s)
@@ -300,13 +309,18 @@ class _Sequences:
                     filled = [p for p in pending if p.element and p.element.kind == "input" and p.step.action == "fill"]
                     if s.page_after == "search" and filled and not s.writes:
                         filters[filled[-1].element.selector].append((filled[-1], s))  # type: ignore[union-attr]
+                    elif s.writes and any(is_row_check(p.step, p.element) for p in pending):
+                        # one tool per action chosen: each leads to its own page (a confirmation, the list)
+                        chosen = tuple(str(p.step.value) for p in pending if p.step.action == "select")
+                        seqs.bulk[(s.page_before or "", el.selector, *chosen)].append(pending + [s])
                     elif s.writes:
                         seq = ([opener] if opener and el.modal else []) + pending + [s]
                         # a form that posts a document is one tool per page (the same button edits and creates)
                         fkey = (s.page_before or "", el.selector) if _posts_document(s) else ("", el.selector)
                         forms[fkey].append(seq)
                     elif pending and s.page_after and (s.page_after != s.page_before or _query_changed(s)):
-                        forms[(s.page_before or "", el.selector)].append(pending + [s])  # a query form (GET)
+                        picked = [p for p in pending if not is_row_check(p.step, p.element)]
+                        forms[(s.page_before or "", el.selector)].append(picked + [s])  # a query form (GET)
                     pending = []
                     if s.modal_before - s.modal_after:
                         opener = None
@@ -1025,6 +1039,103 @@ def _card_action_tools(site: _Site) -> list[Synth]:
     return out
 
 
+def _row_selection_tools(site: _Site) -> list[Synth]:
+    """``<action>(rows)``: rows of a list ticked by their checkboxes, then an action applied to them
+    all (a choice of actions and a button, or a button alone) that wrote. The rows are an input,
+    a list of the rows' names; each action chosen is a tool of its own, named after the choice
+    (``delete_selected_books``), else after the button."""
+    return [_row_selection_tool(site, seqs) for seqs in site.sequences.bulk.values()]
+
+
+def _row_selection_tool(site: _Site, seqs: list[list[LabeledStep]]) -> Synth:
+    submit = seqs[0][-1]
+    sel = submit.element
+    assert sel is not None
+    checks = [p for seq in seqs for p in seq if is_row_check(p.step, p.element)]
+    row = checks[0].element
+    assert row is not None
+    pages = {seq[-1].page_before for seq in seqs if seq[-1].page_before}
+    after = {seq[-1].page_after for seq in seqs if seq[-1].page_after}
+    target = sorted(after)[0] if after else sorted(pages)[0]
+    navigates = any(_posts_document(seq[-1]) or seq[-1].page_after != seq[-1].page_before for seq in seqs)
+    choices: dict[str, tuple[Element, Any]] = {}
+    """Select selector -> the select and the label picked (the same in every sequence: see ``_Sequences.bulk``)."""
+    for p in seqs[0][:-1]:
+        if p.element is not None and p.element.kind == "select" and p.step.action == "select":
+            choices[p.element.selector] = (p.element, _option_label(p.element, p.step.value))
+    lister = site.list_tool.get(row.selector)
+    noun = f"rows of the {lister} list" if lister else f"{plural(row.name).replace('_', ' ')}"
+    key = snake(row.name_prop) if row.name_prop else "name"
+    props: dict[str, Any] = {"rows": {
+        "type": "array", "minItems": 1, "items": {"type": "string", "minLength": 1},
+        "description": f"The rows to act on, each by its {key} as {lister or 'the list'} gives it; each one's checkbox is ticked, every other one's cleared.",
+    }}
+    setters: list[str] = []
+    witness: list[dict[str, Any]] = [{"rows": [p.card_name for p in seq if is_row_check(p.step, p.element)]} for seq in seqs]
+    for el, picked in choices.values():
+        want = js(str(picked))
+        setters.append(
+            f"{{ const sel = __q({js(el.selector)}); if (!sel) throw new Error({js(f'no {el.name} choice on this page')});"
+            f" const o = [...sel.options].find((x) => __same(x.textContent, {want})) || [...sel.options].find((x) => x.value === String({want}));"
+            f" if (!o) throw new Error('no choice ' + JSON.stringify({want})); __setValue(sel, o.value); }}"
+        )
+    labels = [str(picked) for _, picked in choices.values()]
+    button = re.sub(r"_(button|btn|submit)$", "", snake(sel.name.split(".")[-1]))
+    base = snake(labels[0]) if len(labels) == 1 else (button or f"act_on_{plural(row.name)}")
+    name_of = _name_of_js(row)
+    tick = (
+        f"const listed = {_cards_js(row)};\n"
+        f"const nameOf = {name_of};\n"
+        "const picked = new Set();\n"
+        "for (const want of inputs.rows) {\n"
+        "  const r = listed.find((x) => __clean(nameOf(x)) === __clean(want)) || __find(listed, nameOf, want);\n"
+        f"  if (!r) throw new Error({js(f'no {singular(row.name)} ')} + JSON.stringify(want) + '; have: ' + listed.map((x) => __clean(nameOf(x))).join(', '));\n"
+        "  picked.add(r);\n}\n"
+        "for (const r of listed) {\n"
+        "  const box = r.querySelector('input[type=checkbox]');\n"
+        "  if (!box) { if (picked.has(r)) throw new Error('no checkbox in the row ' + JSON.stringify(__clean(nameOf(r)))); continue; }\n"
+        "  if (box.checked !== picked.has(r)) box.click();\n}"
+    )
+    click = f"const btn = __q({js(sel.selector)});\nif (!btn) throw new Error({js(f'no {base} button here')});"
+    said = (
+        "const said = [...document.querySelectorAll('[class*=warning], [class*=error], [role=alert]')]"
+        ".filter((e) => __visible(e) && e.offsetParent !== null && __clean(e.textContent)).map((e) => __clean(e.textContent));"
+    )
+    if navigates:
+        tail = "setTimeout(() => btn.click(), 0);\nreturn {success: true, status: 0, rows: [...picked].map((r) => __clean(nameOf(r)))};"
+        post_check = _body(
+            f"const ok = {_page_test({target})};", "if (ok !== true) return ok;", said,
+            "if (said.length) return [false, 'the site said: ' + said.join('; ')];", "return true;")
+    else:
+        tail = ("const wait = __watchWrites();\nbtn.click();\nconst res = await wait(20000);\n"
+                "return {success: !!res.ok, status: res.status || 0, rows: [...picked].map((r) => __clean(nameOf(r)))};")
+        post_check = "return output && output.success === true ? true : [false, 'the site refused: status ' + (output && output.status)];"
+    what = " / ".join(labels) if labels else f"click {sel.name.split('.')[-1]}"
+    goes = f"; opens the {target} page" if target not in pages else ""
+    m = ToolManifest(
+        name=site.name(base),
+        description=f"Tick the given {noun} and apply {what} to them all (a state-changing request){goes}.",
+        type=ToolType.SET_FIELDS,
+        input_schema={"type": "object", "properties": props, "required": ["rows"]},
+        output_schema={"type": "object", "properties": {"success": {"type": "boolean"}, "status": {"type": "integer"},
+                                                        "rows": {"type": "array", "items": {"type": "string"}}}, "required": ["success"]},
+        pre={"page": _page_pattern(pages)},
+        post={"page": target},
+        pre_check=_body(
+            _page_guard(pages),
+            f"if (!document.querySelector({js(row.selector)})) return [false, {js(f'no {singular(row.name)} rows on this page')}];",
+            f"return __q({js(sel.selector)}) ? true : [false, {js(f'no {base} button on this page')}];",
+        ),
+        execute=_body(tick, *setters, click, tail),
+        post_check=post_check,
+        effect=Effect.WRITE,
+        elements=sorted({f"{p.page_before}.{p.element.name}" for seq in seqs for p in seq if p.element}),
+        navigates=navigates,
+    )
+    return Synth(m, "form", element=sel.name, evidence=[p for seq in seqs for p in seq],
+                 source_list=site.list_tool.get(row.selector), witness_args=witness)
+
+
 def _form_tools(site: _Site) -> list[Synth]:
     """``<button>(...)``: fields set and a button clicked that wrote, posted a form or changed the page."""
     return [_form_tool(site, seqs) for seqs in site.sequences.forms.values()]
@@ -1051,7 +1162,7 @@ def _nav_link_tools(site: _Site) -> list[Synth]:
 
 _BUILDERS: tuple[Callable[[_Site], list[Synth]], ...] = (
     _list_tools, _card_click_tools, _page_field_tools, _link_tools, _dialog_tools,
-    _filter_tools, _sort_tools, _nav_link_tools, _card_action_tools, _form_tools, _observe_tool,
+    _filter_tools, _sort_tools, _nav_link_tools, _card_action_tools, _row_selection_tools, _form_tools, _observe_tool,
 )
 """In this order: a later builder reads the names and list tools an earlier one made."""
 

@@ -32,7 +32,8 @@ from urllib.parse import urljoin, urlparse
 
 from .dom import Node, camel, parse_html, signature
 from .literal import css_attr, css_ident, js, state_value
-from .pages import page_name
+from .pages import VARIANT_MARK, page_name, page_variant
+from .variants import document_heading
 
 __all__ = ["Prop", "Element", "PageSchema", "SiteSchema", "page_key", "extract_snapshot", "merge_page"]
 
@@ -245,10 +246,16 @@ def _type_of(values: list[str]) -> str:
 
 
 def page_key(body: Node | None, url: str | None, routes: Sequence[str] = ()) -> str:
-    """The page type: ``<body data-page>``, else the URL's route template (:func:`toolcache.pages.page_name`);
-    either way a state value (:func:`toolcache.literal.state_value`, ``__page()`` in the browser)."""
+    """The page type: ``<body data-page>``, else the URL's route template (:func:`toolcache.pages.page_name`),
+    or the variant of it that the document's heading names (:mod:`toolcache.variants`); either way
+    a state value (:func:`toolcache.literal.state_value`, ``__page()`` in the browser)."""
     named = state_value(body.attrs.get("data-page")) if body is not None else ""
-    return named or page_name(url, routes)
+    if named:
+        return named
+    base = page_name(url, routes)
+    if body is None or not any(VARIANT_MARK in r for r in routes):
+        return base
+    return page_variant(base, document_heading(body), routes)
 
 
 def url_pattern(url: str | None) -> str:
@@ -366,7 +373,8 @@ def _name_for(n: Node) -> str:
     for cand in (n.testid, n.attrs.get("id"), n.attrs.get("name"), n.attrs.get("aria-label"), n.attrs.get("placeholder")):
         if cand:
             return camel(cand)
-    # (a button is no control a widget replaced: its previous input is another field, a hidden token)
+    # (a submit button is no control a widget replaces: ``<input type=submit value="Yes">`` after
+    # a form's hidden inputs is named by its value below, not after them)
     orig = _replaced(n) if n.tag in ("input", "textarea", "select") and _is_control(n) else None
     if orig is not None:
         return camel(orig.attrs.get("name") or orig.attrs["id"])

@@ -21,7 +21,7 @@ from urllib.parse import parse_qsl, unquote, urlsplit
 from .js import source
 from .literal import js, state_value
 
-__all__ = ["page_name", "PAGE_JS", "VIEW_PARAMS", "ROUTES_SLOT", "with_routes", "learn_routes"]
+__all__ = ["page_name", "PAGE_JS", "VIEW_PARAMS", "ROUTES_SLOT", "with_routes", "learn_routes", "heading_slug", "page_variant"]
 
 VIEW_PARAMS = ("@template", "template", "view", "tab")
 """Query parameters that choose which view of a collection a URL shows."""
@@ -47,6 +47,8 @@ def _segment(seg: str) -> str:
 def _apply_routes(parts: list[str], routes: Sequence[str]) -> list[str]:
     """``parts`` with the variable segments of the first learned route they follow made ``{name}``."""
     for route in routes:
+        if VARIANT_MARK in route:
+            continue  # a page variant (:func:`page_variant`), not a path template
         pat = route.split("/")
         if len(parts) >= len(pat) and all(p == "{name}" or p == parts[i] for i, p in enumerate(pat)):
             return [("{name}" if i < len(pat) and pat[i] == "{name}" and "{" not in x else x) for i, x in enumerate(parts)]
@@ -73,6 +75,30 @@ def page_name(url: str | None, routes: Sequence[str] = ()) -> str:
                 name += "_" + _segment(view)
                 break
     return state_value(name) or "x"  # never empty: "" is the null pattern
+
+
+VARIANT_MARK = "#"
+"""Separates a page variant's base page from its heading (``admin_library_book#delete_multiple_objects``)."""
+
+_SLUG_MAX = 40
+"""The longest heading slug a variant's name keeps."""
+
+
+def heading_slug(text: str | None) -> str:
+    """A main heading as a word key: lower case, numbers left out (a count of what it shows),
+    runs of anything but ``a-z`` one ``_`` (``Delete multiple objects`` -> ``delete_multiple_objects``,
+    ``Delete 3 tickets?`` -> ``delete_tickets``); the same in page.js."""
+    return re.sub(r"[^a-z]+", "_", (text or "").lower()).strip("_")
+
+
+def page_variant(page: str, slug: str, routes: Sequence[str] = ()) -> str:
+    """``page``, or its variant when ``routes`` hold ``page#slug``: a document the same URL serves
+    in another shape, told apart by its main heading (a POST's confirmation page at a list's URL):
+    ``admin_library_book`` + ``delete_multiple_objects`` -> ``admin_library_book_delete_multiple_objects``.
+    The builder learns these (:func:`toolcache.variants.learn_variants`); page.js's ``__page()`` does the same."""
+    if not slug or f"{page}{VARIANT_MARK}{slug}" not in routes:
+        return page
+    return state_value(f"{page}_{slug[:_SLUG_MAX].strip('_')}") or page
 
 
 PAGE_JS = source("page.js")

@@ -17,6 +17,7 @@ const __pageOf = (href) => {
   let parts = u.pathname.split('/').filter(Boolean).map((p) => seg(__unquote(p)));
   // routes the builder learned (library/{name}): their variable segments are {name}
   for (const route of __ROUTES) {
+    if (route.includes('#')) continue;  // a page variant (__variant), not a path template
     const pat = route.split('/');
     if (parts.length >= pat.length && pat.every((p, i) => p === '{name}' || p === parts[i])) {
       parts = parts.map((x, i) => (i < pat.length && pat[i] === '{name}' && !x.includes('{') ? '{name}' : x));
@@ -32,4 +33,14 @@ const __pageOf = (href) => {
   }
   return __safe(name) || 'x';
 };
-const __page = () => __safe(document.body && document.body.dataset.page) || __pageOf(location.href);
+// the main heading's words (toolcache.pages.heading_slug): the first h1 outside the site chrome
+const __headingSlug = () => {
+  const h = [...document.querySelectorAll('h1')].find((x) => !x.closest('nav, header, footer, aside, [role=navigation], [role=banner], [role=contentinfo], [role=complementary]'));
+  return h ? h.textContent.toLowerCase().replace(/[^a-z]+/g, '_').replace(/^_+|_+$/g, '') : '';
+};
+// a page the same URL serves in another shape, named by its heading (toolcache.pages.page_variant)
+const __variant = (p) => {
+  const slug = __headingSlug();
+  return slug && __ROUTES.includes(p + '#' + slug) ? (__safe(p + '_' + slug.slice(0, 40).replace(/^_+|_+$/g, '')) || p) : p;
+};
+const __page = () => __safe(document.body && document.body.dataset.page) || __variant(__pageOf(location.href));
