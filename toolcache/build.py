@@ -412,16 +412,17 @@ async def build_cache(
         wf_synths = workflow_tools(labeled, [s.manifest for s in synths_final], _snapshots(traces), routes)
         report.workflow = {"made": [s.manifest.name for s in wf_synths], "kept": []}
         if wf_synths and vreport is not None:
-            wf_traces = {s.trace for w in wf_synths for s in w.starts}
+            # the second pass replays only the traces with a workflow in them, each up to its last one
+            starts = {id(s) for w in wf_synths for s in w.starts}
+            replay = {k: steps[:max(i for i, ls in enumerate(steps) if id(ls) in starts) + 1]
+                      for k, steps in labeled.items() if any(id(ls) in starts for ls in steps)}
             names = {w.manifest.name for w in wf_synths}
             options["on_trace"] = None
             if pool is None:
                 async with BrowserPool.from_spec() as own:
-                    wreport = await verify_tools(synths_final + wf_synths, {k: v for k, v in labeled.items() if k in wf_traces},
-                                                 own, base_url or "", focus=names, **options)
+                    wreport = await verify_tools(synths_final + wf_synths, replay, own, base_url or "", focus=names, **options)
             else:
-                wreport = await verify_tools(synths_final + wf_synths, {k: v for k, v in labeled.items() if k in wf_traces},
-                                             pool, base_url or "", focus=names, **options)
+                wreport = await verify_tools(synths_final + wf_synths, replay, pool, base_url or "", focus=names, **options)
             report.verify_calls += wreport.calls
             vreport.verdicts.update({n: wreport.verdicts[n] for n in names})
             wf_kept = _judge(wf_synths, wreport, report)

@@ -74,11 +74,12 @@ def count_coverage(labeled: dict[str, list[Any]], tools: Any, reasons: dict[tupl
                 continue
             out.steps += 1
             key = step_key(ls)
-            if key is not None and (key in acting or (key in reading and ls.step.action not in ACTIONS)):
+            why = (reasons or {}).get((trace, ls.step.index))
+            # a step whose own workflow tool was rejected stays uncovered, whatever shares its element
+            if why is None and key is not None and (key in acting or (key in reading and ls.step.action not in ACTIONS)):
                 out.covered += 1
                 continue
             target = ls.step.target
-            why = (reasons or {}).get((trace, ls.step.index))
             if why is None:
                 why = "no element of the page matched the step (unlabeled)" if ls.element is None else "no tool acts on it"
             out.missed.append({

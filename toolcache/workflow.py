@@ -44,7 +44,7 @@ from urllib.parse import urlparse
 from agentjit.agent.observe import ELEMENT_HELPERS_JS
 from agentjit.protocol.manifest import Effect, ToolManifest, ToolType
 
-from .codegen import Synth, _body, _Namer, _noun, _page_guard, _page_test, singular
+from .codegen import Synth, _body, _Namer, _noun, _page_guard, _page_test, _shared_prefix, singular
 from .coverage import ACTIONS, _reads_only, step_key
 from .dom import Node, parse_html, signature, snake
 from .extract import is_hashed_class
@@ -344,8 +344,8 @@ def _describe(seg: Segment, params: dict[str, str]) -> str:
     words = []
     for ls, item in zip(seg.steps, seg.items, strict=True):
         t = ls.step.target
-        label = (_readable((t.name or t.text) if t else None) or ls.step.action)[:40]
         pname = params.get(str(id(ls)))
+        label = (_readable((t.name or t.text) if t else None) or pname or ls.step.action)[:40]
         if item is not None:
             words.append(f"choose the {pname} given")
         elif ls.step.action in ("fill", "select"):
@@ -359,7 +359,25 @@ def json_word(text: str) -> str:
     return '"' + text.replace('"', "'") + '"'
 
 
-def _tool(segs: list[Segment], name: Callable[[str], str], html_of: Callable[[LabeledStep], str | None]) -> WorkflowSynth:
+def _page_noun(page: str, strip: str) -> str:
+    """What a page is about, in a word or two: after the words every page of the site shares
+    (``strip``, Fava's ledger slug), its first two; else its last word; placeholders and view words
+    left out (``admin_library_author_{id}_change`` -> ``author``)."""
+    words = [w for w in snake(re.sub(r"\{(id|name)\}", "", page)).split("_") if w]
+    shared = strip.split("_") if strip else []
+    if shared and words[:len(shared)] == shared and len(words) > len(shared):
+        words = words[len(shared):]
+        words = [w for w in words if w not in _VIEW_WORDS] or words
+        return "_".join(words[:2])
+    words = [w for w in words if w not in _VIEW_WORDS] or words
+    return words[-1] if words else _noun(page)
+
+
+_VIEW_WORDS = {"change", "edit", "add", "new", "view", "show", "list", "index", "detail", "details", "page"}
+
+
+def _tool(segs: list[Segment], name: Callable[[str], str], html_of: Callable[[LabeledStep], str | None],
+          strip: str = "") -> WorkflowSynth:
     first = segs[0]
     used: set[str] = set()
     props: dict[str, Any] = {}
@@ -427,7 +445,9 @@ def _tool(segs: list[Segment], name: Callable[[str], str], html_of: Callable[[La
     post.append("const errs = __errors().filter((e) => !msg || e !== __clean(msg.textContent));" if outcome else "const errs = __errors();")
     post.append("return errs.length ? [false, 'the site said: ' + errs.join('; ')] : true;")
     verb = _verb(segs)
-    noun = _noun(first.pre)
+    if verb[0].isdigit():
+        verb = f"click_{verb}"  # a page number, a count: what was clicked
+    noun = _page_noun(first.pre, strip)
     base = f"do_{verb}" if verb.endswith(noun) or verb == noun else f"do_{verb}_{noun}"
     m = ToolManifest(
         name=name(base),
@@ -445,7 +465,6 @@ def _tool(segs: list[Segment], name: Callable[[str], str], html_of: Callable[[La
         effect=Effect.WRITE if writes else Effect.READ,
         elements=sorted({k for seg in segs for s in seg.steps if (k := step_key(s)) is not None}),
         navigates=navigates,
-        timeout_ms=15_000,
     )
     return WorkflowSynth(m, "workflow", element=None, evidence=[s for seg in segs for s in seg.steps],
                          witness_args=witnesses, starts=[seg.steps[0] for seg in segs])
@@ -465,7 +484,9 @@ def workflow_tools(
         groups.setdefault(_shape(seg), []).append(seg)
     namer = _Namer()
     namer.used |= {t.name for t in tools}
-    out = [_tool(segs, namer, html_of) for segs in groups.values()]
+    pages = sorted({p for steps in labeled.values() for ls in steps for p in (ls.page_before, ls.page_after) if p})
+    strip = _shared_prefix(pages)
+    out = [_tool(segs, namer, html_of, strip) for segs in groups.values()]
     if routes:
         for w in out:
             m = w.manifest
