@@ -411,6 +411,7 @@ async def build_cache(
         # where no pattern fits: the demonstrated steps themselves, verified like the rest
         wf_synths = workflow_tools(labeled, [s.manifest for s in synths_final], _snapshots(traces), routes)
         report.workflow = {"made": [s.manifest.name for s in wf_synths], "kept": []}
+        report.synthesized += report.workflow["made"]
         if wf_synths and vreport is not None:
             # the second pass replays only the traces with a workflow in them, each up to its last one
             starts = {id(s) for w in wf_synths for s in w.starts}
