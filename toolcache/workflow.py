@@ -183,6 +183,8 @@ def _target(ls: LabeledStep) -> dict[str, Any]:
         text = _readable(t.text)
         if text:
             out["text"] = text
+    if tag == "input" and attrs.get("type") in ("submit", "button", "reset") and _readable(attrs.get("value")):
+        out["value"] = _readable(attrs.get("value"))  # ``<input type=submit value="Yes, I'm sure">``
     if t.selector and not any(is_hashed_class(c) for c in re.findall(r"[.#]([A-Za-z0-9_-]+)", t.selector)):
         out["selector"] = t.selector
     elif attrs.get("id") and not is_hashed_class(str(attrs["id"])):

@@ -4,8 +4,9 @@
 //
 // A step: {action, target, input, value, navigates}. A target names one element the way a person
 // would: `group` + the item named by the input (one of several similar items), `testid`, `role` and
-// accessible `name`, the field's `label` (placeholder, aria-label, <label>), its `text`, and last the
-// recorder's `selector`. `inner` narrows a click inside the item (a row's Delete button).
+// accessible `name`, the field's `label` (placeholder, aria-label, <label>), its `text`, a button
+// input's `value`, then the recorder's `selector`, and last the role alone. `inner` narrows a click
+// inside the item (a row's Delete button).
 const __wfShown = (el) => {
   if (!el || !el.isConnected || el.closest('[hidden],[aria-hidden=true]')) return false;
   if (!el.getClientRects().length) return false;
@@ -31,8 +32,9 @@ const __wfMatch = (t, root, self) => {
     const hits = pool().filter((e) => (!t.tag || e.tagName.toLowerCase() === t.tag) && __same(__wfOwnText(e), t.text));
     return hits.filter((e) => !hits.some((o) => o !== e && e.contains(o)));
   });
-  if (t.role && t.name == null && t.text == null) ways.push(() => pool().filter((e) => sig(e).role === t.role));
+  if (t.value != null) ways.push(() => pool().filter((e) => e.tagName === 'INPUT' && __same(e.value, t.value)));
   if (t.selector) ways.push(() => __wfAll(t.selector, root));
+  if (t.role && t.name == null && t.text == null) ways.push(() => pool().filter((e) => sig(e).role === t.role));
   if (t.tag && !ways.length) ways.push(() => pool().filter((e) => e.tagName.toLowerCase() === t.tag));
   for (const way of ways) {
     const hits = way();
