@@ -276,7 +276,7 @@ async def _label(
     return labeled
 
 
-def _judge(synths: list[Synth], vreport: VerifyReport, report: BuildReport) -> list[Synth]:
+def _judge(synths: Sequence[Synth], vreport: VerifyReport, report: BuildReport) -> list[Synth]:
     """The tools of ``synths`` the verdicts keep (passed, or WRITEs left unverified), noting in
     ``report`` the ones rejected and how each write was verified."""
     kept: list[Synth] = []
@@ -421,9 +421,9 @@ async def build_cache(
             options["on_trace"] = None
             if pool is None:
                 async with BrowserPool.from_spec() as own:
-                    wreport = await verify_tools(synths_final + wf_synths, replay, own, base_url or "", focus=names, **options)
+                    wreport = await verify_tools([*synths_final, *wf_synths], replay, own, base_url or "", focus=names, **options)
             else:
-                wreport = await verify_tools(synths_final + wf_synths, replay, pool, base_url or "", focus=names, **options)
+                wreport = await verify_tools([*synths_final, *wf_synths], replay, pool, base_url or "", focus=names, **options)
             report.verify_calls += wreport.calls
             vreport.verdicts.update({n: wreport.verdicts[n] for n in names})
             wf_kept = _judge(wf_synths, wreport, report)
@@ -434,7 +434,7 @@ async def build_cache(
             if w.manifest.name in report.rejected:
                 for ev in w.evidence:
                     reasons[(ev.trace, ev.step.index)] = f"its workflow tool {w.manifest.name} was rejected: {report.rejected[w.manifest.name]}"
-        synths_final = synths_final + wf_kept
+        synths_final = [*synths_final, *wf_kept]
     report.verified = [s.manifest.name for s in synths_final if s.manifest.name not in report.unverified] if vreport is not None else []
     report.timings["verify"] = clock() - t
     report.coverage = count_coverage(labeled, [s.manifest for s in synths_final], reasons)

@@ -245,10 +245,10 @@ def _item(ls: LabeledStep, html_before: str | None = None) -> tuple[dict[str, An
         target["inner"] = inner
         return target, name
     group = _similar_group(ls, html_before)
-    name = _readable(t.text)
-    if group is None or name is None:
+    text = _readable(t.text)
+    if group is None or text is None:
         return None
-    return {"group": group}, name
+    return {"group": group}, text
 
 
 def _item_noun(ls: LabeledStep, item: tuple[dict[str, Any], str]) -> str:
