@@ -17,25 +17,27 @@ const __wfAll = (sel, root = document) => { try { return [...root.querySelectorA
 const __wfOwnText = (el) => clean(el.innerText || el.textContent);
 const __wfLabels = (el) => [el.getAttribute('aria-label'), el.getAttribute('placeholder'), el.getAttribute('title'),
   ...[...(el.labels || [])].map((l) => clean(l.textContent))].filter((x) => x);
+const __wfRole = (e) => e.getAttribute('role') || implicit(e);
 const __wfMatch = (t, root, self) => {
-  // the elements under `root` (and `root` itself when `self`) that `t` names, strictest way first
-  const pool = () => [...(self ? [root] : []), ...__wfAll('*', root)];
+  // the elements under `root` (and `root` itself when `self`) that `t` names, strictest way first;
+  // cheap filters (a tag, a role, the text content) run before the costly ones (innerText, labels)
+  const under = (sel) => [...(self && root.matches && root.matches(sel) ? [root] : []), ...__wfAll(sel, root)];
+  const tagged = () => under(t.tag ? CSS.escape(t.tag) : '*');
   const ways = [];
-  if (t.testid) ways.push(() => pool().filter((e) => e.getAttribute('data-testid') === t.testid
+  if (t.testid) ways.push(() => under('[data-testid]').filter((e) => e.getAttribute('data-testid') === t.testid
     && (t.name == null || __same(labelOf(e), t.name))));
-  if (t.role && t.name != null) ways.push(() => pool().filter((e) => sig(e).role === t.role && __same(labelOf(e), t.name)));
-  if (t.label != null) ways.push(() => pool().filter((e) => /^(input|textarea|select)$/i.test(e.tagName) || e.isContentEditable
-    ? __wfLabels(e).some((l) => __same(l, t.label)) : false));
-  if (t.inputName != null) ways.push(() => pool().filter((e) => e.getAttribute('name') === t.inputName && (!t.tag || e.tagName.toLowerCase() === t.tag)));
+  if (t.role && t.name != null) ways.push(() => under('*').filter((e) => __wfRole(e) === t.role && __same(labelOf(e), t.name)));
+  if (t.label != null) ways.push(() => under('input, textarea, select, [contenteditable]').filter((e) => __wfLabels(e).some((l) => __same(l, t.label))));
+  if (t.inputName != null) ways.push(() => tagged().filter((e) => e.getAttribute('name') === t.inputName));
   if (t.text != null) ways.push(() => {
     // the innermost elements whose text is the target's (a label's text, not its container's)
-    const hits = pool().filter((e) => (!t.tag || e.tagName.toLowerCase() === t.tag) && __same(__wfOwnText(e), t.text));
+    const hits = tagged().filter((e) => __same(clean(e.textContent), t.text));
     return hits.filter((e) => !hits.some((o) => o !== e && e.contains(o)));
   });
-  if (t.value != null) ways.push(() => pool().filter((e) => e.tagName === 'INPUT' && __same(e.value, t.value)));
+  if (t.value != null) ways.push(() => under('input').filter((e) => __same(e.value, t.value)));
   if (t.selector) ways.push(() => __wfAll(t.selector, root));
-  if (t.role && t.name == null && t.text == null) ways.push(() => pool().filter((e) => sig(e).role === t.role));
-  if (t.tag && !ways.length) ways.push(() => pool().filter((e) => e.tagName.toLowerCase() === t.tag));
+  if (t.role && t.name == null && t.text == null) ways.push(() => tagged().filter((e) => __wfRole(e) === t.role));
+  if (t.tag && !ways.length) ways.push(tagged);
   for (const way of ways) {
     const hits = way();
     const shown = hits.filter(__wfShown);
