@@ -43,6 +43,7 @@ from .rows import checked_row, is_row_check
 from .script import STEP_TIMEOUT_S
 from .variants import learn_variants
 from .verify import VerifyReport, verify_tools
+from .workflow import workflow_tools
 
 __all__ = ["BuildReport", "build_cache", "load_traces", "replace_cache_dir", "trace_files", "STAGES"]
 
@@ -89,6 +90,8 @@ class BuildReport:
     """Tools written to the cache without a passing call, and why (WRITE tools only)."""
     coverage: StepCoverage | None = None
     """Which demonstrated steps (``goto`` aside) a tool of the cache acts on, and the ones none does."""
+    workflow: dict[str, list[str]] | None = None
+    """The workflow tools ``made`` and ``kept`` (:mod:`toolcache.workflow`); None when turned off."""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -115,6 +118,9 @@ class BuildReport:
             "verify_calls": self.verify_calls,
             "routes": self.routes,
             "coverage": self.coverage.to_json() if self.coverage is not None else None,
+            "workflow_tools": None if self.workflow is None else {
+                "made": len(self.workflow["made"]), "kept": len(self.workflow["kept"]),
+                "made_names": self.workflow["made"], "kept_names": self.workflow["kept"]},
             "timings_s": {k: round(v, 3) for k, v in self.timings.items()},
             "output": self.output,
             "previous": self.previous,
@@ -280,6 +286,38 @@ async def _label(
     return labeled
 
 
+def _judge(synths: Sequence[Synth], vreport: VerifyReport, report: BuildReport) -> list[Synth]:
+    """The tools of ``synths`` the verdicts keep (passed, or WRITEs left unverified), noting in
+    ``report`` the ones rejected and how each write was verified."""
+    kept: list[Synth] = []
+    for s in synths:
+        v = vreport.verdicts[s.manifest.name]
+        if v.ok:
+            rel = vreport.relations.get(s.manifest.name)
+            if rel:
+                s.manifest = s.manifest.model_copy(update={"pre_tools": {k: list(v_) for k, v_ in rel.items()}})
+            kept.append(s)
+        elif v.unverified:
+            report.unverified[s.manifest.name] = v.unverified
+            kept.append(s)
+        else:
+            report.rejected[s.manifest.name] = v.reason
+        if v.how or v.unverified or (s.manifest.is_write and not v.ok):
+            report.writes[s.manifest.name] = (v.how or "verified") if v.ok else (v.unverified or f"rejected: {v.reason}")
+    return kept
+
+
+def _snapshots(traces: list[Trace]) -> Callable[[LabeledStep], str | None]:
+    """A labeled step's snapshot HTML (the page after it), looked up in the trace it came from."""
+    by_path = {str(tr.path): tr for tr in traces}
+
+    def html_of(ls: LabeledStep) -> str | None:
+        tr = by_path.get(ls.trace)
+        return tr.snapshot_html(ls.step) if tr is not None and ls.step.snapshot in tr.snapshots else None
+
+    return html_of
+
+
 def _list_clicks(labeled: dict[str, list[LabeledStep]]) -> list[tuple[str, list[str | None]]]:
     """For each list (a card group on a page): the URLs its clicked items opened."""
     opened: dict[str, list[str | None]] = defaultdict(list)
@@ -304,6 +342,7 @@ async def build_cache(
     secrets: dict[str, str] | None = None,
     writes: str = "recorded",
     step_timeout_s: float = STEP_TIMEOUT_S,
+    workflow: bool = True,
 ) -> tuple[ToolCache, BuildReport]:
     """Build a tool cache from trace files (or directories of them).
 
@@ -311,7 +350,8 @@ async def build_cache(
     ``recorded`` (the default) never changes the site; ``reset`` runs between traces only in
     ``live`` mode. A site that stops answering while verifying (a page unanswered for
     ``step_timeout_s``) raises :class:`~agentjit.exceptions.SiteUnreachable` before anything is
-    written to ``out``.
+    written to ``out``. ``workflow`` (``--no-workflow-tools`` turns it off): the demonstrated steps
+    no kept tool acts on become workflow tools (:mod:`toolcache.workflow`), verified in a second pass.
     """
     report = BuildReport()
     clock = time.perf_counter
@@ -377,29 +417,46 @@ async def build_cache(
         else:
             vreport = await verify_tools(synths, labeled, pool, base_url, **options)
         report.verify_calls = vreport.calls
-        kept: list[Synth] = []
-        for s in synths:
-            v = vreport.verdicts[s.manifest.name]
-            if v.ok:
-                rel = vreport.relations.get(s.manifest.name)
-                if rel:
-                    s.manifest = s.manifest.model_copy(update={"pre_tools": {k: list(v_) for k, v_ in rel.items()}})
-                kept.append(s)
-            elif v.unverified:
-                report.unverified[s.manifest.name] = v.unverified
-                kept.append(s)
-            else:
-                report.rejected[s.manifest.name] = v.reason
-            if v.how or v.unverified or (s.manifest.is_write and not v.ok):
-                report.writes[s.manifest.name] = (v.how or "verified") if v.ok else (v.unverified or f"rejected: {v.reason}")
+        kept = _judge(synths, vreport, report)
         report.relations = {k: {p: list(v) for p, v in r.items()} for k, r in vreport.relations.items()}
         report.relation_tests = vreport.relation_tests
         synths_final = kept
     else:
         synths_final = synths
+    reasons: dict[tuple[str, int], str] = {}
+    if workflow:
+        # where no pattern fits: the demonstrated steps themselves, verified like the rest
+        wf_synths = workflow_tools(labeled, [s.manifest for s in synths_final], _snapshots(traces), routes)
+        report.workflow = {"made": [s.manifest.name for s in wf_synths], "kept": []}
+        report.synthesized += report.workflow["made"]
+        if wf_synths and vreport is not None:
+            # the second pass replays only the traces with a workflow in them, each up to its last one
+            starts = {id(s) for w in wf_synths for s in w.starts}
+            replay = {k: steps[:max(i for i, ls in enumerate(steps) if id(ls) in starts) + 1]
+                      for k, steps in labeled.items() if any(id(ls) in starts for ls in steps)}
+            names = {w.manifest.name for w in wf_synths}
+            options["on_trace"] = None
+            t_wf = clock()
+            if pool is None:
+                async with BrowserPool.from_spec() as own:
+                    wreport = await verify_tools([*synths_final, *wf_synths], replay, own, base_url or "", focus=names, **options)
+            else:
+                wreport = await verify_tools([*synths_final, *wf_synths], replay, pool, base_url or "", focus=names, **options)
+            report.verify_calls += wreport.calls
+            report.timings["verify_workflow"] = clock() - t_wf  # part of verify
+            vreport.verdicts.update({n: wreport.verdicts[n] for n in names})
+            wf_kept = _judge(wf_synths, wreport, report)
+        else:
+            wf_kept = list(wf_synths)
+        report.workflow["kept"] = [s.manifest.name for s in wf_kept]
+        for w in wf_synths:
+            if w.manifest.name in report.rejected:
+                for ev in w.evidence:
+                    reasons[(ev.trace, ev.step.index)] = f"its workflow tool {w.manifest.name} was rejected: {report.rejected[w.manifest.name]}"
+        synths_final = [*synths_final, *wf_kept]
     report.verified = [s.manifest.name for s in synths_final if s.manifest.name not in report.unverified] if vreport is not None else []
     report.timings["verify"] = clock() - t
-    report.coverage = count_coverage(labeled, [s.manifest for s in synths_final])
+    report.coverage = count_coverage(labeled, [s.manifest for s in synths_final], reasons)
 
     # -- fit ------------------------------------------------------------------------------
     t = clock()
@@ -461,7 +518,7 @@ async def build_cache(
     if progress:
         progress("save", 1, 1)
     report.timings["save"] = clock() - t
-    report.timings["total"] = sum(v for k, v in report.timings.items() if k != "total")
+    report.timings["total"] = sum(v for k, v in report.timings.items() if k not in ("total", "verify_workflow"))
     cache.synths = synths_final  # type: ignore[attr-defined]
     cache.verify_report = vreport  # type: ignore[attr-defined]
     return cache, report

@@ -123,7 +123,8 @@ def _cmd_build(args: argparse.Namespace) -> int:
             secrets = dict(kv.split("=", 1) for kv in args.secret)
             cache, report = asyncio.run(build_cache(args.traces, args.output, base_url=url, app=app or args.app_name,
                                                     model=model, reset=reset, progress=progress, secrets=secrets,
-                                                    writes=args.verify_writes, step_timeout_s=args.step_timeout))
+                                                    writes=args.verify_writes, step_timeout_s=args.step_timeout,
+                                                    workflow=not args.no_workflow_tools))
     elapsed = time.perf_counter() - t0
     data = report.to_json()
     data["wall_s"] = round(elapsed, 2)
@@ -146,6 +147,8 @@ def _cmd_build(args: argparse.Namespace) -> int:
         t.add_row("tools rejected", str(len(report.rejected)))
         t.add_row("relations kept / tested", f"{sum(len(v) for v in report.relations.values())} / {len(report.relation_tests)}")
         t.add_row("distributions", str(len(report.distributions)))
+        if report.workflow is not None:
+            t.add_row("workflow tools made / kept", f"{len(report.workflow['made'])} / {len(report.workflow['kept'])}")
         cov = report.coverage
         if cov is not None:
             t.add_row("steps covered by a tool", f"{cov.covered} / {cov.steps} ({cov.fraction:.0%})")
@@ -250,6 +253,8 @@ def _parser() -> argparse.ArgumentParser:
                         "--site); none: WRITE tools are kept unverified")
     b.add_argument("--reset-command", metavar="CMD",
                    help="with --verify-writes live: a shell command that puts the site back, run before every trace")
+    b.add_argument("--no-workflow-tools", action="store_true",
+                   help="make no workflow tools (the demonstrated steps no other tool covers, replayed as recorded)")
     b.add_argument("--json", action="store_true", help="print the build report as JSON")
     b.add_argument("--step-timeout", type=positive_float, default=STEP_TIMEOUT_S, metavar="S",
                    help=f"seconds a page may take to answer while verifying before the site counts as down, exit 3 (default {STEP_TIMEOUT_S:g})")

@@ -159,6 +159,7 @@ async def verify_tools(
     writes: str = "recorded",
     recorded: dict[str, Trace] | None = None,
     step_timeout_s: float = STEP_TIMEOUT_S,
+    focus: set[str] | None = None,
 ) -> VerifyReport:
     """Replay ``traces`` as tool calls on ``base_url``, probe READ tools, test relations.
 
@@ -167,6 +168,8 @@ async def verify_tools(
     names as ``traces``): the documents a replay that left the live site's state is shown.
     A site that leaves a page unanswered for ``step_timeout_s`` raises
     :class:`~agentjit.exceptions.SiteUnreachable`; a page that redirects is waited out.
+    ``focus``: the tools to verify (the workflow tools of a second pass); the others only move
+    the replay along as demonstrated, unprobed and untested.
     """
     if writes not in WRITE_MODES:
         raise ValueError(f"writes must be one of {', '.join(WRITE_MODES)}, not {writes!r}")
@@ -186,6 +189,9 @@ async def verify_tools(
                 step_tool[id(ev)] = (s, i)
         elif s.kind == "filter":
             for i, ev in enumerate(s.evidence[1::2]):
+                step_tool[id(ev)] = (s, i)
+        elif s.kind == "workflow":
+            for i, ev in enumerate(getattr(s, "starts", ())):  # called where its segment starts
                 step_tool[id(ev)] = (s, i)
         elif s.kind == "form":
             last_steps = [ev for ev in s.evidence if ev.element is not None and ev.element.name == s.element]
@@ -296,6 +302,8 @@ async def verify_tools(
                     m = s.manifest
                     if m.is_write or m.navigates or s.kind not in ("list", "group_list", "fields", "card_details", "observe"):
                         continue
+                    if focus is not None and m.name not in focus:
+                        continue
                     if report.verdicts[m.name].passed >= MAX_PROBES or (m.name, ptype) in probed_here:
                         continue
                     if not satisfies(state, m.pre, {}):
@@ -350,7 +358,7 @@ async def verify_tools(
                     continue
                 key = (synth.manifest.name, "scenario")
                 failed_control = None
-                if key not in tested:
+                if key not in tested and (focus is None or synth.manifest.name in focus):
                     failed_control = await counterfactual(synth, args)
                 out = await call(synth, args, demonstrated=True)
                 if key not in tested and failed_control is not None:
@@ -449,7 +457,7 @@ def _args_for(synth: Synth, ls: LabeledStep, i: int, secrets: dict[str, str]) ->
         return dict(synth.witness_args[i]) if i < len(synth.witness_args) and synth.witness_args[i].get("column") else None
     if synth.kind in ("filter_links", "page_number"):  # one witness per clicked link
         return dict(synth.witness_args[i]) if i < len(synth.witness_args) else None
-    if synth.kind in ("filter", "form"):
+    if synth.kind in ("filter", "form", "workflow"):
         if i < len(synth.witness_args):
             args = {k: v for k, v in synth.witness_args[i].items() if v is not None}
             for k, v in list(args.items()):
