@@ -22,8 +22,10 @@ import datetime
 import locale
 import logging
 import sqlite3
+import sys
 import tempfile
 import threading
+import warnings
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -40,9 +42,42 @@ SHIPPED_AUTHOR = "trac"
 """The author of the help pages a new environment gets (TracGuide, WikiStart, ...)."""
 
 
+def _foreign_multipart() -> bool:
+    """Whether ``import multipart`` finds python-multipart's stand-in (another API) rather than the
+    ``multipart`` package Trac means: Trac would take it and fail every form post (an
+    AttributeError on ``multipart.parse_options_header``)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            import multipart
+        except ImportError:
+            return False
+    return not hasattr(multipart, "parse_options_header")
+
+
 def _trac() -> Any:
+    if "trac.web.api" in sys.modules:
+        return sys.modules["trac.env"]
     try:
-        import trac.env
+        with warnings.catch_warnings():
+            # Trac's imports of deprecated modules (the stdlib's crypt without passlib, cgi):
+            # imported once here, they warn no more
+            warnings.simplefilter("ignore", DeprecationWarning)
+            warnings.simplefilter("ignore", PendingDeprecationWarning)
+            hidden = sys.modules.pop("multipart", None) if _foreign_multipart() else False
+            if hidden is not False:
+                sys.modules["multipart"] = None  # type: ignore[assignment]  # Trac then parses forms with cgi
+            try:
+                import trac.env
+                import trac.util.compat
+                import trac.web.api
+                import trac.web.main
+                import trac.wiki  # noqa: F401
+            finally:
+                if hidden is not False:
+                    del sys.modules["multipart"]
+                    if hidden is not None:
+                        sys.modules["multipart"] = hidden
     except ImportError as exc:  # pragma: no cover - depends on the environment
         raise ImportError("the Trac bench app needs trac: pip install 'agentjit[dev]'") from exc
     return trac.env
@@ -50,6 +85,7 @@ def _trac() -> Any:
 
 def shipped_pages() -> list[str]:
     """The names of the wiki pages every new Trac environment holds (Trac's ``default-pages``)."""
+    _trac()
     import trac.wiki
 
     pages = Path(trac.wiki.__file__).parent / "default-pages"
