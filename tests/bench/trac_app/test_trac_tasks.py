@@ -37,11 +37,41 @@ WRITES = [t for t in TASKS if t.kind == "write"]
 READS = [t for t in TASKS if t.kind == "read"]
 DEMOS = Path(__file__).parents[3] / "traces" / "trac" / "tasks"
 
-NO_PLAN: dict[str, str] = {}
+NO_PLAN = {
+    "release-manager": "no tool opens a wiki page from the page index (its links became one element each) and get_wiki reads no page text",
+    "reassign-ticket": "edit_ticket was rejected: no tool opens a ticket from a report row (the row links are all named 'View ticket')",
+    "comment-ticket": "edit_ticket was rejected: no tool opens a ticket from a report row (the row links are all named 'View ticket')",
+    "close-ticket": "edit_ticket was rejected, and the workflow radio with its resolution select is no input",
+    "reprioritize": "edit_ticket was rejected, and the folded 'Modify Ticket' section has no tool to open it",
+    "edit-wiki": "the edit form (?action=edit) is labeled the same page type as the page: edit_wiki's pre-check fails",
+    "new-wiki": "a page that does not exist yet is the same page type as any wiki page: edit_wiki_3's pre-check fails",
+    "delete-wiki": "the delete confirmation (?action=delete) is labeled the same page type as the page: no tool",
+    "rename-wiki": "the rename form (?action=rename) is labeled the same page type as the page: no tool",
+}
 
 
 def _result(value: Any) -> Any:
     return SimpleNamespace(value=value)
+
+
+def test_the_cache_was_built_not_written() -> None:
+    cache = ToolCache.load(CACHE_DIR)
+    assert cache.info.builder["verified"] is True
+    assert cache.info.builder["traces"] and all(t.startswith("traces/trac/") for t in cache.info.builder["traces"])
+    assert {"goto_report", "goto_collapsed", "list_listings", "get_ticket", "create_ticket", "search"} <= set(cache.tools)
+
+
+@pytest.mark.parametrize("t", PLANNED, ids=[t.id for t in PLANNED])
+def test_reference_plans_pass_the_static_checker(t: Any) -> None:
+    result = check(t.plan_source(), ToolCache.load(CACHE_DIR))
+    assert result.valid, [str(d) for d in result.diagnostics]
+
+
+@pytest.mark.browser
+async def test_reference_plans_pass_their_judges(trac_site: Any, browser_pool: BrowserPool) -> None:
+    report = await run_tasks(PLANNED, cache=ToolCache.load(CACHE_DIR), site=trac_site, pool=browser_pool)
+    assert {r.id: r.reason for r in report.tasks if not r.ok} == {}
+    assert {r.id: r.writes for r in report.tasks} == {t.id: int(t.kind == "write") for t in PLANNED}  # nothing sent twice
 
 
 def test_task_file() -> None:
