@@ -147,7 +147,7 @@ class WsgiSite:
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
         self.stop()
 
-    def exclusive(self) -> contextlib.AbstractContextManager[None]:
+    def exclusive(self) -> contextlib.AbstractContextManager[Any]:
         """Hold the site's requests back (and wait for those under way) while the data is replaced
         or read: what :meth:`reset` and :meth:`state` run under."""
         return self._gate.exclusive() if self.concurrent else self._lock

@@ -20,6 +20,7 @@ from typing import Any
 from agentjit.bench.tasks import JudgeResult, answer_text, norm_text, numbers_in
 
 from .data import DATA, Dataset
+from .site import SHIPPED_AUTHOR, shipped_pages
 
 __all__ = [
     "trac_state", "changes",
@@ -31,7 +32,6 @@ __all__ = [
 Change = tuple[str, ...]
 FIELDS = ("summary", "type", "component", "milestone", "priority", "owner", "reporter", "status",
           "resolution", "keywords", "description")
-SHIPPED_AUTHOR = "trac"
 
 
 def trac_state(site_url: str) -> dict[str, Any]:
@@ -39,12 +39,6 @@ def trac_state(site_url: str) -> dict[str, Any]:
     with urllib.request.urlopen(site_url.rstrip("/") + "/__state", timeout=10) as resp:  # noqa: S310 - a local site
         data: dict[str, Any] = json.loads(resp.read().decode())
     return data
-
-
-def _shipped_pages() -> set[str]:
-    from .site import shipped_pages
-
-    return set(shipped_pages())
 
 
 def changes(state: dict[str, Any], data: Dataset = DATA) -> list[Change]:
@@ -64,13 +58,13 @@ def changes(state: dict[str, Any], data: Dataset = DATA) -> list[Change]:
     for t in tickets.values():
         out.append(("new ticket", t["summary"]))
     pages = {p["name"]: p for p in state["wiki"]}
-    for spec in data.wiki:
-        page = pages.pop(spec.name, None)
+    for wspec in data.wiki:
+        page = pages.pop(wspec.name, None)
         if page is None:
-            out.append(("deleted wiki", spec.name))
-        elif page["text"] != spec.text:
-            out.append(("wiki", spec.name, page["text"]))
-    for name in sorted(_shipped_pages()):
+            out.append(("deleted wiki", wspec.name))
+        elif page["text"] != wspec.text:
+            out.append(("wiki", wspec.name, page["text"]))
+    for name in shipped_pages():
         page = pages.pop(name, None)
         if page is None:
             out.append(("deleted wiki", name))

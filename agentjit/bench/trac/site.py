@@ -18,6 +18,7 @@ demonstration's only state-changing requests are its real writes.
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import locale
 import logging
@@ -26,7 +27,7 @@ import sys
 import tempfile
 import threading
 import warnings
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -55,32 +56,37 @@ def _foreign_multipart() -> bool:
     return not hasattr(multipart, "parse_options_header")
 
 
+@contextlib.contextmanager
+def _trac_imports() -> Iterator[None]:
+    """Where Trac's modules are first imported: its imports of deprecated modules (the stdlib's
+    crypt without passlib, cgi) are quiet, and a foreign ``multipart`` (see
+    :func:`_foreign_multipart`) is hidden, so Trac parses its forms with ``cgi``."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        warnings.simplefilter("ignore", PendingDeprecationWarning)
+        if not _foreign_multipart():
+            yield
+            return
+        saved = sys.modules.pop("multipart")
+        sys.modules["multipart"] = None  # type: ignore[assignment]  # an import of it fails
+        try:
+            yield
+        finally:
+            sys.modules["multipart"] = saved
+
+
 def _trac() -> Any:
-    if "trac.web.api" in sys.modules:
-        return sys.modules["trac.env"]
-    try:
-        with warnings.catch_warnings():
-            # Trac's imports of deprecated modules (the stdlib's crypt without passlib, cgi):
-            # imported once here, they warn no more
-            warnings.simplefilter("ignore", DeprecationWarning)
-            warnings.simplefilter("ignore", PendingDeprecationWarning)
-            hidden = sys.modules.pop("multipart", None) if _foreign_multipart() else False
-            if hidden is not False:
-                sys.modules["multipart"] = None  # type: ignore[assignment]  # Trac then parses forms with cgi
-            try:
+    if "trac.web.api" not in sys.modules:
+        try:
+            with _trac_imports():
                 import trac.env
                 import trac.util.compat
                 import trac.web.api
                 import trac.web.main
                 import trac.wiki  # noqa: F401
-            finally:
-                if hidden is not False:
-                    del sys.modules["multipart"]
-                    if hidden is not None:
-                        sys.modules["multipart"] = hidden
-    except ImportError as exc:  # pragma: no cover - depends on the environment
-        raise ImportError("the Trac bench app needs trac: pip install 'agentjit[dev]'") from exc
-    return trac.env
+        except ImportError as exc:  # pragma: no cover - depends on the environment
+            raise ImportError("the Trac bench app needs trac: pip install 'agentjit[dev]'") from exc
+    return sys.modules["trac.env"]
 
 
 def shipped_pages() -> list[str]:
