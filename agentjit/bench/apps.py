@@ -206,5 +206,8 @@ register_app(App("roundup", "agentjit.bench.roundup", "RoundupSite", task_source
 register_app(App("django_admin", "agentjit.bench.django_admin", "DjangoAdminSite", task_source="tasks.toml", extra="dev",
                  description="Django's admin over a small lending-library app (authors, books, loans)",
                  state_path="/__state", reset_path="/__reset"))
+register_app(App("trac", "agentjit.bench.trac", "TracSite", task_source="tasks.toml", extra="dev",
+                 description="Trac 1.6 (tickets, custom queries, reports, wiki) with fixed seed data",
+                 state_path="/__state", reset_path="/__reset"))
 APP_NAMES = app_names()
 """The profiles registered when this module was imported (:func:`app_names` for the current list)."""

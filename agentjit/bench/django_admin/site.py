@@ -18,26 +18,21 @@ starting a second while one runs is an error.
 
 from __future__ import annotations
 
-import json
 import logging
 import sqlite3
 import tempfile
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from pathlib import Path
-from socketserver import ThreadingMixIn
-from types import TracebackType
 from typing import Any
-from wsgiref.simple_server import WSGIRequestHandler, WSGIServer
 
+from ..wsgi_site import HOST, WsgiApp, WsgiSite
 from .data import DATA, PASSWORD, USERNAME
 
 __all__ = ["DjangoAdminSite", "read_state", "configure"]
 
 log = logging.getLogger(__name__)
 
-HOST = "127.0.0.1"
-StartResponse = Callable[..., Any]
 _running: DjangoAdminSite | None = None
 _running_lock = threading.Lock()
 
@@ -169,39 +164,19 @@ def read_state(db_path: str | Path) -> dict[str, Any]:
         con.close()
 
 
-class _Server(ThreadingMixIn, WSGIServer):
-    daemon_threads = True
-    allow_reuse_address = True
-
-
-class _QuietHandler(WSGIRequestHandler):
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 (stdlib signature)
-        log.debug("%s " + format, self.address_string(), *args)
-
-
-class DjangoAdminSite:
+class DjangoAdminSite(WsgiSite):
     """The library's Django admin with its seed data, served in-process.
 
     >>> with DjangoAdminSite() as site:   # port 0: pick a free port
     ...     site.url                      # 'http://127.0.0.1:PORT/' (the admin is at /admin/)
     """
 
+    name = "django-admin"
+
     def __init__(self, *, port: int = 0, seed: int = 0, latency_scale: float = 0.0) -> None:
-        self.port = port
-        self.seed = seed  # accepted for the Site protocol; the seed data is fixed
-        self.latency_scale = latency_scale  # accepted for the Site protocol; the site adds no latency
+        super().__init__(port=port, seed=seed, latency_scale=latency_scale)  # the seed data is fixed
         self._tmp: tempfile.TemporaryDirectory[str] | None = None
         self.db_path: Path | None = None
-        self._server: _Server | None = None
-        self._thread: threading.Thread | None = None
-        self._lock = threading.Lock()
-        self._app: Any = None
-
-    @property
-    def url(self) -> str:
-        if self._server is None:
-            raise RuntimeError("DjangoAdminSite is not started")
-        return f"http://{HOST}:{self._server.server_address[1]}/"
 
     def start(self) -> DjangoAdminSite:
         global _running
@@ -212,16 +187,9 @@ class DjangoAdminSite:
                 raise RuntimeError(f"a Django admin site already runs in this process ({_running.url}); "
                                    "Django's settings are process-wide: stop it first")
             _running = self
-        try:
-            self._start()
-        except BaseException:
-            with _running_lock:
-                _running = None
-            self.stop()
-            raise
-        return self
+        return super().start()
 
-    def _start(self) -> None:
+    def _setup(self) -> WsgiApp:
         self._tmp = tempfile.TemporaryDirectory(prefix="django-admin-")
         self.db_path = Path(self._tmp.name) / "db.sqlite3"
         configure(self.db_path)
@@ -230,29 +198,18 @@ class DjangoAdminSite:
         from django.contrib.staticfiles.handlers import StaticFilesHandler
         from django.core.wsgi import get_wsgi_application
 
-        self._app = StaticFilesHandler(get_wsgi_application())
-        server = _Server((HOST, self.port), _QuietHandler)
-        server.set_app(self._wsgi)
-        self.port = server.server_address[1]
-        self._server = server
-        self._thread = threading.Thread(target=server.serve_forever, name=f"django-admin-{self.port}", daemon=True)
-        self._thread.start()
-        log.info("django admin on %sadmin/ (database %s)", self.url, self.db_path)
+        log.info("django admin database %s", self.db_path)
+        # closing each response (the base does) fires Django's request_finished: the thread's connection closes
+        app: WsgiApp = StaticFilesHandler(get_wsgi_application())
+        return app
 
     @property
     def _seed_path(self) -> Path:
         assert self.db_path is not None
         return self.db_path.with_name("seed.sqlite3")
 
-    def stop(self) -> None:
+    def _teardown(self) -> None:
         global _running
-        server, self._server = self._server, None
-        if server is not None:
-            server.shutdown()
-            server.server_close()
-        if self._thread is not None:
-            self._thread.join(timeout=5)
-            self._thread = None
         if self._tmp is not None:
             self._tmp.cleanup()
             self._tmp = None
@@ -260,17 +217,11 @@ class DjangoAdminSite:
             if _running is self:
                 _running = None
 
-    def __enter__(self) -> DjangoAdminSite:
-        return self.start()
-
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
-        self.stop()
-
     def state(self) -> dict[str, Any]:
         """Authors, books and loans as the database holds them (what ``GET /__state`` returns)."""
         if self.db_path is None:
             raise RuntimeError("DjangoAdminSite is not started")
-        with self._lock:
+        with self.exclusive():
             return read_state(self.db_path)
 
     def reset(self, draws: str = "") -> None:
@@ -281,30 +232,8 @@ class DjangoAdminSite:
         """
         if self.db_path is None:
             raise RuntimeError("DjangoAdminSite is not started")
-        with self._lock:
+        with self.exclusive():
             _copy_database(self._seed_path, self.db_path)
-
-    def _wsgi(self, environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:
-        path, method = environ.get("PATH_INFO", ""), environ.get("REQUEST_METHOD", "GET")
-        if path == "/__reset" and method == "POST":
-            self.reset()
-            return _json_response(start_response, {"ok": True})
-        if path == "/__state":
-            return _json_response(start_response, self.state())
-        with self._lock:
-            response = self._app(environ, start_response)
-            try:
-                return [b"".join(response)]
-            finally:
-                close = getattr(response, "close", None)
-                if close is not None:
-                    close()  # Django's request_finished: the thread's database connection closes
-
-
-def _json_response(start_response: StartResponse, data: Any) -> list[bytes]:
-    body = json.dumps(data).encode()
-    start_response("200 OK", [("Content-Type", "application/json"), ("Content-Length", str(len(body)))])
-    return [body]
 
 
 def serve_forever(port: int = 8000) -> None:  # pragma: no cover - manual use

@@ -13,7 +13,6 @@ without it, and starting a site without it raises an ImportError naming the
 from __future__ import annotations
 
 import contextlib
-import json
 import logging
 import re
 import shutil
@@ -21,23 +20,18 @@ import subprocess
 import sys
 import tempfile
 import threading
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
-from socketserver import ThreadingMixIn
-from types import TracebackType
 from typing import Any
-from wsgiref.simple_server import WSGIRequestHandler, WSGIServer
 
+from ..wsgi_site import HOST, WsgiApp, WsgiSite
 from .data import PASSWORD, Dataset, generate
 
 __all__ = ["RoundupSite", "read_state"]
 
 log = logging.getLogger(__name__)
 
-HOST = "127.0.0.1"
 ADMIN_PASSWORD = "admin-pass-1"
-
-StartResponse = Callable[..., Any]
 
 
 def _roundup() -> Any:
@@ -46,16 +40,6 @@ def _roundup() -> Any:
     except ImportError as exc:  # pragma: no cover - depends on the environment
         raise ImportError("the Roundup bench app needs roundup: pip install 'agentjit[dev]'") from exc
     return roundup.instance
-
-
-class _Server(ThreadingMixIn, WSGIServer):
-    daemon_threads = True
-    allow_reuse_address = True
-
-
-class _QuietHandler(WSGIRequestHandler):
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 (stdlib signature)
-        log.debug("%s " + format, self.address_string(), *args)
 
 
 def _set_option(config: Path, section: str, key: str, value: str) -> None:
@@ -151,35 +135,23 @@ def read_state(home: str | Path) -> dict[str, Any]:
         db.close()
 
 
-class RoundupSite:
+class RoundupSite(WsgiSite):
     """A classic Roundup tracker with generated data, served in-process.
 
     >>> with RoundupSite() as site:   # port 0: pick a free port
     ...     site.url                  # 'http://127.0.0.1:PORT/'
     """
 
+    name = "roundup"
+
     def __init__(self, *, port: int = 0, seed: int = 0, latency_scale: float = 0.0, home: str | Path | None = None):
-        self.port = port
-        self.seed = seed
-        self.latency_scale = latency_scale  # accepted for the Site protocol; the tracker adds no latency
+        super().__init__(port=port, seed=seed, latency_scale=latency_scale)
         self.data = generate(seed)
         self._home_arg = Path(home) if home is not None else None
         self._tmp: tempfile.TemporaryDirectory[str] | None = None
         self.home: Path | None = None
-        self._server: _Server | None = None
-        self._thread: threading.Thread | None = None
-        self._lock = threading.Lock()
-        self._app: Any = None
 
-    @property
-    def url(self) -> str:
-        if self._server is None:
-            raise RuntimeError("RoundupSite is not started")
-        return f"http://{HOST}:{self._server.server_address[1]}/"
-
-    def start(self) -> RoundupSite:
-        if self._server is not None:
-            return self
+    def _setup(self) -> WsgiApp:
         _roundup()
         from roundup.cgi.wsgi_handler import RequestDispatcher
 
@@ -189,8 +161,6 @@ class RoundupSite:
         else:
             self.home = self._home_arg
             shutil.rmtree(self.home, ignore_errors=True)
-        server = _Server((HOST, self.port), _QuietHandler)
-        self.port = server.server_address[1]
         home = self.home
         _admin(home, "install", "classic", "sqlite")
         config = home / "config.ini"
@@ -202,37 +172,20 @@ class RoundupSite:
         _admin(home, "initialise", ADMIN_PASSWORD)
         populate(home, self.data)
         shutil.copytree(home / "db", home / "db.seed")
-        self._app = RequestDispatcher(str(home))
-        server.set_app(self._wsgi)
-        self._server = server
-        self._thread = threading.Thread(target=server.serve_forever, name=f"roundup-{self.port}", daemon=True)
-        self._thread.start()
-        log.info("roundup tracker on %s (home %s)", self.url, home)
-        return self
+        log.info("roundup tracker home %s", home)
+        app: WsgiApp = RequestDispatcher(str(home))
+        return app
 
-    def stop(self) -> None:
-        server, self._server = self._server, None
-        if server is not None:
-            server.shutdown()
-            server.server_close()
-        if self._thread is not None:
-            self._thread.join(timeout=5)
-            self._thread = None
+    def _teardown(self) -> None:
         if self._tmp is not None:
             self._tmp.cleanup()
             self._tmp = None
-
-    def __enter__(self) -> RoundupSite:
-        return self.start()
-
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
-        self.stop()
 
     def state(self) -> dict[str, Any]:
         """Issues and users as the tracker's database holds them (what ``GET /__state`` returns)."""
         if self.home is None:
             raise RuntimeError("RoundupSite is not started")
-        with self._lock:
+        with self.exclusive():
             return read_state(self.home)
 
     def reset(self, draws: str = "") -> None:
@@ -242,25 +195,9 @@ class RoundupSite:
         """
         if self.home is None:
             raise RuntimeError("RoundupSite is not started")
-        with self._lock:
+        with self.exclusive():
             shutil.rmtree(self.home / "db")
             shutil.copytree(self.home / "db.seed", self.home / "db")
-
-    def _wsgi(self, environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:
-        path, method = environ.get("PATH_INFO", ""), environ.get("REQUEST_METHOD", "GET")
-        if path == "/__reset" and method == "POST":
-            self.reset()
-            return _json_response(start_response, {"ok": True})
-        if path == "/__state":
-            return _json_response(start_response, self.state())
-        with self._lock:
-            return list(self._app(environ, start_response))
-
-
-def _json_response(start_response: StartResponse, data: Any) -> list[bytes]:
-    body = json.dumps(data).encode()
-    start_response("200 OK", [("Content-Type", "application/json"), ("Content-Length", str(len(body)))])
-    return [body]
 
 
 @contextlib.contextmanager

@@ -1,0 +1,157 @@
+"""Trac tasks: judges that read Trac's database, and reference plans over the built cache.
+
+The cache in ``agentjit/bench/trac/cache`` is what ``toolcache build traces/trac``
+wrote; the plans call only its tools. A task the built tools cannot do has no
+plan: :data:`NO_PLAN` says which builder gap stops it (``traces/trac/README.md``
+has the whole list). Every judge is checked both ways: it rejects the untouched
+seed (or a wrong answer) and accepts the state its task's demonstration produced
+(the demonstration's recorded write requests sent again, byte for byte, to the
+reset site) or the answer its demonstrator read off the page.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import urllib.parse
+import urllib.request
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+
+from agentjit.bench.apps import get_app
+from agentjit.bench.harness import run_tasks
+from agentjit.bench.trac import CACHE_DIR
+from agentjit.bench.trac import judges as J
+from agentjit.cache import ToolCache
+from agentjit.planner.checker import check
+from agentjit.protocol.trace import read_trace
+from agentjit.runtime import BrowserPool
+
+APP = get_app("trac")
+TASKS = APP.tasks()
+PLANNED = [t for t in TASKS if t.has_plan]
+WRITES = [t for t in TASKS if t.kind == "write"]
+READS = [t for t in TASKS if t.kind == "read"]
+DEMOS = Path(__file__).parents[3] / "traces" / "trac" / "tasks"
+
+NO_PLAN = {
+    "release-manager": "no tool opens a wiki page from the page index (its links became one element each) and get_wiki reads no page text",
+    "reassign-ticket": "edit_ticket was rejected: no tool opens a ticket from a report row (the row links are all named 'View ticket')",
+    "comment-ticket": "edit_ticket was rejected: no tool opens a ticket from a report row (the row links are all named 'View ticket')",
+    "close-ticket": "edit_ticket was rejected, and the workflow radio with its resolution select is no input",
+    "reprioritize": "edit_ticket was rejected, and the folded 'Modify Ticket' section has no tool to open it",
+    "edit-wiki": "the edit form (?action=edit) is labeled the same page type as the page: edit_wiki's pre-check fails",
+    "new-wiki": "a page that does not exist yet is the same page type as any wiki page: edit_wiki_3's pre-check fails",
+    "delete-wiki": "the delete confirmation (?action=delete) is labeled the same page type as the page: no tool",
+    "rename-wiki": "the rename form (?action=rename) is labeled the same page type as the page: no tool",
+}
+
+
+def _result(value: Any) -> Any:
+    return SimpleNamespace(value=value)
+
+
+def test_the_cache_was_built_not_written() -> None:
+    cache = ToolCache.load(CACHE_DIR)
+    assert cache.info.builder["verified"] is True
+    assert cache.info.builder["traces"] and all(t.startswith("traces/trac/") for t in cache.info.builder["traces"])
+    assert {"goto_report", "goto_collapsed", "list_listings", "get_ticket", "create_ticket", "search"} <= set(cache.tools)
+
+
+@pytest.mark.parametrize("t", PLANNED, ids=[t.id for t in PLANNED])
+def test_reference_plans_pass_the_static_checker(t: Any) -> None:
+    result = check(t.plan_source(), ToolCache.load(CACHE_DIR))
+    assert result.valid, [str(d) for d in result.diagnostics]
+
+
+@pytest.mark.browser
+async def test_reference_plans_pass_their_judges(trac_site: Any, browser_pool: BrowserPool) -> None:
+    report = await run_tasks(PLANNED, cache=ToolCache.load(CACHE_DIR), site=trac_site, pool=browser_pool)
+    assert {r.id: r.reason for r in report.tasks if not r.ok} == {}
+    assert {r.id: r.writes for r in report.tasks} == {t.id: int(t.kind == "write") for t in PLANNED}  # nothing sent twice
+
+
+def test_task_file() -> None:
+    ids = [t.id for t in TASKS]
+    assert len(ids) >= 10 and len(set(ids)) == len(ids)
+    assert len(WRITES) >= 5 and len(READS) >= 5
+    assert all(t.site_judge is not None for t in TASKS)
+    assert {t.id for t in TASKS if not t.has_plan} == set(NO_PLAN)  # every task without a plan says why
+
+
+@pytest.mark.parametrize("t", WRITES, ids=[t.id for t in WRITES])
+def test_write_judges_reject_the_seed(trac_site: Any, t: Any) -> None:
+    verdict = t.site_judge(t, _result("done"), trac_site.url)
+    assert not verdict.ok and "no change" in verdict.reason
+
+
+@pytest.mark.parametrize("t", READS, ids=[t.id for t in READS])
+def test_read_judges_take_the_demonstrated_answer_only(trac_site: Any, t: Any) -> None:
+    answer = json.loads((DEMOS / f"{t.id}.json").read_text(encoding="utf-8"))["answer"]
+    assert t.site_judge(t, _result(answer), trac_site.url).ok
+    assert not t.site_judge(t, _result("I could not find it"), trac_site.url).ok
+
+
+def _writes(t: Any) -> list[tuple[str, str, str]]:
+    """The state-changing requests ``t``'s demonstration sent: ``(method, path, body)``."""
+    out = []
+    for step in read_trace(DEMOS / f"{t.id}.jsonl").steps:
+        for r in step.requests:
+            if r.get("post_data") is not None:
+                out.append((r["method"], urllib.parse.urlsplit(r["url"]).path, r["post_data"]))
+    return out
+
+
+def _send_again(site: Any, method: str, path: str, body: str) -> None:
+    """The recorded request, to the reset site, with the form token its page had as the cookie Trac checks."""
+    token = urllib.parse.parse_qs(body).get("__FORM_TOKEN", [""])[0]
+    request = urllib.request.Request(site.url.rstrip("/") + path, data=body.encode(), method=method, headers={
+        "Content-Type": "application/x-www-form-urlencoded", "Cookie": f"trac_form_token={token}"})
+    with urllib.request.urlopen(request, timeout=30) as r:  # noqa: S310 - the local site
+        r.read()
+
+
+@pytest.mark.parametrize("t", WRITES, ids=[t.id for t in WRITES])
+def test_write_judges_accept_what_their_demonstration_sent(trac_site: Any, t: Any) -> None:
+    sent = _writes(t)
+    assert len(sent) == 1, sent  # one form post: the write itself (no preview, no query post)
+    _send_again(trac_site, *sent[0])
+    verdict = t.site_judge(t, _result("done"), trac_site.url)
+    assert verdict.ok, verdict.reason
+
+
+def test_a_ticket_filed_twice_is_rejected(trac_site: Any) -> None:
+    """Trac itself refuses a stale edit (its mid-air collision check); a second new ticket it files."""
+    t = next(t for t in WRITES if t.id == "new-ticket")
+    sent = _writes(t)[0]
+    _send_again(trac_site, *sent)
+    _send_again(trac_site, *sent)
+    verdict = t.site_judge(t, _result("done"), trac_site.url)
+    assert not verdict.ok and "twice" in verdict.reason
+
+
+def _sql(site: Any, statement: str) -> None:
+    with sqlite3.connect(site.db_path) as con:
+        con.execute(statement)
+    con.close()
+
+
+def test_judges_reject_wrong_reads_and_extra_changes(trac_site: Any) -> None:
+    url = trac_site.url
+    assert not J.ticket_owner(None, _result("owner bob, priority critical"), url).ok
+    assert not J.blocker_tickets(None, _result("Login page rejects valid passwords"), url).ok  # one of two
+    assert not J.backend_count(None, _result("5"), url).ok
+    _sql(trac_site, "UPDATE ticket SET priority = 'critical', milestone = '1.0' WHERE id = 9")
+    assert J.reprioritize(None, _result("done"), url).ok
+    _sql(trac_site, "UPDATE ticket SET owner = 'bob' WHERE id = 9")  # a field nobody asked to change
+    verdict = J.reprioritize(None, _result("done"), url)
+    assert not verdict.ok and "('ticket', '9', 'owner', 'bob')" in verdict.reason
+    # the right answer, but the database changed: a read must change nothing
+    assert not J.ticket_owner(None, _result("owner alice, priority critical"), url).ok
+    trac_site.reset()
+    _sql(trac_site, "UPDATE wiki SET text = '= On-call rota =\n * April: carol\n' WHERE name = 'OnCall'")
+    verdict = J.edit_wiki(None, _result("done"), url)
+    assert not verdict.ok and "lost" in verdict.reason  # April added, the other months gone
