@@ -1,8 +1,8 @@
 # Search the books for the title, open its change form, follow its Delete link, confirm.
 await login(username="admin", password="library-pass-1")
 await goto_admin_library_book()
-await search_2(q="Counting with Bears")
+await search_books(q="Counting with Bears")
 await goto_admin_library_book_change(title="Counting with Bears")
 await goto_admin_library_book_id_delete()
-await edit_admin()
+await delete_book()
 result = "done"
