@@ -136,13 +136,15 @@ def _sql(site: Any, statement: str) -> None:
 async def test_write_judges_accept_their_demonstration(django_admin_site: Any, browser_pool: BrowserPool, tmp_path: Path) -> None:
     """Each write task's demonstration, replayed in Chromium on the reset site, leaves a state its judge accepts.
 
-    The writes that a reference plan (above) already runs against its judge are left out, to keep
-    the suite short."""
+    The writes that a reference plan already runs against its judge are left out, to keep the
+    suite short, all but one."""
     from toolcache.record import record_script
     from toolcache.script import load_script
 
-    others = [t for t in WRITES if not t.has_plan]
-    assert others  # the writes no reference plan covers (delete-book, return-loans)
+    # the writes no reference plan covers, and at least one more: a judge is also held against a
+    # state the demonstrator's own clicks made, not only against what our plans do
+    others = [t for t in WRITES if not t.has_plan] or [t for t in WRITES if t.id == "delete-book"]
+    assert others
     verdicts = {}
     for t in others:
         django_admin_site.reset()
