@@ -80,7 +80,7 @@ class RunResult(BaseModel):
 def model_ai_eval(model: Model) -> AiEval:
     """An ``ai_eval`` that asks ``model`` the formatted prompt and returns its text."""
 
-    async def ai_eval(prompt: str, **values: Any) -> str:
+    async def ai_eval(prompt: str, /, **values: Any) -> str:
         question = format_prompt(prompt, values)
         response = await model.request(
             [
