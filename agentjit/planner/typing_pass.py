@@ -148,6 +148,8 @@ class TypingPass:
         self.assigned_anywhere: set[str] = set()
         self.notes: list[str] = []
         """Where a value's type is not known, so its attributes are checked only when the plan runs."""
+        self.name_types: dict[int, Ty | None] = {}
+        """The type of each use of a comprehension's variable inside it, by ``id`` of the ``Name``."""
         self._local: dict[str, Ty | None] = {}
         """A comprehension's variable while its element is typed (:meth:`infer` of a ``ListComp``)."""
 
@@ -172,6 +174,8 @@ class TypingPass:
         if isinstance(node, ast.Name):
             if node.id in self._local:
                 return self._local[node.id]
+            if id(node) in self.name_types:
+                return self.name_types[id(node)]
             tys = self.types.get(node.id)
             if not tys or any(t is None for t in tys):
                 return None
@@ -283,7 +287,8 @@ class TypingPass:
         elif isinstance(target, ast.Starred):
             self.bind(target.value, None)
 
-    def bind_loop(self, target: ast.AST, it: ast.expr) -> None:
+    def loop_targets(self, target: ast.AST, it: ast.expr) -> dict[str, Ty | None]:
+        """The names a loop ``for target in it`` binds, with their types (``enumerate`` followed)."""
         if (
             isinstance(target, ast.Tuple)
             and len(target.elts) == 2
@@ -292,10 +297,20 @@ class TypingPass:
             and it.func.id == "enumerate"
             and it.args
         ):
-            self.bind(target.elts[0], Ty(INT, "an index"))
-            self.bind(target.elts[1], self.iter_element(it.args[0]))
-            return
-        self.bind(target, self.iter_element(it))
+            index, item = target.elts
+            out = {index.id: Ty(INT, "an index")} if isinstance(index, ast.Name) else {}
+            if isinstance(item, ast.Name):
+                out[item.id] = self.iter_element(it.args[0])
+            else:
+                out.update({n.id: None for n in ast.walk(item) if isinstance(n, ast.Name)})
+            return out
+        if isinstance(target, ast.Name):
+            return {target.id: self.iter_element(it)}
+        return {n.id: None for n in ast.walk(target) if isinstance(n, ast.Name)}
+
+    def bind_loop(self, target: ast.AST, it: ast.expr) -> None:
+        for name, ty in self.loop_targets(target, it).items():
+            self.bind(ast.Name(id=name), ty)
 
     def collect(self, nodes: list[ast.AST]) -> None:
         """Flow-insensitive: every name gets the types of everything assigned to it, in source order."""
@@ -306,8 +321,8 @@ class TypingPass:
                 ty = self.infer(node.value)
                 for t in node.targets:
                     self.bind(t, ty)
-            elif cls is ast.For or cls is ast.comprehension:
-                assert isinstance(node, ast.For | ast.comprehension)
+            elif cls is ast.For:
+                assert isinstance(node, ast.For)
                 self.bind_loop(node.target, node.iter)
             elif cls is ast.NamedExpr:
                 assert isinstance(node, ast.NamedExpr)
@@ -327,6 +342,26 @@ class TypingPass:
             elif cls is ast.Call:
                 assert isinstance(node, ast.Call)
                 self.call_funcs.add(id(node.func))
+        self.scope_comprehensions(nodes)
+
+    def scope_comprehensions(self, nodes: list[ast.AST]) -> None:
+        """A comprehension's variables live in the comprehension (as in Python 3): each of their uses there
+        gets the type of what the comprehension loops over, whatever the same name is outside.
+
+        Outer comprehensions come first in ``nodes`` (``ast.walk`` order), so an inner one that reuses a
+        name has the last word on its own uses.
+        """
+        for node in nodes:
+            if not isinstance(node, ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp):
+                continue
+            parts: list[ast.AST] = [node.key, node.value] if isinstance(node, ast.DictComp) else [node.elt]
+            for i, gen in enumerate(node.generators):
+                scope = self.loop_targets(gen.target, gen.iter)
+                inside = [*gen.ifs, *(g for later in node.generators[i + 1:] for g in (later.iter, *later.ifs)), *parts]
+                for sub in inside:
+                    for n in ast.walk(sub):
+                        if isinstance(n, ast.Name) and n.id in scope:
+                            self.name_types[id(n)] = scope[n.id]
 
     def check_attribute(self, node: ast.Attribute) -> None:  # noqa: C901 - one case per kind of value
         """``unknown-field`` for ``x.name`` when the guard would refuse it: a field ``x``'s schema lacks, an
@@ -335,13 +370,16 @@ class TypingPass:
             return  # the sandbox reports it
         base = self.infer(node.value)
         if base is None:
-            if isinstance(node.value, ast.Name) and node.value.id in self.types:
+            if isinstance(node.value, ast.Name) and (node.value.id in self.types or id(node.value) in self.name_types):
                 self.notes.append(f"line {node.lineno}: the type of `{node.value.id}` is not known here, so "
                                   f"`.{node.attr}` is checked only when the plan runs")
             return
         src = ast.unparse(node.value)
         props = props_of(base.schema)
-        if props is not None:
+        if props is None and id(node) not in self.call_funcs and node.attr in self._methods(base):
+            self.report(UnknownField.at(node, f"`{src}.{node.attr}` is a method of {self._what(base, src)}, not a field: "
+                                              f"call it (`{src}.{node.attr}()`) or read a field of a record instead"))
+        elif props is not None:
             if node.attr not in props and node.attr not in RESULT_ATTRS:
                 hint = self._list_field_hint(base, src, node.attr)
                 self.report(UnknownField.at(node, f"{base.desc} has no field {node.attr!r}; it is {shape(base.schema)}{hint}"))
@@ -360,6 +398,22 @@ class TypingPass:
             types = scalar_types(base.schema)
             if types is not None and node.attr not in allowed_on(types):
                 self.report(UnknownField.at(node, self._scalar_message(base, src, node.attr)))
+
+    @staticmethod
+    def _methods(base: Ty) -> frozenset[str]:
+        """The methods the guard lets a plan call on a value of ``base`` (not a record)."""
+        if is_array(base.schema):
+            return LIST_ATTRS
+        if base.schema == DICT:
+            return ALLOWED_ATTRIBUTES[dict]
+        types = scalar_types(base.schema)
+        return allowed_on(types) if types is not None else frozenset()
+
+    @staticmethod
+    def _what(base: Ty, src: str) -> str:
+        if base.keys_of is not None:
+            return f"a str (`{src}` is a field name: looping over {base.keys_of[0].desc} goes over its field names)"
+        return "a list" if is_array(base.schema) else ("a dict" if base.schema == DICT else _kind(base.schema))
 
     def _list_field_hint(self, base: Ty, src: str, attr: str) -> str:
         """``; its list field items has it: ...`` when the record's one list field's items have field ``attr``."""
