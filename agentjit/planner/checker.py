@@ -29,6 +29,7 @@ is invalid) and the call sites the scheduler uses.
 from __future__ import annotations
 
 import ast
+import difflib
 import logging
 import string
 import time
@@ -45,6 +46,7 @@ from agentjit.plan.diagnostics import (
     NoResult,
     TooComplex,
     UnexpectedArgument,
+    UnknownTool,
 )
 from agentjit.plan.sandbox import PLAN_BUILTINS, SAFE_BUILTINS, parse_source, scan
 from agentjit.plan.signatures import PLAN_FUNCTIONS, call_error
@@ -55,6 +57,7 @@ from agentjit.protocol.schema import argument_error
 from .cfg import CFG, CallEvent, build_cfg
 from .cost import CallSite, CostModel, call_sites, estimate_cost
 from .dataflow import Dataflow
+from .prompts import EXAMPLE_TOOLS
 from .typing_pass import MISSING, TypingPass, literal, shape
 
 __all__ = ["CheckResult", "check", "check_tree", "Checker"]
@@ -257,6 +260,19 @@ class Checker:
     def handle_Subscript(self, node: ast.Subscript) -> None:
         self.typing.check_subscript(node)
 
+    def explain_unknown_tool(self, diag: Diagnostic) -> Diagnostic:
+        """An ``unknown-tool`` finding that says where the name came from and which tool is close, if any."""
+        if type(diag) is not UnknownTool:
+            return diag
+        name = diag.message.split("'")[1] if diag.message.count("'") >= 2 else ""
+        extra = []
+        if name in EXAMPLE_TOOLS:
+            extra.append(f"{name}() is a made-up tool of the prompt's examples, not a tool of this site")
+        close = difflib.get_close_matches(name, sorted(self.tools), n=3, cutoff=0.6)
+        if close:
+            extra.append("did you mean " + " or ".join(f"{c}()" for c in close))
+        return UnknownTool(diag.line, diag.col, "; ".join([diag.message, *extra])) if extra else diag
+
     # -- all passes --------------------------------------------------------------------------
 
     def run(self) -> CFG | None:
@@ -266,7 +282,7 @@ class Checker:
         no CFG): the later passes recurse on the tree.
         """
         found, self.nodes = scan(self.tree, callables=self.callables)
-        self.diagnostics.extend(found)
+        self.diagnostics.extend(self.explain_unknown_tool(d) for d in found)
         if any(type(d) is TooComplex for d in found):
             return None
         self.typing.collect(self.nodes)

@@ -374,8 +374,12 @@ class TypingPass:
                 self.notes.append(f"line {node.lineno}: the type of `{node.value.id}` is not known here, so "
                                   f"`.{node.attr}` is checked only when the plan runs")
             return
-        src = ast.unparse(node.value)
         props = props_of(base.schema)
+        if props is not None and (node.attr in props or node.attr in RESULT_ATTRS):
+            return  # the common case, before the source text a message would quote
+        if props is None and id(node) in self.call_funcs and node.attr in self._methods(base):
+            return
+        src = ast.unparse(node.value)
         if props is None and id(node) not in self.call_funcs and node.attr in self._methods(base):
             self.report(UnknownField.at(node, f"`{src}.{node.attr}` is a method of {self._what(base, src)}, not a field: "
                                               f"call it (`{src}.{node.attr}()`) or read a field of a record instead"))
@@ -444,6 +448,8 @@ class TypingPass:
         if base is None:
             return
         props = props_of(base.schema)
+        if props is None:
+            return
         src = ast.unparse(node.value)
         if isinstance(key, ast.Constant) and isinstance(key.value, str):
             if key.value.startswith("__"):
