@@ -187,6 +187,12 @@ def error_json(exc: BaseException, *, file: str | None = None) -> dict[str, Any]
     limit = getattr(exc, "limit", None)
     if isinstance(limit, str):
         body["limit"] = limit
+    notes = getattr(exc, "__notes__", None)
+    if isinstance(notes, list) and notes:  # e.g. why a failed run was not repaired
+        body["message"] = "; ".join([message, *map(str, notes)])
+    rounds = getattr(exc, "rounds", None)
+    if isinstance(rounds, list):
+        body["rounds"] = rounds
     return {"error": body}
 
 
@@ -545,8 +551,14 @@ async def cmd_run(args: argparse.Namespace) -> int:
         source, origin = compiled.source, compiled.origin
         where = f"plan cache {_load_cache(args).plans_file}" if origin == "cache" else f"the plan {args.model} compiled"
     session = _session(args)
-    prepared = session.prepare(source, strategy=args.strategy or "serial", origin=where)  # gate, usage, schedule
-    result = await _on_site(args, lambda url: session.execute(prepared, site_url=url, task=args.task))
+    if compiled is None:
+        prepared = session.prepare(source, strategy=args.strategy or "serial", origin=where)  # gate, usage, schedule
+        result = await _on_site(args, lambda url: session.execute(prepared, site_url=url, task=args.task))
+    else:  # a compiled plan that fails before its first WRITE goes back to the model (run-time repair)
+        use_cache = not getattr(args, "no_plan_cache", False)
+        compiled, result = await _on_site(args, lambda url: session.run_compiled(
+            args.task, compiled, strategy=args.strategy or "serial", site_url=url, use_cache=use_cache))
+        source = compiled.source
     data = {
         "value": jsonable(result.value),
         "plan_origin": origin,
@@ -563,6 +575,7 @@ async def cmd_run(args: argparse.Namespace) -> int:
     }
     if compiled is not None:
         data["plan"] = compiled.source
+        data["rounds"] = [{k: v for k, v in r.items() if k != "source"} for r in result.rounds]
     if args.json:
         emit_json(data)
         return 0

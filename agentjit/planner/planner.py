@@ -38,7 +38,7 @@ from .checker import CheckResult, check
 from .compiled import CandidateReport, CompiledPlan, PlanStats
 from .cost import CostModel
 from .gate import rejection
-from .prompts import extract_code, plan_messages, repair_messages
+from .prompts import extract_code, plan_messages, repair_messages, run_repair_messages
 
 __all__ = ["Planner", "model_name", "normalize_task", "plan_key", "pass_at_k", "pass_at_t"]
 
@@ -127,6 +127,8 @@ class _Run:
     done: asyncio.Event = field(default_factory=asyncio.Event)
     slots: _Slots | None = None
     answers: int = 0
+    run_round: int = 0
+    """0 for a compile; n for the n-th repair after a plan failed when it ran."""
 
 
 class _Slots:
@@ -265,18 +267,43 @@ class Planner:
                     "origin": "cache", "time_s": self.clock() - start, "stats": PlanStats(), "usage": Usage(),
                     "candidates": [], "plan_cache": _plans_file(self.cache),
                 })
+        return await self._search(task, plan_messages(task, self.cache, now=self.now), start=start, use_cache=use_cache)
+
+    async def repair_after_run(self, task: str, source: str, error: str, *, run_round: int = 1,
+                               use_cache: bool = True) -> CompiledPlan:  # fmt: skip
+        """A new plan for ``task`` after ``source``, a plan the checker passed, failed when it ran, before its first
+        WRITE, with ``error`` (the run-time diagnostic, no internal names).
+
+        One worker: the model sees its plan and the error, and the answer goes through the checker with the
+        usual static repairs (``max_repairs``). Raises :class:`NoValidPlan` when none passes. The plan cache
+        entry of ``task`` is replaced by the new plan (``use_cache``).
+        """
+        if use_cache:
+            self.forget(task)
+        base = run_repair_messages(plan_messages(task, self.cache, now=self.now), source, error)
+        return await self._search(task, base, start=self.clock(), use_cache=use_cache, workers=1, run_round=run_round)
+
+    def forget(self, task: str) -> None:
+        """Drop ``task``'s plan cache entry (a plan that failed when it ran)."""
+        key, raw = self._entry(task)
+        if raw is not None and self.cache.plans.pop(key, None) is not None and self.cache.path is not None:
+            self.cache.save_part("plans")
+
+    async def _search(self, task: str, base: list[Message], *, start: float, use_cache: bool, workers: int | None = None,
+                      run_round: int = 0) -> CompiledPlan:  # fmt: skip
+        """Algorithm 1 from the conversation ``base``: ``workers`` (default ``n``) sample, check and repair."""
         self.model.preflight()  # no API key: one ConfigError here, not one per worker
-        run = _Run(start=start)
+        run = _Run(start=start, run_round=run_round)
         pacing = getattr(self.model, "pacing", None)
-        run.slots = _Slots(self.max_concurrency or self.n, lambda: pacing is not None and pacing.boost > 1.0)
-        base = plan_messages(task, self.cache, now=self.now)
+        n = workers or self.n
+        run.slots = _Slots(min(self.max_concurrency or n, n), lambda: pacing is not None and pacing.boost > 1.0)
         async with asyncio.TaskGroup() as tg:
-            workers = [tg.create_task(self._worker(i, base, run)) for i in range(self.n)]
+            tasks = [tg.create_task(self._worker(i, base, run)) for i in range(n)]
             waiter = tg.create_task(run.done.wait())
-            await asyncio.wait([waiter, *workers], return_when=asyncio.FIRST_COMPLETED)
-            while not run.done.is_set() and not all(w.done() for w in workers):
-                await asyncio.wait([waiter, *workers], return_when=asyncio.FIRST_COMPLETED)
-            for w in workers:
+            await asyncio.wait([waiter, *tasks], return_when=asyncio.FIRST_COMPLETED)
+            while not run.done.is_set() and not all(w.done() for w in tasks):
+                await asyncio.wait([waiter, *tasks], return_when=asyncio.FIRST_COMPLETED)
+            for w in tasks:
                 if not w.done():
                     w.cancel()
                     run.stats.cancelled += 1
@@ -350,6 +377,7 @@ class Planner:
                     diagnostics=[d.to_dict() for d in result.diagnostics],
                     worker=worker,
                     attempt=attempt,
+                    run_round=run.run_round,
                     time_s=self.clock() - run.start,
                 )
             )

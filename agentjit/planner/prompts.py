@@ -20,7 +20,7 @@ from agentjit.plan.diagnostics import Diagnostic, render
 
 from .stubs import render_stubs
 
-__all__ = ["SYSTEM_PROMPT", "EXAMPLE_TOOLS", "plan_messages", "repair_messages", "extract_code", "solved_examples"]
+__all__ = ["SYSTEM_PROMPT", "EXAMPLE_TOOLS", "plan_messages", "repair_messages", "extract_code", "solved_examples", "run_repair_messages"]
 
 SYSTEM_PROMPT = """\
 You write short Python programs ("plans") that finish a user's task on a website by calling \
@@ -156,6 +156,16 @@ def repair_messages(
         + "The checker rejected this plan:\n"
         + render(diagnostics, candidate, for_model=True)
         + "\n\nFix every problem and answer with the whole corrected plan in one ```python block."
+    )
+    return [*messages, Message(role="assistant", content=f"```python\n{candidate}\n```"), Message(role="user", content=feedback)]
+
+
+def run_repair_messages(messages: Sequence[Message], candidate: str, error: str) -> list[Message]:
+    """The plan prompt, the plan that passed the checker but failed when it ran, and the run's error."""
+    feedback = (
+        "This plan passed the checker but failed when it ran, before it changed anything on the site:\n"
+        + error
+        + "\n\nFix the cause and answer with the whole corrected plan in one ```python block."
     )
     return [*messages, Message(role="assistant", content=f"```python\n{candidate}\n```"), Message(role="user", content=feedback)]
 

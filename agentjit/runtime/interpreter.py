@@ -57,7 +57,7 @@ from .vm import PlanVM, open_vm
 
 __all__ = [
     "PlanRun", "execute_plan", "parse_plan", "WriteGate", "AiEval", "AskHuman", "AiExec", "format_prompt",
-    "PLAN_FILENAME", "run_deadline", "run_sent_chars",
+    "PLAN_FILENAME", "run_deadline", "run_sent_chars", "run_writes_sent",
 ]  # fmt: skip
 
 log = logging.getLogger(__name__)
@@ -67,6 +67,9 @@ run_deadline: contextvars.ContextVar[float | None] = contextvars.ContextVar("age
 #: The characters of call arguments sent so far by the plan run under way (one count for all its
 #: workers and replicas, against :attr:`PlanLimits.max_sent_chars`), set by :meth:`Runtime.run`.
 run_sent_chars: contextvars.ContextVar[list[int] | None] = contextvars.ContextVar("agentjit_run_sent", default=None)
+#: How many WRITE calls the plan run under way has sent toward the site (one count for all its workers and
+#: replicas), set by :meth:`Runtime.run`: a run that failed before its first write may run again.
+run_writes_sent: contextvars.ContextVar[list[int] | None] = contextvars.ContextVar("agentjit_run_writes", default=None)
 
 WriteGate = Callable[[ToolManifest, dict[str, Any], Callable[[], Awaitable[CallOutcome]]], Awaitable[CallOutcome]]
 AiEval = Callable[..., Awaitable[Any]]
@@ -198,6 +201,7 @@ class PlanRun:
         self.output: list[str] = []
         self._output_chars = 0
         self._sent_chars = run_sent_chars.get() or [0]
+        self._writes_sent = run_writes_sent.get() or [0]
         self._local_index = 0
 
     # -- what a plan may call ------------------------------------------------------------
@@ -359,6 +363,8 @@ class PlanRun:
                 raise PreconditionFailed(outcome.reason or "precondition", tool=name, outcome=outcome)
 
         async def perform() -> CallOutcome:
+            if tool.is_write:  # counted when it may reach the site, whether or not it then succeeds
+                self._writes_sent[0] += 1
             return await call_tool(self.page, tool, args, timeout_ms=self.timeout_ms, inputs_checked=True)
 
         if tool.is_write and self.write_gate is not None:
