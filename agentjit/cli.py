@@ -729,7 +729,7 @@ async def cmd_demo(args: argparse.Namespace) -> int:
         progress_console.print(mark, f"{res.id} ({res.latency_s:.2f} s) {'' if res.ok else res.reason}")
 
     t0 = time.perf_counter()
-    report = await run_demo(
+    demo = run_demo(
         _app_name(args),
         site_url=args.site,
         cache=_load_cache(args),
@@ -741,18 +741,21 @@ async def cmd_demo(args: argparse.Namespace) -> int:
         on_result=on_result,
         limits=_limits(args),
     )
+    fields = ("id", "ok", "latency_s", "tool_calls", "writes", "strategy", "workers", "plan_origin", "reason")
+    try:
+        report = await demo
+    except AgentJITError as exc:  # the demo itself broke (the site, the browser): keep the tasks already judged
+        if not args.json:
+            raise
+        data = error_json(exc)
+        emit_json({"tasks": [{k: getattr(r, k) for k in fields} for r in done],
+                   "summary": {"passed": sum(r.ok for r in done), "total": len(done), "complete": False},
+                   "error": data["error"]})  # fmt: skip
+        return int(data["error"]["exit_code"])
     wall = time.perf_counter() - t0
     report.summary["wall_s"] = round(wall, 3)
     if args.json:
-        emit_json(
-            {
-                "tasks": [
-                    {k: getattr(r, k) for k in ("id", "ok", "latency_s", "tool_calls", "writes", "strategy", "workers", "plan_origin", "reason")}
-                    for r in report.tasks
-                ],
-                "summary": report.summary,
-            }
-        )
+        emit_json({"tasks": [{k: getattr(r, k) for k in fields} for r in report.tasks], "summary": report.summary})
     else:
         table = Table(title=f"agentjit demo: {report.summary['passed']}/{report.summary['total']} ok ({report.summary['browser']})")
         _columns(table, ("task", "ok", "latency s", "tool calls", "writes", "strategy", "plan"), ids={'task'})
