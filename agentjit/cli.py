@@ -308,7 +308,7 @@ def _session(args: argparse.Namespace) -> Any:
     planner = {
         "n": getattr(args, "n", 4), "k": getattr(args, "k", 2), "max_repairs": getattr(args, "repairs", 2),
         "any_model": getattr(args, "any_model", False), "max_concurrency": getattr(args, "workers", None),
-        "progress": _say_compile,
+        "progress": _say_compile, "compile_budget_s": getattr(args, "compile_budget", None),
     }  # fmt: skip
     args._session = session = Session(
         cache, model=lambda: _model(getattr(args, "model", None)), trace_dir=getattr(args, "trace_dir", None),
@@ -596,7 +596,7 @@ def _plan_source_line(plan: Any) -> str:
     if plan.origin == "cache":
         return f"plan: from the plan cache {plan.plan_cache} (compiled by {plan.model}); no model was called"
     st = plan.stats
-    return (f"plan: compiled by {plan.model} in {plan.time_s:.1f} s, {st.sampled + st.repaired} model calls, "
+    return (f"plan: compiled by {plan.model} in {plan.time_s:.1f} s, {st.answered} model calls answered, "
             f"tokens {plan.usage.input_tokens}+{plan.usage.output_tokens}")
 
 
@@ -657,7 +657,7 @@ async def cmd_compile(args: argparse.Namespace) -> int:
         "tokens": {"input": plan.usage.input_tokens, "output": plan.usage.output_tokens},
         "stats": plan.stats.model_dump(),
         "candidates": [c.model_dump() for c in plan.candidates],
-        "model_calls": plan.stats.sampled + plan.stats.repaired,
+        "model_calls": plan.stats.answered,  # requests answered (not those cancelled before an answer)
         "plan_cache": plan.plan_cache,
     }
     if args.json:
@@ -1227,6 +1227,9 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("-k", type=positive_int, default=2, help="valid candidates before early accept")
         p.add_argument("--repairs", type=nonneg_int, default=2, help="repair rounds per failed candidate (M)")
         p.add_argument("--no-plan-cache", action="store_true", help="always ask the model (and store nothing)")
+        p.add_argument("--compile-budget", type=positive_float, default=None, metavar="SECONDS",
+                       help="most seconds a compile may take: then the cheapest valid plan so far wins "
+                            "(default: no limit; each repair after a failed run gets its own)")
 
     def limit_args(p: argparse.ArgumentParser) -> None:
         p.add_argument("--time-limit", type=positive_float, default=None, metavar="SECONDS",

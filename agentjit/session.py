@@ -102,6 +102,7 @@ def _merged(before: CompiledPlan, after: CompiledPlan) -> CompiledPlan:
         "repaired": before.stats.repaired + after.stats.repaired,
         "run_repaired": before.stats.run_repaired + 1,
         "cancelled": before.stats.cancelled + after.stats.cancelled,
+        "answered": before.stats.answered + after.stats.answered,
         "rejected_by_code": {k: before.stats.rejected_by_code.get(k, 0) + after.stats.rejected_by_code.get(k, 0)
                              for k in {*before.stats.rejected_by_code, *after.stats.rejected_by_code}},
     })  # fmt: skip
@@ -494,9 +495,12 @@ class Session:
                     exc.add_note(f"not repaired: the plan had sent {sent} WRITE call(s) to the site, and running "
                                  "a repaired plan could send them twice")
                     raise
-                if attempt == run_repairs or self.model is None:
-                    exc.add_note(f"the plan failed when it ran, {len(rounds)} time(s), before any WRITE; "
-                                 + ("no run-time repair left" if self.model is not None else "no model to repair it"))
+                budget = self.planner.compile_budget_s if self.model is not None else None
+                spent = budget is not None and plan.time_s >= budget
+                if attempt == run_repairs or self.model is None or spent:
+                    why = ("no model to repair it" if self.model is None else
+                           f"the compile budget of {budget:g} s is spent" if spent else "no run-time repair left")
+                    exc.add_note(f"the plan failed when it ran, {len(rounds)} time(s), before any WRITE; {why}")
                     raise
                 log.info("run %d of %r failed before any WRITE, asking for a repair: %s", attempt, task, error)
                 repaired = await self.planner.repair_after_run(task, plan.source, error, run_round=attempt + 1,

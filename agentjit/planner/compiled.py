@@ -38,6 +38,8 @@ class PlanStats(BaseModel):
     repaired: int = 0
     """Model answers requested as repairs."""
     valid: int = 0
+    answered: int = 0
+    """Model requests that were answered (``sampled + repaired`` counts those asked for, some then cancelled)."""
     rejected_by_code: dict[str, int] = Field(default_factory=dict)
     """For each diagnostic code, how many rejected candidates had it."""
     cancelled: int = 0

@@ -71,8 +71,11 @@ def _plans_file(cache: ToolCache) -> str:
 
 
 def model_name(model: Model) -> str:
-    """The name a model's plans are stored under (``openai:gpt-4.1``)."""
-    return str(getattr(model, "name", "") or type(model).__name__)
+    """The name a model's plans are stored under (``openai:gpt-4.1``; ``openai:qwen@http://127.0.0.1:8080/v1``
+    for a model served at a URL of its own: two servers may serve different models under one name)."""
+    name = str(getattr(model, "name", "") or type(model).__name__)
+    url = getattr(model, "custom_base_url", None)
+    return f"{name}@{url.rstrip('/')}" if isinstance(url, str) and url else name
 
 
 def pass_at_k(n: int, c: int, k: int) -> float:
@@ -129,6 +132,7 @@ class _Run:
     answers: int = 0
     run_round: int = 0
     """0 for a compile; n for the n-th repair after a plan failed when it ran."""
+    out_of_budget: bool = False
 
 
 class _Slots:
@@ -174,6 +178,7 @@ class Planner:
         any_model: bool = False,
         max_concurrency: int | None = None,
         progress: Callable[[str], None] | None = None,
+        compile_budget_s: float | None = None,
     ) -> None:
         if n < 1 or k < 1 or max_repairs < 0:
             raise ValueError(f"need n >= 1, k >= 1, max_repairs >= 0 (got n={n}, k={k}, max_repairs={max_repairs})")
@@ -195,6 +200,11 @@ class Planner:
         """Most model requests in flight at once (default ``n``); one after a request timed out."""
         self.progress = progress
         """Called with one line per answer and candidate (the CLI prints them on stderr)."""
+        if compile_budget_s is not None and compile_budget_s <= 0:
+            raise ValueError(f"need compile_budget_s > 0 (got {compile_budget_s})")
+        self.compile_budget_s = compile_budget_s
+        """Most seconds one compile (and one repair after a failed run) may take; when they run out the
+        cheapest valid candidate so far wins, and with none the compile fails (:class:`NoValidPlan`)."""
         self.rejected: list[PlanRejected] = []
         """Plan cache entries the checker refused (each names the cache file), oldest first."""
 
@@ -300,9 +310,15 @@ class Planner:
         async with asyncio.TaskGroup() as tg:
             tasks = [tg.create_task(self._worker(i, base, run)) for i in range(n)]
             waiter = tg.create_task(run.done.wait())
-            await asyncio.wait([waiter, *tasks], return_when=asyncio.FIRST_COMPLETED)
+            budget_left = self._budget_left(start)
+            await asyncio.wait([waiter, *tasks], return_when=asyncio.FIRST_COMPLETED, timeout=budget_left())
             while not run.done.is_set() and not all(w.done() for w in tasks):
-                await asyncio.wait([waiter, *tasks], return_when=asyncio.FIRST_COMPLETED)
+                left = budget_left()
+                if left is not None and left <= 0:
+                    run.out_of_budget = True
+                    self._say(f"compile budget of {self.compile_budget_s:g} s ran out with {len(run.valid)} valid plan(s)")
+                    break
+                await asyncio.wait([waiter, *tasks], return_when=asyncio.FIRST_COMPLETED, timeout=left)
             for w in tasks:
                 if not w.done():
                     w.cancel()
@@ -310,11 +326,13 @@ class Planner:
             waiter.cancel()
         elapsed = self.clock() - start
         run.stats.valid = len(run.valid)
+        run.stats.answered = run.answers
         if not run.valid:
             if run.model_errors and not run.candidates:
                 raise run.model_errors[0]
+            budget = f" within the compile budget of {self.compile_budget_s:g} s" if run.out_of_budget else ""
             raise NoValidPlan(
-                f"no valid plan for {task!r} after {run.stats.sampled} samples and {run.stats.repaired} repairs "
+                f"no valid plan for {task!r}{budget} after {run.stats.sampled} samples and {run.stats.repaired} repairs "
                 f"(rejected by code: {run.stats.rejected_by_code})",
                 diagnostics=run.last_diagnostics,
             )
@@ -335,6 +353,13 @@ class Planner:
         if use_cache:
             self.store(plan)
         return plan
+
+    def _budget_left(self, start: float) -> Callable[[], float | None]:
+        """Seconds left of the compile budget from ``start`` (None: no budget), on this planner's clock."""
+        budget = self.compile_budget_s
+        if budget is None:
+            return lambda: None
+        return lambda: max(budget - (self.clock() - start), 0.0)
 
     async def _ask(self, messages: list[Message], run: _Run) -> str:
         assert run.slots is not None
