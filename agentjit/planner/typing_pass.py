@@ -76,10 +76,11 @@ def element_of(ty: Ty | None) -> Ty | None:
 def scalar_types(schema: Mapping[str, Any]) -> tuple[type, ...] | None:
     """The Python types a value of scalar ``schema`` has at run time (``null`` aside); None when not a scalar."""
     typ = schema.get("type")
-    names = [n for n in (typ if isinstance(typ, list) else [typ]) if n != "null"]
+    raw: list[Any] = typ if isinstance(typ, list) else [typ]
+    names = [n for n in raw if n != "null"]
     if not names or any(not isinstance(n, str) or n not in _SCALAR_TYPES for n in names):
         return None
-    return tuple(t for n in names for t in _SCALAR_TYPES[n])
+    return tuple(t for n in names for t in _SCALAR_TYPES[str(n)])
 
 
 def allowed_on(types: tuple[type, ...]) -> frozenset[str]:
@@ -104,8 +105,8 @@ def shape(schema: Mapping[str, Any], depth: int = 2) -> str:
         items = schema.get("items")
         return "list of " + shape(items, depth) if isinstance(items, Mapping) else "list"
     typ = schema.get("type")
-    names = typ if isinstance(typ, list) else [typ]
-    return " | ".join(_SCALAR_NAMES.get(n, "dict" if n == "object" else "?") for n in names if isinstance(n, str)) or "?"
+    listed: list[Any] = typ if isinstance(typ, list) else [typ]
+    return " | ".join(_SCALAR_NAMES.get(n, "dict" if n == "object" else "?") for n in listed if isinstance(n, str)) or "?"
 
 
 def _kind(schema: Mapping[str, Any]) -> str:
@@ -298,7 +299,7 @@ class TypingPass:
             and it.args
         ):
             index, item = target.elts
-            out = {index.id: Ty(INT, "an index")} if isinstance(index, ast.Name) else {}
+            out: dict[str, Ty | None] = {index.id: Ty(INT, "an index")} if isinstance(index, ast.Name) else {}
             if isinstance(item, ast.Name):
                 out[item.id] = self.iter_element(it.args[0])
             else:

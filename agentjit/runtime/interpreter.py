@@ -212,7 +212,9 @@ class PlanRun:
         Their arguments bind by the table the checker reads, with its messages (no internal names).
         """
         out: dict[str, Callable[..., Awaitable[Any]]] = {name: self._bind(name) for name in self.tools}
-        serve = {"ai_eval": self._ai_eval_plan, "ask_human": self._ask_human_plan, "ai_exec": self._ai_exec_plan}
+        serve: dict[str, Callable[..., Awaitable[Any]]] = {
+            "ai_eval": self._ai_eval_plan, "ask_human": self._ask_human_plan, "ai_exec": self._ai_exec_plan,
+        }
         for name in PLAN_FUNCTIONS:
             out[name] = _bound_plan_function(name, serve[name])
         return out
