@@ -187,6 +187,12 @@ def error_json(exc: BaseException, *, file: str | None = None) -> dict[str, Any]
     limit = getattr(exc, "limit", None)
     if isinstance(limit, str):
         body["limit"] = limit
+    notes = getattr(exc, "__notes__", None)
+    if isinstance(notes, list) and notes:  # e.g. why a failed run was not repaired
+        body["message"] = "; ".join([message, *map(str, notes)])
+    rounds = getattr(exc, "rounds", None)
+    if isinstance(rounds, list):
+        body["rounds"] = rounds
     return {"error": body}
 
 
@@ -302,7 +308,7 @@ def _session(args: argparse.Namespace) -> Any:
     planner = {
         "n": getattr(args, "n", 4), "k": getattr(args, "k", 2), "max_repairs": getattr(args, "repairs", 2),
         "any_model": getattr(args, "any_model", False), "max_concurrency": getattr(args, "workers", None),
-        "progress": _say_compile,
+        "progress": _say_compile, "compile_budget_s": getattr(args, "compile_budget", None),
     }  # fmt: skip
     args._session = session = Session(
         cache, model=lambda: _model(getattr(args, "model", None)), trace_dir=getattr(args, "trace_dir", None),
@@ -545,8 +551,14 @@ async def cmd_run(args: argparse.Namespace) -> int:
         source, origin = compiled.source, compiled.origin
         where = f"plan cache {_load_cache(args).plans_file}" if origin == "cache" else f"the plan {args.model} compiled"
     session = _session(args)
-    prepared = session.prepare(source, strategy=args.strategy or "serial", origin=where)  # gate, usage, schedule
-    result = await _on_site(args, lambda url: session.execute(prepared, site_url=url, task=args.task))
+    if compiled is None:
+        prepared = session.prepare(source, strategy=args.strategy or "serial", origin=where)  # gate, usage, schedule
+        result = await _on_site(args, lambda url: session.execute(prepared, site_url=url, task=args.task))
+    else:  # a compiled plan that fails before its first WRITE goes back to the model (run-time repair)
+        use_cache = not getattr(args, "no_plan_cache", False)
+        compiled, result = await _on_site(args, lambda url: session.run_compiled(
+            args.task, compiled, strategy=args.strategy or "serial", site_url=url, use_cache=use_cache))
+        source = compiled.source
     data = {
         "value": jsonable(result.value),
         "plan_origin": origin,
@@ -563,6 +575,7 @@ async def cmd_run(args: argparse.Namespace) -> int:
     }
     if compiled is not None:
         data["plan"] = compiled.source
+        data["rounds"] = [{k: v for k, v in r.items() if k != "source"} for r in result.rounds]
     if args.json:
         emit_json(data)
         return 0
@@ -583,7 +596,7 @@ def _plan_source_line(plan: Any) -> str:
     if plan.origin == "cache":
         return f"plan: from the plan cache {plan.plan_cache} (compiled by {plan.model}); no model was called"
     st = plan.stats
-    return (f"plan: compiled by {plan.model} in {plan.time_s:.1f} s, {st.sampled + st.repaired} model calls, "
+    return (f"plan: compiled by {plan.model} in {plan.time_s:.1f} s, {st.answered} model calls answered, "
             f"tokens {plan.usage.input_tokens}+{plan.usage.output_tokens}")
 
 
@@ -644,7 +657,7 @@ async def cmd_compile(args: argparse.Namespace) -> int:
         "tokens": {"input": plan.usage.input_tokens, "output": plan.usage.output_tokens},
         "stats": plan.stats.model_dump(),
         "candidates": [c.model_dump() for c in plan.candidates],
-        "model_calls": plan.stats.sampled + plan.stats.repaired,
+        "model_calls": plan.stats.answered,  # requests answered (not those cancelled before an answer)
         "plan_cache": plan.plan_cache,
     }
     if args.json:
@@ -716,7 +729,7 @@ async def cmd_demo(args: argparse.Namespace) -> int:
         progress_console.print(mark, f"{res.id} ({res.latency_s:.2f} s) {'' if res.ok else res.reason}")
 
     t0 = time.perf_counter()
-    report = await run_demo(
+    demo = run_demo(
         _app_name(args),
         site_url=args.site,
         cache=_load_cache(args),
@@ -728,18 +741,21 @@ async def cmd_demo(args: argparse.Namespace) -> int:
         on_result=on_result,
         limits=_limits(args),
     )
+    fields = ("id", "ok", "latency_s", "tool_calls", "writes", "strategy", "workers", "plan_origin", "reason")
+    try:
+        report = await demo
+    except AgentJITError as exc:  # the demo itself broke (the site, the browser): keep the tasks already judged
+        if not args.json:
+            raise
+        data = error_json(exc)
+        emit_json({"tasks": [{k: getattr(r, k) for k in fields} for r in done],
+                   "summary": {"passed": sum(r.ok for r in done), "total": len(done), "complete": False},
+                   "error": data["error"]})  # fmt: skip
+        return int(data["error"]["exit_code"])
     wall = time.perf_counter() - t0
     report.summary["wall_s"] = round(wall, 3)
     if args.json:
-        emit_json(
-            {
-                "tasks": [
-                    {k: getattr(r, k) for k in ("id", "ok", "latency_s", "tool_calls", "writes", "strategy", "workers", "plan_origin", "reason")}
-                    for r in report.tasks
-                ],
-                "summary": report.summary,
-            }
-        )
+        emit_json({"tasks": [{k: getattr(r, k) for k in fields} for r in report.tasks], "summary": report.summary})
     else:
         table = Table(title=f"agentjit demo: {report.summary['passed']}/{report.summary['total']} ok ({report.summary['browser']})")
         _columns(table, ("task", "ok", "latency s", "tool calls", "writes", "strategy", "plan"), ids={'task'})
@@ -1211,6 +1227,9 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("-k", type=positive_int, default=2, help="valid candidates before early accept")
         p.add_argument("--repairs", type=nonneg_int, default=2, help="repair rounds per failed candidate (M)")
         p.add_argument("--no-plan-cache", action="store_true", help="always ask the model (and store nothing)")
+        p.add_argument("--compile-budget", type=positive_float, default=None, metavar="SECONDS",
+                       help="most seconds a compile may take: then the cheapest valid plan so far wins "
+                            "(default: no limit; each repair after a failed run gets its own)")
 
     def limit_args(p: argparse.ArgumentParser) -> None:
         p.add_argument("--time-limit", type=positive_float, default=None, metavar="SECONDS",

@@ -61,6 +61,57 @@ STRATEGY_NAMES = ("serial", "parallel", "hedge", "auto")
 DEFAULT_WORKERS = {"parallel": 4, "hedge": 2}
 """Workers (parallel) or replicas (hedge) of a strategy named without a count."""
 
+DEFAULT_RUN_REPAIRS = 2
+"""How many times a compiled plan that failed when it ran (before any WRITE) goes back to the model."""
+
+
+def repairable(exc: BaseException) -> bool:
+    """Whether ``exc``, raised by a plan's run, is the plan's to fix: a plan error (not a refusal by the gate,
+    not the time limit), a tool's bad argument, a failed pre-check or call, an output it could not read.
+
+    Not: a missing model or option, the model, the browser or the site going away.
+    """
+    from agentjit.exceptions import (
+        PlanError,
+        PlanLimitExceeded,
+        PlanRejected,
+        ToolError,
+        ToolInputError,
+    )
+
+    if isinstance(exc, PlanRejected) or (isinstance(exc, PlanLimitExceeded) and exc.limit == "time"):
+        return False
+    return isinstance(exc, PlanError | ToolInputError | ToolError)
+
+
+def run_error_text(exc: BaseException, source: str) -> str:
+    """What a plan's run-time failure says to the model: its kind and message (public names only), and the
+    plan's line it names, quoted."""
+    text = f"{type(exc).__name__}: {exc}"
+    line = getattr(exc, "line", None)
+    lines = source.splitlines()
+    if isinstance(line, int) and 1 <= line <= len(lines):
+        text += f"\n  {line:>3} | {lines[line - 1]}"
+    return text
+
+
+def _merged(before: CompiledPlan, after: CompiledPlan) -> CompiledPlan:
+    """``after`` with the stats, usage, candidates and time of ``before`` added (one task, several rounds)."""
+    stats = after.stats.model_copy(update={
+        "sampled": before.stats.sampled + after.stats.sampled,
+        "repaired": before.stats.repaired + after.stats.repaired,
+        "run_repaired": before.stats.run_repaired + 1,
+        "cancelled": before.stats.cancelled + after.stats.cancelled,
+        "answered": before.stats.answered + after.stats.answered,
+        "rejected_by_code": {k: before.stats.rejected_by_code.get(k, 0) + after.stats.rejected_by_code.get(k, 0)
+                             for k in {*before.stats.rejected_by_code, *after.stats.rejected_by_code}},
+    })  # fmt: skip
+    return after.model_copy(update={
+        "stats": stats, "usage": before.usage + after.usage, "candidates": [*before.candidates, *after.candidates],
+        "time_s": before.time_s + after.time_s,
+    })  # fmt: skip
+
+
 ModelSource = Model | Callable[[], Model | None] | None
 """A model, or a function that makes it on first use (the CLI's ``--model``), or none."""
 
@@ -285,10 +336,15 @@ class Session:
         ``plans_file``, written here after each compile.
         """
         plan = await self.planner.compile(task, use_cache=use_cache)
-        cache = self.cache
-        if use_cache and cache.path is None and cache.plans_path is not None:
-            atomic_write_json(cache.plans_path, cache.plans)
+        if use_cache:
+            self._save_plans()
         return plan
+
+    def _save_plans(self) -> None:
+        """Write the plans of a cache opened read-only (:func:`open_cache`) to its ``plans_file``."""
+        cache = self.cache
+        if cache.path is None and cache.plans_path is not None:
+            atomic_write_json(cache.plans_path, cache.plans)
 
     def check(self, source: str) -> CheckResult:
         """The checker's verdict on ``source`` (never raises for an invalid plan)."""
@@ -399,12 +455,65 @@ class Session:
         return await self.execute(prepared, site_url=site_url, task=task)
 
     async def run_task(self, task: str, *, strategy: str | Strategy = "auto", site_url: str | None = None,
-                       use_cache: bool = True) -> tuple[CompiledPlan, RunResult]:  # fmt: skip
-        """Compile ``task`` (or take it from the plan cache), then admit, schedule and run the plan."""
+                       use_cache: bool = True, run_repairs: int = DEFAULT_RUN_REPAIRS) -> tuple[CompiledPlan, RunResult]:  # fmt: skip
+        """Compile ``task`` (or take it from the plan cache), then admit, schedule and run the plan.
+
+        A plan that fails when it runs before its first WRITE is repaired (see :meth:`run_compiled`).
+        """
         plan = await self.compile(task, use_cache=use_cache)
-        origin = f"plan cache {self.cache.plans_file}" if plan.origin == "cache" else f"the plan {plan.model} compiled"
-        result = await self.run(plan.source, strategy=strategy, task=task, origin=origin, site_url=site_url)
-        return plan, result
+        return await self.run_compiled(task, plan, strategy=strategy, site_url=site_url, use_cache=use_cache,
+                                       run_repairs=run_repairs)  # fmt: skip
+
+    async def run_compiled(self, task: str, plan: CompiledPlan, *, strategy: str | Strategy = "auto",
+                           site_url: str | None = None, use_cache: bool = True,
+                           run_repairs: int = DEFAULT_RUN_REPAIRS) -> tuple[CompiledPlan, RunResult]:  # fmt: skip
+        """Run ``plan`` for ``task``; when it fails before its first WRITE, repair it and run the new plan.
+
+        A failure the plan can be blamed for (:func:`repairable`: a plan error, a guard refusal, a tool's bad
+        argument, a failed pre-check, an output it could not read) goes back to the model with the run's
+        error, at most ``run_repairs`` times; the new plan passes the checker and runs from a fresh browser
+        context. After a WRITE was sent, never: the error is raised with a note that says so. The result's
+        ``rounds`` (and the raised error's) lists every run; the plan returned is the one that ran last, its
+        stats and usage those of every round.
+        """
+        rounds: list[dict[str, Any]] = []
+        for attempt in range(run_repairs + 1):
+            origin = f"plan cache {self.cache.plans_file}" if plan.origin == "cache" else f"the plan {plan.model} compiled"
+            try:
+                result = await self.run(plan.source, strategy=strategy, task=task, origin=origin, site_url=site_url)
+            except Exception as exc:
+                sent = getattr(exc, "writes_sent", None)
+                if not repairable(exc) or sent is None:
+                    raise
+                error = run_error_text(exc, plan.source)
+                rounds.append({"round": attempt, "ok": False, "error": error, "writes_sent": sent, "source": plan.source})
+                exc.rounds = rounds  # type: ignore[attr-defined]
+                if use_cache and self.model is not None:
+                    self.planner.forget(task)  # a plan that failed when it ran is not kept
+                    self._save_plans()
+                if sent:
+                    exc.add_note(f"not repaired: the plan had sent {sent} WRITE call(s) to the site, and running "
+                                 "a repaired plan could send them twice")
+                    raise
+                budget = self.planner.compile_budget_s if self.model is not None else None
+                spent = budget is not None and plan.time_s >= budget
+                if attempt == run_repairs or self.model is None or spent:
+                    why = ("no model to repair it" if self.model is None else
+                           f"the compile budget of {budget:g} s is spent" if spent else "no run-time repair left")
+                    exc.add_note(f"the plan failed when it ran, {len(rounds)} time(s), before any WRITE; {why}")
+                    raise
+                log.info("run %d of %r failed before any WRITE, asking for a repair: %s", attempt, task, error)
+                repaired = await self.planner.repair_after_run(task, plan.source, error, run_round=attempt + 1,
+                                                               use_cache=use_cache)  # fmt: skip
+                plan = _merged(plan, repaired)
+                if use_cache:
+                    self._save_plans()
+                continue
+            rounds.append({"round": attempt, "ok": True, "error": None, "writes_sent": len(result.writes),
+                           "source": plan.source})  # fmt: skip
+            result.rounds = rounds
+            return plan, result
+        raise AssertionError("unreachable: the last round returns or raises")
 
     # -- a browser for many runs ---------------------------------------------------------
 

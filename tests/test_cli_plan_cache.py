@@ -23,15 +23,15 @@ def test_compile_cache_hits_only_for_the_same_model(capsys, tmp_path, monkeypatc
             return json.loads(capsys.readouterr().out)
 
         first = compile_json("model-a")
-        assert first["origin"] == "model" and first["model"] == "openai:model-a" and len(server.requests) == 1
+        assert first["origin"] == "model" and first["model"] == f"openai:model-a@{server.base_url}" and len(server.requests) == 1
         other = compile_json("model-b")  # another model compiles afresh
-        assert other["origin"] == "model" and other["model"] == "openai:model-b" and len(server.requests) == 2
+        assert other["origin"] == "model" and other["model"] == f"openai:model-b@{server.base_url}" and len(server.requests) == 2
         hit = compile_json("model-b")
         assert hit["origin"] == "cache" and len(server.requests) == 2
         assert hit["tokens"] == {"input": 0, "output": 0} and hit["model_calls"] == 0 and hit["plan_cache"] == plans
         assert hit["stats"]["sampled"] == 0 and hit["candidates"] == []
         borrowed = compile_json("model-c", "--any-model")
-        assert borrowed["origin"] == "cache" and borrowed["model"] in ("openai:model-a", "openai:model-b")
+        assert borrowed["origin"] == "cache" and borrowed["model"] in (f"openai:model-a@{server.base_url}", f"openai:model-b@{server.base_url}")
         assert len(server.requests) == 2
         # in words
         assert main(["compile", TASK, "--model", f"openai:model-a@{server.base_url}", "--plan-cache", plans]) == 0
@@ -56,6 +56,7 @@ def test_run_task_says_where_the_plan_came_from(capsys, tmp_path, monkeypatch) -
         first = capsys.readouterr().out.replace("\n", " ")
         assert main(argv) == 0
         second = capsys.readouterr().out.replace("\n", " ")
-    assert "plan: compiled by openai:m" in first and "1 model calls, tokens 100+10" in first
-    assert f"plan: from the plan cache {plans} (compiled by openai:m); no model was called" in second
+        url = server.base_url
+    assert f"plan: compiled by openai:m@{url}" in first and "1 model calls answered, tokens 100+10" in first
+    assert f"plan: from the plan cache {plans} (compiled by openai:m@{url}); no model was called" in second
     assert len(server.requests) == 1

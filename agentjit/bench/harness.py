@@ -273,8 +273,12 @@ async def run_tasks(
     async with _pool(pool) as active:
         session = Session(cache, site_url=site.url, pool=active, trace_dir=trace_dir, limits=limits)
         for task in tasks:
-            source, origin = await _plan_of(task, cache, plan_for)
-            res = await run_task(task, source, session=session, site=site, strategy=strategy, plan_origin=origin)
+            plan = await _plan_or_failure(task, cache, plan_for)
+            if isinstance(plan, TaskResult):  # it did not compile: this task's failure, the others go on
+                res = plan
+            else:
+                source, origin = plan
+                res = await run_task(task, source, session=session, site=site, strategy=strategy, plan_origin=origin)
             results.append(res)
             if on_result is not None:
                 on_result(res)
@@ -299,6 +303,22 @@ async def _plan_of(task: Task, cache: ToolCache, plan_for: Callable[[Task, ToolC
         plan = await plan
     source, origin = plan
     return source, origin
+
+
+async def _plan_or_failure(task: Task, cache: ToolCache, plan_for: Callable[[Task, ToolCache], Any] | None,
+                           ) -> tuple[str, str] | TaskResult:  # fmt: skip
+    """:func:`_plan_of`, or the task's failed result when its plan could not be made (no valid plan, the
+    model failed). A configuration error (no model, a bad option) fails every task alike: it is raised."""
+    t0 = time.perf_counter()
+    try:
+        return await _plan_of(task, cache, plan_for)
+    except ConfigError:
+        raise
+    except AgentJITError as exc:
+        log.warning("task %s did not compile: %s", task.id, exc)
+        return TaskResult(id=task.id, task=task.task, kind=task.kind, ok=False, plan_origin="none",
+                          reason=f"did not compile: {type(exc).__name__}: {exc}", error=str(exc),
+                          latency_s=time.perf_counter() - t0)  # fmt: skip
 
 
 @asynccontextmanager
@@ -338,12 +358,17 @@ async def run_batch(
         raise ConfigError("run_batch needs at least one browser")
     cache = resolve_target(app_name, cache=cache, tasks=tasks, need_tasks=False).cache
     t_plans = time.perf_counter()
-    plans = {task.id: await _plan_of(task, cache, plan_for) for task in tasks}
+    made = {task.id: await _plan_or_failure(task, cache, plan_for) for task in tasks}
     compile_s = time.perf_counter() - t_plans
+    results: list[TaskResult] = [res for res in made.values() if isinstance(res, TaskResult)]  # did not compile
+    plans = {tid: plan for tid, plan in made.items() if not isinstance(plan, TaskResult)}
+    if on_result is not None:
+        for res in results:
+            on_result(res)
     queue: asyncio.Queue[Task] = asyncio.Queue()
     for task in tasks:
-        queue.put_nowait(task)
-    results: list[TaskResult] = []
+        if task.id in plans:
+            queue.put_nowait(task)
     per_endpoint: dict[str, int] = {}
     versions: set[str] = set()
 

@@ -13,10 +13,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["Pacing"]
+__all__ = ["Pacing", "COLD_PROMPT_TOKENS_PER_S"]
 
 _DEFAULT_EXPECTED_TOKENS = 512
 """Tokens a plan answer may take before any answer was measured."""
+
+COLD_PROMPT_TOKENS_PER_S = 25.0
+"""How fast a slow server reads a prompt it has not cached (llama.cpp, a small model on two cores: a
+3.7k-token plan prompt took about 107 s), for the first timeout only."""
 
 
 @dataclass
@@ -42,9 +46,16 @@ class Pacing:
         self.tokens_per_s = rate if self.tokens_per_s is None else 0.7 * self.tokens_per_s + 0.3 * rate
         self.longest_output = max(self.longest_output, output_tokens)
 
-    def timeout_s(self, max_tokens: int | None = None) -> float:
-        """How long the next attempt may wait for an answer of at most ``max_tokens`` tokens."""
+    def timeout_s(self, max_tokens: int | None = None, *, prompt_tokens: int | None = None) -> float:
+        """How long the next attempt may wait for an answer of at most ``max_tokens`` tokens.
+
+        Before any answer was measured, a prompt of ``prompt_tokens`` adds the time a slow server takes to
+        read it (at :data:`COLD_PROMPT_TOKENS_PER_S`): a small local server needs minutes for a long plan
+        prompt, and a first timeout shorter than that would only re-send the prompt behind its own generation.
+        """
         timeout = self.base_timeout_s
+        if self.tokens_per_s is None and prompt_tokens:
+            timeout += prompt_tokens / COLD_PROMPT_TOKENS_PER_S
         if self.tokens_per_s is not None:
             expected = max_tokens or max(2 * self.longest_output, _DEFAULT_EXPECTED_TOKENS)
             timeout = max(timeout, 2.0 * expected / self.tokens_per_s)  # twice the expected time

@@ -97,6 +97,14 @@ class ProviderModel(Model):
     def base_url(self) -> str | None:
         """The URL requests go to (None: the SDK's default public endpoint)."""
 
+    @property
+    def custom_base_url(self) -> str | None:
+        """The URL requests go to when it is not the provider's own endpoint (a local or private server), else None.
+
+        Two servers may serve different models under one name: the plan cache keeps their plans apart by it.
+        """
+        return getattr(self, "_base_url", None)
+
     @abstractmethod
     async def _attempt(
         self, messages: list[Message], temperature: float | None, max_tokens: int | None, wait_s: float
@@ -112,7 +120,8 @@ class ProviderModel(Model):
         wait is a final ModelRequestError (re-sending the same generation with
         the same budget would time out again).
         """
-        timeout = self.pacing.timeout_s(max_tokens)
+        prompt_tokens = sum(len(m.content) for m in messages) // 4  # about four characters a token
+        timeout = self.pacing.timeout_s(max_tokens, prompt_tokens=prompt_tokens)
         start = self.clock()
         try:
             # the SDK is told the timeout too; this bound holds whatever its transport does
@@ -126,7 +135,7 @@ class ProviderModel(Model):
                     f"{self.name} at {self.base_url}: no answer within {timeout:.0f} s, the longest a request waits"
                 ) from exc
             log.warning("%s: no answer within %.0f s; the next attempt waits %.0f s", self.name, timeout,
-                        self.pacing.timeout_s(max_tokens))  # fmt: skip
+                        self.pacing.timeout_s(max_tokens, prompt_tokens=prompt_tokens))  # fmt: skip
             raise
         self.pacing.observe(self.clock() - start, usage.output_tokens)
         return text, usage

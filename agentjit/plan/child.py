@@ -40,6 +40,7 @@ from .data import ValueTooLarge, decode, encode, to_plan_value, to_record
 from .guard import SAFE_EXCEPTIONS, LimitHit, plan_error
 from .limits import PlanLimits
 from .machine import ALL, PlanMachine
+from .signatures import PLAN_FUNCTIONS, bind_call, bind_tool_call
 
 __all__ = ["main", "isolate"]
 
@@ -163,28 +164,21 @@ class _Child:
         for name, spec in tools.items():
             out[name] = self._tool(name, list(spec.get("params", [])))
 
-        async def ai_eval(prompt: Any, **values: Any) -> Any:
-            return await self._ask("ai_eval", "ai_eval", (prompt,), values)
+        def plan_function(fn: str) -> Any:
+            async def call(*args: Any, **kwargs: Any) -> Any:
+                values, rest = bind_call(fn, args, kwargs)  # the checker's table: same arity, same words
+                return await self._ask(fn, fn, tuple(values), rest)
 
-        async def ask_human(question: Any) -> Any:
-            return await self._ask("ask_human", "ask_human", (question,), {})
+            call.__name__ = fn
+            return call
 
-        async def ai_exec(instruction: Any) -> Any:
-            return await self._ask("ai_exec", "ai_exec", (instruction,), {})
-
-        out["ai_eval"] = ai_eval
-        out["ask_human"] = ask_human
-        out["ai_exec"] = ai_exec
+        for fn in PLAN_FUNCTIONS:
+            out[fn] = plan_function(fn)
         return out
 
     def _tool(self, name: str, params: list[str]) -> Any:
         async def bound(*args: Any, **kwargs: Any) -> Any:
-            if len(args) > len(params):
-                raise errors.ToolInputError(f"{name}() takes at most {len(params)} positional arguments")
-            for pname, value in zip(params, args, strict=False):
-                if pname in kwargs:
-                    raise errors.ToolInputError(f"{name}() got multiple values for {pname!r}")
-                kwargs[pname] = value
+            kwargs = bind_tool_call(name, params, args, kwargs)
             return await self._ask("tool", name, (), kwargs)
 
         bound.__name__ = name

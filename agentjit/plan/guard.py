@@ -59,6 +59,7 @@ from .limits import DEFAULT_LIMITS, PlanLimits
 
 __all__ = [
     "ALLOWED_ATTRIBUTES",
+    "RECORD_METHODS",
     "SAFE_EXCEPTIONS",
     "SAFE_FUNCTION_NAMES",
     "PLAN_FILENAME",
@@ -118,6 +119,8 @@ ALLOWED_ATTRIBUTES: dict[type, frozenset[str]] = {
     AgentJITError: _S(("tool", "line", "col")),
 }
 _RECORD_METHODS = _S(("get", "keys", "values", "items"))
+RECORD_METHODS = _RECORD_METHODS
+"""The methods of a :class:`~agentjit.plan.data.Record` a plan may call (besides reading its fields)."""
 _MUTATING_GROWTH = {"append", "insert", "add", "setdefault"}
 
 

@@ -49,6 +49,7 @@ from collections.abc import Collection
 
 from .diagnostics import Diagnostic, Forbidden, SyntaxErrorFound, TooComplex, UnknownTool
 from .guard import SAFE_EXCEPTIONS, SAFE_FUNCTION_NAMES
+from .signatures import PLAN_FUNCTIONS
 
 __all__ = [
     "SAFE_BUILTINS",
@@ -89,7 +90,7 @@ SAFE_BUILTINS: dict[str, object] = {
 }
 
 #: Awaitable builtins provided to every plan by the runtime.
-PLAN_BUILTINS: frozenset[str] = frozenset({"ai_eval", "ask_human", "ai_exec"})
+PLAN_BUILTINS: frozenset[str] = frozenset(PLAN_FUNCTIONS)
 
 #: Names a plan may not mention at all.
 FORBIDDEN_NAMES: frozenset[str] = frozenset({

@@ -29,6 +29,7 @@ is invalid) and the call sites the scheduler uses.
 from __future__ import annotations
 
 import ast
+import difflib
 import logging
 import string
 import time
@@ -45,8 +46,10 @@ from agentjit.plan.diagnostics import (
     NoResult,
     TooComplex,
     UnexpectedArgument,
+    UnknownTool,
 )
 from agentjit.plan.sandbox import PLAN_BUILTINS, SAFE_BUILTINS, parse_source, scan
+from agentjit.plan.signatures import PLAN_FUNCTIONS, call_error
 from agentjit.plan.trips import named_trip_counts
 from agentjit.protocol.manifest import ToolManifest
 from agentjit.protocol.schema import argument_error
@@ -54,7 +57,8 @@ from agentjit.protocol.schema import argument_error
 from .cfg import CFG, CallEvent, build_cfg
 from .cost import CallSite, CostModel, call_sites, estimate_cost
 from .dataflow import Dataflow
-from .typing_pass import MISSING, TypingPass, literal
+from .prompts import EXAMPLE_TOOLS
+from .typing_pass import MISSING, TypingPass, literal, shape
 
 __all__ = ["CheckResult", "check", "check_tree", "Checker"]
 
@@ -69,6 +73,8 @@ class CheckResult:
     cost: float | None
     calls: list[CallSite] = field(default_factory=list)
     time_s: float = 0.0
+    notes: list[str] = field(default_factory=list)
+    """What the checker could not decide (a value whose type is not known), for people; not findings."""
 
     def codes(self) -> list[str]:
         return [d.code for d in self.diagnostics]
@@ -101,6 +107,8 @@ class Checker:
         self.globals = set(SAFE_BUILTINS) | self.callables
         self.diagnostics: list[Diagnostic] = []
         self.nodes: list[ast.AST] = []
+        self.await_outside: set[int] = set()
+        """``id`` of calls reported by :meth:`handle_Await` (``await f().x``), not reported again as not awaited."""
         self.typing = TypingPass(tools, self.report)
         self.flow = Dataflow(tools, self.initial_state, self.globals, self.typing, self.report)
 
@@ -128,7 +136,7 @@ class Checker:
     def handle_call_event(self, ev: CallEvent) -> None:
         """Effects and arguments of one call of a tool, ``ai_eval`` or ``ask_human``."""
         node, name = ev.node, ev.name
-        if not ev.awaited:
+        if not ev.awaited and id(node) not in self.await_outside:
             self.report(EffectViolation.at(node, f"{name}() is not awaited; write 'await {name}(...)'"))
         if name == "ai_eval":
             self.check_ai_eval(node)
@@ -178,21 +186,33 @@ class Checker:
             if err is not None:
                 self.report(ArgumentType.at(value_node, f"argument {name!r} of {tool.name}(): {err}"))
 
+    def check_plan_function(self, node: ast.Call, name: str) -> ast.expr | None:
+        """Arity and keywords of a call of ``ai_eval``/``ask_human``/``ai_exec``, by the runtime's own table.
+
+        Returns the first parameter's argument (the question or the instruction) when the call binds.
+        """
+        if any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
+            return None  # *args / **kwargs: cannot be checked statically
+        sig = PLAN_FUNCTIONS[name]
+        keywords = [k.arg for k in node.keywords if k.arg is not None]
+        err = call_error(sig, len(node.args), keywords)
+        if err is not None:
+            cls = MissingArgument if "missing" in err else UnexpectedArgument
+            self.report(cls.at(node, err))
+            return None
+        if node.args:
+            return node.args[0]
+        return next(k.value for k in node.keywords if k.arg == sig.params[0])
+
     def check_ai_eval(self, node: ast.Call) -> None:
-        prompt: ast.expr | None = node.args[0] if node.args else None
-        for k in node.keywords:
-            if k.arg in ("expr", "prompt") and prompt is None:
-                prompt = k.value
+        prompt = self.check_plan_function(node, "ai_eval")
         if prompt is None:
-            self.report(MissingArgument.at(node, "ai_eval() needs the question as its first argument"))
             return
         value = literal(prompt)
         if value is MISSING:
             return
         if not isinstance(value, str):
             self.report(ArgumentType.at(prompt, f"ai_eval() question must be a string, not {type(value).__name__}"))
-            return
-        if any(k.arg is None for k in node.keywords):
             return
         given = {k.arg for k in node.keywords}
         try:
@@ -205,26 +225,53 @@ class Checker:
                 self.report(MissingArgument.at(node, f"ai_eval() question uses {{{base}}} but no {base}= argument is passed"))
 
     def check_ai_exec(self, node: ast.Call) -> None:
-        n = len(node.args) + len(node.keywords)
-        if n != 1:
-            self.report(MissingArgument.at(node, "ai_exec() takes exactly one argument, the instruction"))
-            return
-        value = literal(node.args[0] if node.args else node.keywords[0].value)
+        instruction = self.check_plan_function(node, "ai_exec")
+        value = literal(instruction) if instruction is not None else MISSING
         if value is not MISSING and not isinstance(value, str):
             self.report(ArgumentType.at(node, f"ai_exec() instruction must be a string, not {type(value).__name__}"))
 
     def check_ask_human(self, node: ast.Call) -> None:
-        n = len(node.args) + len(node.keywords)
-        if n == 0:
-            self.report(MissingArgument.at(node, "ask_human() needs the question as its argument"))
-        elif n > 1:
-            self.report(UnexpectedArgument.at(node, "ask_human() takes exactly one argument, the question"))
+        self.check_plan_function(node, "ask_human")
+
+    def handle_Await(self, node: ast.Await) -> None:
+        """``await list_stores().items``: the await is of ``.items``, and the call is not awaited; say what to write."""
+        inner: ast.expr = node.value
+        path: list[ast.expr] = []
+        while isinstance(inner, ast.Attribute | ast.Subscript):
+            path.append(inner)
+            inner = inner.value
+        if not path or not isinstance(inner, ast.Call) or not isinstance(inner.func, ast.Name):
+            return
+        name = inner.func.id
+        if name not in self.callables:
+            return
+        self.await_outside.add(id(inner))
+        call = ast.unparse(inner)
+        whole = ast.unparse(node.value)
+        rest = whole[len(call):] if whole.startswith(call) else ""
+        tool = self.tools.get(name)
+        output = f"; {name}() returns {shape(tool.output_schema)}" if tool is not None else ""
+        self.report(EffectViolation.at(node, f"`await {whole}` awaits `{whole}`, so {name}() itself is not awaited; "
+                                             f"write `(await {call}){rest}`{output}"))
 
     def handle_Attribute(self, node: ast.Attribute) -> None:
         self.typing.check_attribute(node)
 
     def handle_Subscript(self, node: ast.Subscript) -> None:
         self.typing.check_subscript(node)
+
+    def explain_unknown_tool(self, diag: Diagnostic) -> Diagnostic:
+        """An ``unknown-tool`` finding that says where the name came from and which tool is close, if any."""
+        if type(diag) is not UnknownTool:
+            return diag
+        name = diag.message.split("'")[1] if diag.message.count("'") >= 2 else ""
+        extra = []
+        if name in EXAMPLE_TOOLS:
+            extra.append(f"{name}() is a made-up tool of the prompt's examples, not a tool of this site")
+        close = difflib.get_close_matches(name, sorted(self.tools), n=3, cutoff=0.6)
+        if close:
+            extra.append("did you mean " + " or ".join(f"{c}()" for c in close))
+        return UnknownTool(diag.line, diag.col, "; ".join([diag.message, *extra])) if extra else diag
 
     # -- all passes --------------------------------------------------------------------------
 
@@ -235,7 +282,7 @@ class Checker:
         no CFG): the later passes recurse on the tree.
         """
         found, self.nodes = scan(self.tree, callables=self.callables)
-        self.diagnostics.extend(found)
+        self.diagnostics.extend(self.explain_unknown_tool(d) for d in found)
         if any(type(d) is TooComplex for d in found):
             return None
         self.typing.collect(self.nodes)
@@ -291,7 +338,7 @@ def check_tree(
     calls = call_sites(cfg, tools) if cfg is not None else []
     valid = not diags
     cost = estimate_cost(calls, cost_model or CostModel(), latency=latency) if valid else None
-    return CheckResult(valid, diags, cost, calls, time.perf_counter() - start)
+    return CheckResult(valid, diags, cost, calls, time.perf_counter() - start, notes=list(dict.fromkeys(checker.typing.notes)))
 
 
 def check(source: str, cache: ToolCache, *, cost_model: CostModel | None = None) -> CheckResult:

@@ -25,6 +25,9 @@ class CandidateReport(BaseModel):
     worker: int = 0
     attempt: int = 0
     """0 for the first sample of a worker, 1.. for its repairs."""
+    run_round: int = 0
+    """0 in a compile; n in the n-th repair after a plan failed when it ran (attempt 0 is then the model's
+    answer to the run-time error)."""
     time_s: float = 0.0
     """When the candidate was checked, from the start of the compile."""
 
@@ -35,10 +38,14 @@ class PlanStats(BaseModel):
     repaired: int = 0
     """Model answers requested as repairs."""
     valid: int = 0
+    answered: int = 0
+    """Model requests that were answered (``sampled + repaired`` counts those asked for, some then cancelled)."""
     rejected_by_code: dict[str, int] = Field(default_factory=dict)
     """For each diagnostic code, how many rejected candidates had it."""
     cancelled: int = 0
     """Workers cancelled by the early accept."""
+    run_repaired: int = 0
+    """Times a plan that passed the checker failed when it ran (before any WRITE) and went back to the model."""
 
 
 class CompiledPlan(BaseModel):

@@ -38,7 +38,7 @@ from .checker import CheckResult, check
 from .compiled import CandidateReport, CompiledPlan, PlanStats
 from .cost import CostModel
 from .gate import rejection
-from .prompts import extract_code, plan_messages, repair_messages
+from .prompts import extract_code, plan_messages, repair_messages, run_repair_messages
 
 __all__ = ["Planner", "model_name", "normalize_task", "plan_key", "pass_at_k", "pass_at_t"]
 
@@ -71,8 +71,11 @@ def _plans_file(cache: ToolCache) -> str:
 
 
 def model_name(model: Model) -> str:
-    """The name a model's plans are stored under (``openai:gpt-4.1``)."""
-    return str(getattr(model, "name", "") or type(model).__name__)
+    """The name a model's plans are stored under (``openai:gpt-4.1``; ``openai:qwen@http://127.0.0.1:8080/v1``
+    for a model served at a URL of its own: two servers may serve different models under one name)."""
+    name = str(getattr(model, "name", "") or type(model).__name__)
+    url = getattr(model, "custom_base_url", None)
+    return f"{name}@{url.rstrip('/')}" if isinstance(url, str) and url else name
 
 
 def pass_at_k(n: int, c: int, k: int) -> float:
@@ -127,6 +130,9 @@ class _Run:
     done: asyncio.Event = field(default_factory=asyncio.Event)
     slots: _Slots | None = None
     answers: int = 0
+    run_round: int = 0
+    """0 for a compile; n for the n-th repair after a plan failed when it ran."""
+    out_of_budget: bool = False
 
 
 class _Slots:
@@ -172,6 +178,7 @@ class Planner:
         any_model: bool = False,
         max_concurrency: int | None = None,
         progress: Callable[[str], None] | None = None,
+        compile_budget_s: float | None = None,
     ) -> None:
         if n < 1 or k < 1 or max_repairs < 0:
             raise ValueError(f"need n >= 1, k >= 1, max_repairs >= 0 (got n={n}, k={k}, max_repairs={max_repairs})")
@@ -193,6 +200,11 @@ class Planner:
         """Most model requests in flight at once (default ``n``); one after a request timed out."""
         self.progress = progress
         """Called with one line per answer and candidate (the CLI prints them on stderr)."""
+        if compile_budget_s is not None and compile_budget_s <= 0:
+            raise ValueError(f"need compile_budget_s > 0 (got {compile_budget_s})")
+        self.compile_budget_s = compile_budget_s
+        """Most seconds one compile (and one repair after a failed run) may take; when they run out the
+        cheapest valid candidate so far wins, and with none the compile fails (:class:`NoValidPlan`)."""
         self.rejected: list[PlanRejected] = []
         """Plan cache entries the checker refused (each names the cache file), oldest first."""
 
@@ -265,29 +277,62 @@ class Planner:
                     "origin": "cache", "time_s": self.clock() - start, "stats": PlanStats(), "usage": Usage(),
                     "candidates": [], "plan_cache": _plans_file(self.cache),
                 })
+        return await self._search(task, plan_messages(task, self.cache, now=self.now), start=start, use_cache=use_cache)
+
+    async def repair_after_run(self, task: str, source: str, error: str, *, run_round: int = 1,
+                               use_cache: bool = True) -> CompiledPlan:  # fmt: skip
+        """A new plan for ``task`` after ``source``, a plan the checker passed, failed when it ran, before its first
+        WRITE, with ``error`` (the run-time diagnostic, no internal names).
+
+        One worker: the model sees its plan and the error, and the answer goes through the checker with the
+        usual static repairs (``max_repairs``). Raises :class:`NoValidPlan` when none passes. The plan cache
+        entry of ``task`` is replaced by the new plan (``use_cache``).
+        """
+        if use_cache:
+            self.forget(task)
+        base = run_repair_messages(plan_messages(task, self.cache, now=self.now), source, error)
+        return await self._search(task, base, start=self.clock(), use_cache=use_cache, workers=1, run_round=run_round)
+
+    def forget(self, task: str) -> None:
+        """Drop ``task``'s plan cache entry (a plan that failed when it ran)."""
+        key, raw = self._entry(task)
+        if raw is not None and self.cache.plans.pop(key, None) is not None and self.cache.path is not None:
+            self.cache.save_part("plans")
+
+    async def _search(self, task: str, base: list[Message], *, start: float, use_cache: bool, workers: int | None = None,
+                      run_round: int = 0) -> CompiledPlan:  # fmt: skip
+        """Algorithm 1 from the conversation ``base``: ``workers`` (default ``n``) sample, check and repair."""
         self.model.preflight()  # no API key: one ConfigError here, not one per worker
-        run = _Run(start=start)
+        run = _Run(start=start, run_round=run_round)
         pacing = getattr(self.model, "pacing", None)
-        run.slots = _Slots(self.max_concurrency or self.n, lambda: pacing is not None and pacing.boost > 1.0)
-        base = plan_messages(task, self.cache, now=self.now)
+        n = workers or self.n
+        run.slots = _Slots(min(self.max_concurrency or n, n), lambda: pacing is not None and pacing.boost > 1.0)
         async with asyncio.TaskGroup() as tg:
-            workers = [tg.create_task(self._worker(i, base, run)) for i in range(self.n)]
+            tasks = [tg.create_task(self._worker(i, base, run)) for i in range(n)]
             waiter = tg.create_task(run.done.wait())
-            await asyncio.wait([waiter, *workers], return_when=asyncio.FIRST_COMPLETED)
-            while not run.done.is_set() and not all(w.done() for w in workers):
-                await asyncio.wait([waiter, *workers], return_when=asyncio.FIRST_COMPLETED)
-            for w in workers:
+            budget_left = self._budget_left(start)
+            await asyncio.wait([waiter, *tasks], return_when=asyncio.FIRST_COMPLETED, timeout=budget_left())
+            while not run.done.is_set() and not all(w.done() for w in tasks):
+                left = budget_left()
+                if left is not None and left <= 0:
+                    run.out_of_budget = True
+                    self._say(f"compile budget of {self.compile_budget_s:g} s ran out with {len(run.valid)} valid plan(s)")
+                    break
+                await asyncio.wait([waiter, *tasks], return_when=asyncio.FIRST_COMPLETED, timeout=left)
+            for w in tasks:
                 if not w.done():
                     w.cancel()
                     run.stats.cancelled += 1
             waiter.cancel()
         elapsed = self.clock() - start
         run.stats.valid = len(run.valid)
+        run.stats.answered = run.answers
         if not run.valid:
             if run.model_errors and not run.candidates:
                 raise run.model_errors[0]
+            budget = f" within the compile budget of {self.compile_budget_s:g} s" if run.out_of_budget else ""
             raise NoValidPlan(
-                f"no valid plan for {task!r} after {run.stats.sampled} samples and {run.stats.repaired} repairs "
+                f"no valid plan for {task!r}{budget} after {run.stats.sampled} samples and {run.stats.repaired} repairs "
                 f"(rejected by code: {run.stats.rejected_by_code})",
                 diagnostics=run.last_diagnostics,
             )
@@ -308,6 +353,13 @@ class Planner:
         if use_cache:
             self.store(plan)
         return plan
+
+    def _budget_left(self, start: float) -> Callable[[], float | None]:
+        """Seconds left of the compile budget from ``start`` (None: no budget), on this planner's clock."""
+        budget = self.compile_budget_s
+        if budget is None:
+            return lambda: None
+        return lambda: max(budget - (self.clock() - start), 0.0)
 
     async def _ask(self, messages: list[Message], run: _Run) -> str:
         assert run.slots is not None
@@ -350,6 +402,7 @@ class Planner:
                     diagnostics=[d.to_dict() for d in result.diagnostics],
                     worker=worker,
                     attempt=attempt,
+                    run_round=run.run_round,
                     time_s=self.clock() - run.start,
                 )
             )

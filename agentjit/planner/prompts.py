@@ -20,7 +20,7 @@ from agentjit.plan.diagnostics import Diagnostic, render
 
 from .stubs import render_stubs
 
-__all__ = ["SYSTEM_PROMPT", "plan_messages", "repair_messages", "extract_code"]
+__all__ = ["SYSTEM_PROMPT", "EXAMPLE_TOOLS", "plan_messages", "repair_messages", "extract_code", "solved_examples", "run_repair_messages"]
 
 SYSTEM_PROMPT = """\
 You write short Python programs ("plans") that finish a user's task on a website by calling \
@@ -40,7 +40,9 @@ inside a loop when one call after the loop would do.
 - WRITE tools change the site: call them in plain statements or for loops, never inside comprehensions.
 - Answer with one ```python block and nothing else.
 
-Examples (the tools here are made up; use the real ones below):
+Examples. They are from ANOTHER, MADE-UP site: open_shop, read_menu, list_shops, shop_info, back_to_start, \
+put_in_basket, go_to_payment and confirm_payment are NOT tools of the site you write for. Learn the form \
+from them; call only the tools of the stubs in the user message.
 
 Task: what is the cheapest item on the menu of Luigi's?
 ```python
@@ -78,6 +80,48 @@ result = f"Ordered {choice}; order {receipt.number}"
 ```
 """
 
+EXAMPLE_TOOLS: frozenset[str] = frozenset({
+    "open_shop", "read_menu", "list_shops", "shop_info", "back_to_start", "put_in_basket", "go_to_payment",
+    "confirm_payment",
+})  # fmt: skip
+"""The made-up tools of :data:`SYSTEM_PROMPT`'s examples (the checker says so when a plan calls one)."""
+
+MAX_SOLVED_EXAMPLES = 2
+MAX_SOLVED_CHARS = 1200
+
+
+def solved_examples(cache: ToolCache, task: str, *, limit: int = MAX_SOLVED_EXAMPLES) -> list[tuple[str, str]]:
+    """``(task, plan)`` of up to ``limit`` other tasks this cache's plan cache solved under its current tools.
+
+    Only short plans the checker still accepts, shortest first: examples of this site's own tools that a
+    model can copy from without copying a tool that is not there.
+    """
+    from .checker import (
+        check,  # the checker imports nothing of the prompts; a late import keeps it so
+    )
+    from .planner import normalize_task
+
+    prefix = f"{cache.fingerprint()}:"
+    own = normalize_task(task)
+    found: dict[str, tuple[str, str]] = {}
+    for key, raw in cache.plans.items():
+        if not key.startswith(prefix) or not isinstance(raw, dict):
+            continue
+        other, source = raw.get("task"), raw.get("source")
+        if not isinstance(other, str) or not isinstance(source, str) or len(source) > MAX_SOLVED_CHARS:
+            continue
+        if normalize_task(other) == own or normalize_task(other) in found:
+            continue
+        found[normalize_task(other)] = (other.strip(), source.strip() + "\n")
+    out: list[tuple[str, str]] = []
+    for other, source in sorted(found.values(), key=lambda e: (len(e[1]), e[0])):
+        if len(out) >= limit:
+            break
+        if check(source, cache).valid:
+            out.append((other, source))
+    return out
+
+
 def _state_repr(state: Mapping[str, Any]) -> str:
     return json.dumps(dict(state), ensure_ascii=False, sort_keys=True) if state else "{}"
 
@@ -91,6 +135,10 @@ def plan_messages(task: str, cache: ToolCache, *, now: str | None = None, state:
     if cache.info.description:
         parts.append(f"Site: {cache.info.description}")
     parts.append("Tools (stubs generated from the tool manifests):\n```python\n" + render_stubs(cache.tools.values()) + "\n```")
+    solved = solved_examples(cache, task)
+    if solved:
+        parts.append("Plans that solved other tasks on THIS site (its real tools):\n\n" + "\n\n".join(
+            f"Task: {t}\n```python\n{src}```" for t, src in solved))
     parts.append(f"STATE at the start (read-only): {_state_repr(start)}")
     parts.append(f"TASK: {task.strip()}")
     parts.append("Write the plan now: one ```python block.")
@@ -101,10 +149,23 @@ def repair_messages(
     messages: Sequence[Message], candidate: str, diagnostics: Sequence[Diagnostic]
 ) -> list[Message]:
     """The conversation so far plus the failed ``candidate`` and its findings as feedback."""
+    same = any(m.role == "assistant" and extract_code(m.content) == extract_code(candidate) for m in messages)
     feedback = (
-        "The checker rejected this plan:\n"
+        ("This is the same plan as your last answer, and the same problems remain: change the lines below.\n"
+         if same else "")
+        + "The checker rejected this plan:\n"
         + render(diagnostics, candidate, for_model=True)
         + "\n\nFix every problem and answer with the whole corrected plan in one ```python block."
+    )
+    return [*messages, Message(role="assistant", content=f"```python\n{candidate}\n```"), Message(role="user", content=feedback)]
+
+
+def run_repair_messages(messages: Sequence[Message], candidate: str, error: str) -> list[Message]:
+    """The plan prompt, the plan that passed the checker but failed when it ran, and the run's error."""
+    feedback = (
+        "This plan passed the checker but failed when it ran, before it changed anything on the site:\n"
+        + error
+        + "\n\nFix the cause and answer with the whole corrected plan in one ```python block."
     )
     return [*messages, Message(role="assistant", content=f"```python\n{candidate}\n```"), Message(role="user", content=feedback)]
 

@@ -13,6 +13,7 @@ import json
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from agentjit.plan.signatures import PLAN_FUNCTIONS
 from agentjit.protocol.manifest import ToolManifest
 
 __all__ = ["camel", "output_models_source", "tool_stub", "builtins_stub", "render_stubs"]
@@ -116,15 +117,8 @@ def tool_stub(tool: ToolManifest) -> str:
 
 
 def builtins_stub() -> str:
-    return '''async def ai_eval(question: str, **values: Any) -> Any:
-    """Ask a language model. {name} fields in the question are filled with values[name].
-    Slow and costly (about 100 tool calls): use it only for judgement that code cannot do."""
-    ...
-
-
-async def ask_human(question: str) -> str:
-    """Ask the user; use it only when no tool can get what the task needs."""
-    ...'''
+    """The stubs of ``ai_eval`` and ``ask_human``, from the signature table the runtime binds by."""
+    return "\n\n\n".join(PLAN_FUNCTIONS[name].stub() for name in ("ai_eval", "ask_human"))
 
 
 def render_stubs(tools: Iterable[ToolManifest]) -> str:

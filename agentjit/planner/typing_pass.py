@@ -18,21 +18,38 @@ from dataclasses import dataclass
 from typing import Any
 
 from agentjit.plan.diagnostics import Diagnostic, UnknownField
+from agentjit.plan.guard import ALLOWED_ATTRIBUTES, RECORD_METHODS
+from agentjit.plan.sandbox import FORBIDDEN_ATTRIBUTES
 from agentjit.protocol.manifest import ToolManifest
 
-__all__ = ["Ty", "TypingPass", "literal", "MISSING", "props_of", "is_array", "element_of"]
+__all__ = ["Ty", "TypingPass", "literal", "MISSING", "props_of", "is_array", "element_of", "shape", "scalar_types"]
 
-# methods and attributes every tool result (a pydantic model) and list have
-RESULT_ATTRS = frozenset({"get", "keys", "values", "items"})  # a tool result is a read-only Record
-LIST_ATTRS = frozenset({"append", "extend", "index", "count", "copy", "insert", "pop", "remove", "reverse", "sort", "clear"})
+# what the run-time guard lets a plan read of each kind of value: the same tables, so the checker refuses what it would
+RESULT_ATTRS = RECORD_METHODS  # a tool result is a read-only Record
+LIST_ATTRS = ALLOWED_ATTRIBUTES[list]
+_SCALAR_TYPES: dict[str, tuple[type, ...]] = {"string": (str,), "integer": (int,), "number": (int, float), "boolean": (bool,)}
+STR = {"type": "string"}
+INT = {"type": "integer"}
+NUMBER = {"type": "number"}
+DICT = {"type": "object", "$plan": "dict"}
+"""A dict the plan made (a tool's open object is a read-only record instead)."""
+#: str methods whose result is a str, and those whose result is a list of str
+_STR_TO_STR = frozenset("""capitalize casefold center join ljust lower lstrip removeprefix removesuffix replace rjust
+                           rstrip strip swapcase title upper zfill""".split())
+_STR_TO_LIST = frozenset(("split", "rsplit", "splitlines"))
 
 
 @dataclass(frozen=True)
 class Ty:
-    """A value's JSON schema, and how a message names the value (``the output of list_items()``)."""
+    """A value's JSON schema, and how a message names the value (``the output of list_items()``).
+
+    ``keys_of`` is set on a field name got by looping over a record (``for s in record``): the record's type and
+    the source of the loop's iterable, so a message can say which list field to loop over instead.
+    """
 
     schema: Mapping[str, Any]
     desc: str
+    keys_of: tuple[Ty, str] | None = None
 
 
 def props_of(schema: Mapping[str, Any]) -> Mapping[str, Any] | None:
@@ -54,6 +71,53 @@ def element_of(ty: Ty | None) -> Ty | None:
     if ty is not None and is_array(ty.schema) and isinstance(ty.schema.get("items"), Mapping):
         return Ty(ty.schema["items"], f"an item of {ty.desc}")
     return None
+
+
+def scalar_types(schema: Mapping[str, Any]) -> tuple[type, ...] | None:
+    """The Python types a value of scalar ``schema`` has at run time (``null`` aside); None when not a scalar."""
+    typ = schema.get("type")
+    raw: list[Any] = typ if isinstance(typ, list) else [typ]
+    names = [n for n in raw if n != "null"]
+    if not names or any(not isinstance(n, str) or n not in _SCALAR_TYPES for n in names):
+        return None
+    return tuple(t for n in names for t in _SCALAR_TYPES[str(n)])
+
+
+def allowed_on(types: tuple[type, ...]) -> frozenset[str]:
+    """The attributes the run-time guard lets a plan read on every one of ``types``."""
+    per_type = [frozenset().union(*(ALLOWED_ATTRIBUTES.get(c, frozenset()) for c in t.__mro__)) for t in types]
+    return frozenset.intersection(*per_type)
+
+
+_SCALAR_NAMES = {"string": "str", "integer": "int", "number": "float", "boolean": "bool", "null": "None"}
+
+
+def shape(schema: Mapping[str, Any], depth: int = 2) -> str:
+    """A short rendering of ``schema`` for a message: ``{items: list of {name: str, ...}, count: int}``."""
+    props = props_of(schema)
+    if props is not None:
+        if depth <= 0:
+            return "{...}"
+        names = list(props)
+        parts = [f"{k}: {shape(props[k], depth - 1) if isinstance(props[k], Mapping) else '?'}" for k in names[:12]]
+        return "{" + ", ".join(parts + (["..."] if len(names) > 12 else [])) + "}"
+    if is_array(schema):
+        items = schema.get("items")
+        return "list of " + shape(items, depth) if isinstance(items, Mapping) else "list"
+    typ = schema.get("type")
+    listed: list[Any] = typ if isinstance(typ, list) else [typ]
+    return " | ".join(_SCALAR_NAMES.get(n, "dict" if n == "object" else "?") for n in listed if isinstance(n, str)) or "?"
+
+
+def _kind(schema: Mapping[str, Any]) -> str:
+    """``a str``, ``an int``... for a scalar schema."""
+    name = " | ".join(t.__name__ for t in dict.fromkeys(scalar_types(schema) or ()))
+    return ("an " if name[:1] in "aeiou" else "a ") + (name or "value")
+
+
+def _paren(src: str) -> str:
+    """``src`` as the base of an attribute: ``(await f())`` needs the parentheses."""
+    return f"({src})" if src.startswith("await ") else src
 
 
 MISSING = object()
@@ -83,14 +147,36 @@ class TypingPass:
         self.call_funcs: set[int] = set()
         """``id`` of every called expression (``f`` of ``f(...)``)."""
         self.assigned_anywhere: set[str] = set()
+        self.notes: list[str] = []
+        """Where a value's type is not known, so its attributes are checked only when the plan runs."""
+        self.name_types: dict[int, Ty | None] = {}
+        """The type of each use of a comprehension's variable inside it, by ``id`` of the ``Name``."""
+        self._local: dict[str, Ty | None] = {}
+        """A comprehension's variable while its element is typed (:meth:`infer` of a ``ListComp``)."""
 
     def infer(self, node: ast.AST) -> Ty | None:
         if isinstance(node, ast.Await) and isinstance(node.value, ast.Call):
             f = node.value.func
             if isinstance(f, ast.Name) and f.id in self.tools:
                 return Ty(self.tools[f.id].output_schema, f"the output of {f.id}()")
+            if isinstance(f, ast.Name) and f.id == "ask_human":
+                return Ty(STR, "the answer of ask_human()")
             return None
+        if isinstance(node, ast.Constant):
+            kinds = {str: (STR, "a str"), int: (INT, "an int"), float: (NUMBER, "a float")}
+            found = kinds.get(type(node.value))
+            return Ty(*found) if found is not None else None
+        if isinstance(node, ast.JoinedStr):
+            return Ty(STR, "an f-string")
+        if isinstance(node, ast.List) and not node.elts:
+            return Ty({"type": "array"}, "a list")
+        if isinstance(node, ast.Dict):
+            return Ty(DICT, "a dict")
         if isinstance(node, ast.Name):
+            if node.id in self._local:
+                return self._local[node.id]
+            if id(node) in self.name_types:
+                return self.name_types[id(node)]
             tys = self.types.get(node.id)
             if not tys or any(t is None for t in tys):
                 return None
@@ -109,6 +195,8 @@ class TypingPass:
                 return None
             if is_array(base.schema):
                 return base if isinstance(node.slice, ast.Slice) else element_of(base)
+            if scalar_types(base.schema) == (str,):
+                return Ty(STR, f"a part of {base.desc}")
             props = props_of(base.schema)
             key = node.slice
             if props is not None and isinstance(key, ast.Constant) and isinstance(key.value, str):
@@ -116,21 +204,78 @@ class TypingPass:
                 if isinstance(sub, Mapping):
                     return Ty(sub, f"{base.desc}.{key.value}")
             return None
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and len(node.args) == 1:
-            if node.func.id in ("sorted", "list", "reversed"):
-                inner = self.infer(node.args[0])
-                return inner if inner is not None and is_array(inner.schema) else None
-            return None
+        if isinstance(node, ast.Call):
+            return self.infer_call(node)
         if isinstance(node, ast.ListComp) and len(node.generators) == 1:
             gen = node.generators[0]
-            if isinstance(gen.target, ast.Name) and isinstance(node.elt, ast.Name) and node.elt.id == gen.target.id:
+            if not isinstance(gen.target, ast.Name):
+                return None
+            if isinstance(node.elt, ast.Name) and node.elt.id == gen.target.id:
                 inner = self.infer(gen.iter)  # a filter keeps the element type
                 return inner if inner is not None and is_array(inner.schema) else None
-            return None
+            saved = self._local.get(gen.target.id, MISSING)
+            self._local[gen.target.id] = self.iter_element(gen.iter)
+            try:
+                elt = self.infer(node.elt)
+            finally:
+                if saved is MISSING:
+                    del self._local[gen.target.id]
+                else:
+                    self._local[gen.target.id] = saved  # type: ignore[assignment]
+            return Ty({"type": "array", "items": elt.schema}, f"a list of {elt.desc}") if elt is not None else None
         if isinstance(node, ast.IfExp):
             if isinstance(node.orelse, ast.Constant) and node.orelse.value is None:
                 return self.infer(node.body)
             return None
+        return None
+
+    def infer_call(self, node: ast.Call) -> Ty | None:
+        """The type of a builtin's or a method's result, where it follows from its argument's."""
+        f = node.func
+        if isinstance(f, ast.Name):
+            if f.id == "str":
+                return Ty(STR, "a str")
+            if f.id in ("len", "int") and len(node.args) == 1:
+                return Ty(INT, "an int")
+            if len(node.args) != 1:
+                return None
+            inner = self.infer(node.args[0])
+            if inner is None or not is_array(inner.schema):
+                return None
+            if f.id in ("sorted", "list", "reversed"):
+                return inner
+            if f.id in ("min", "max") and not node.keywords:
+                return element_of(inner)
+            return None
+        if isinstance(f, ast.Attribute):
+            base = self.infer(f.value)
+            if base is None:
+                return None
+            props = props_of(base.schema)
+            if props is not None and f.attr == "get" and node.args and isinstance(node.args[0], ast.Constant):
+                key, rest = node.args[0].value, node.args[1:]
+                no_default = not rest or (isinstance(rest[0], ast.Constant) and rest[0].value is None)
+                if isinstance(key, str) and isinstance(props.get(key), Mapping) and no_default and len(rest) <= 1:
+                    return Ty(props[key], f"{base.desc}.{key}")
+                return None
+            if scalar_types(base.schema) == (str,):
+                if f.attr in _STR_TO_STR:
+                    return Ty(STR, f"{base.desc}.{f.attr}()")
+                if f.attr in _STR_TO_LIST:
+                    return Ty({"type": "array", "items": STR}, f"{base.desc}.{f.attr}()")
+        return None
+
+    def iter_element(self, it: ast.expr) -> Ty | None:
+        """The type of what a loop over ``it`` gives: a list's item, a record's field names, a str's characters."""
+        ty = self.infer(it)
+        if ty is None:
+            return None
+        if is_array(ty.schema):
+            return element_of(ty)
+        if props_of(ty.schema) is not None:
+            return Ty(STR, f"a field name of {ty.desc}", keys_of=(ty, ast.unparse(it)))
+        if scalar_types(ty.schema) == (str,):
+            return Ty(STR, f"a character of {ty.desc}")
         return None
 
     def bind(self, target: ast.AST, ty: Ty | None) -> None:
@@ -143,7 +288,8 @@ class TypingPass:
         elif isinstance(target, ast.Starred):
             self.bind(target.value, None)
 
-    def bind_loop(self, target: ast.AST, it: ast.expr) -> None:
+    def loop_targets(self, target: ast.AST, it: ast.expr) -> dict[str, Ty | None]:
+        """The names a loop ``for target in it`` binds, with their types (``enumerate`` followed)."""
         if (
             isinstance(target, ast.Tuple)
             and len(target.elts) == 2
@@ -152,10 +298,20 @@ class TypingPass:
             and it.func.id == "enumerate"
             and it.args
         ):
-            self.bind(target.elts[0], None)
-            self.bind(target.elts[1], element_of(self.infer(it.args[0])))
-            return
-        self.bind(target, element_of(self.infer(it)))
+            index, item = target.elts
+            out: dict[str, Ty | None] = {index.id: Ty(INT, "an index")} if isinstance(index, ast.Name) else {}
+            if isinstance(item, ast.Name):
+                out[item.id] = self.iter_element(it.args[0])
+            else:
+                out.update({n.id: None for n in ast.walk(item) if isinstance(n, ast.Name)})
+            return out
+        if isinstance(target, ast.Name):
+            return {target.id: self.iter_element(it)}
+        return {n.id: None for n in ast.walk(target) if isinstance(n, ast.Name)}
+
+    def bind_loop(self, target: ast.AST, it: ast.expr) -> None:
+        for name, ty in self.loop_targets(target, it).items():
+            self.bind(ast.Name(id=name), ty)
 
     def collect(self, nodes: list[ast.AST]) -> None:
         """Flow-insensitive: every name gets the types of everything assigned to it, in source order."""
@@ -166,8 +322,8 @@ class TypingPass:
                 ty = self.infer(node.value)
                 for t in node.targets:
                     self.bind(t, ty)
-            elif cls is ast.For or cls is ast.comprehension:
-                assert isinstance(node, ast.For | ast.comprehension)
+            elif cls is ast.For:
+                assert isinstance(node, ast.For)
                 self.bind_loop(node.target, node.iter)
             elif cls is ast.NamedExpr:
                 assert isinstance(node, ast.NamedExpr)
@@ -187,28 +343,121 @@ class TypingPass:
             elif cls is ast.Call:
                 assert isinstance(node, ast.Call)
                 self.call_funcs.add(id(node.func))
+        self.scope_comprehensions(nodes)
 
-    def check_attribute(self, node: ast.Attribute) -> None:
-        """``unknown-field`` for ``x.name`` when ``x``'s schema has no field ``name`` (or ``x`` is a list)."""
-        if node.attr.startswith("_"):
+    def scope_comprehensions(self, nodes: list[ast.AST]) -> None:
+        """A comprehension's variables live in the comprehension (as in Python 3): each of their uses there
+        gets the type of what the comprehension loops over, whatever the same name is outside.
+
+        Outer comprehensions come first in ``nodes`` (``ast.walk`` order), so an inner one that reuses a
+        name has the last word on its own uses.
+        """
+        for node in nodes:
+            if not isinstance(node, ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp):
+                continue
+            parts: list[ast.AST] = [node.key, node.value] if isinstance(node, ast.DictComp) else [node.elt]
+            for i, gen in enumerate(node.generators):
+                scope = self.loop_targets(gen.target, gen.iter)
+                inside = [*gen.ifs, *(g for later in node.generators[i + 1:] for g in (later.iter, *later.ifs)), *parts]
+                for sub in inside:
+                    for n in ast.walk(sub):
+                        if isinstance(n, ast.Name) and n.id in scope:
+                            self.name_types[id(n)] = scope[n.id]
+
+    def check_attribute(self, node: ast.Attribute) -> None:  # noqa: C901 - one case per kind of value
+        """``unknown-field`` for ``x.name`` when the guard would refuse it: a field ``x``'s schema lacks, an
+        attribute of a list or a str (a loop over a record gives its field names) it does not allow."""
+        if node.attr.startswith("_") or node.attr in FORBIDDEN_ATTRIBUTES:
             return  # the sandbox reports it
+        base = self.infer(node.value)
+        if base is None:
+            if isinstance(node.value, ast.Name) and (node.value.id in self.types or id(node.value) in self.name_types):
+                self.notes.append(f"line {node.lineno}: the type of `{node.value.id}` is not known here, so "
+                                  f"`.{node.attr}` is checked only when the plan runs")
+            return
+        props = props_of(base.schema)
+        if props is not None and (node.attr in props or node.attr in RESULT_ATTRS):
+            return  # the common case, before the source text a message would quote
+        if props is None and id(node) in self.call_funcs and node.attr in self._methods(base):
+            return
+        src = ast.unparse(node.value)
+        if props is None and id(node) not in self.call_funcs and node.attr in self._methods(base):
+            self.report(UnknownField.at(node, f"`{src}.{node.attr}` is a method of {self._what(base, src)}, not a field: "
+                                              f"call it (`{src}.{node.attr}()`) or read a field of a record instead"))
+        elif props is not None:
+            if node.attr not in props and node.attr not in RESULT_ATTRS:
+                hint = self._list_field_hint(base, src, node.attr)
+                self.report(UnknownField.at(node, f"{base.desc} has no field {node.attr!r}; it is {shape(base.schema)}{hint}"))
+        elif is_array(base.schema):
+            if node.attr not in LIST_ATTRS:
+                item = element_of(base)
+                has = item is not None and node.attr in (props_of(item.schema) or {})
+                hint = (f"; each item has it: take one (`{_paren(src)}[0].{node.attr}`) or loop over them "
+                        f"(`for x in {src}: ... x.{node.attr}`)") if has else "; index it or loop over it"
+                self.report(UnknownField.at(node, f"{base.desc} is a list, it has no field {node.attr!r}{hint}"))
+        elif base.schema is DICT or base.schema == DICT:
+            if node.attr not in ALLOWED_ATTRIBUTES[dict]:
+                self.report(UnknownField.at(node, f"`{src}` is a dict, and a plan cannot read {node.attr!r} of it; "
+                                                  f"write `{src}[\"{node.attr}\"]` for its item"))
+        else:
+            types = scalar_types(base.schema)
+            if types is not None and node.attr not in allowed_on(types):
+                self.report(UnknownField.at(node, self._scalar_message(base, src, node.attr)))
+
+    @staticmethod
+    def _methods(base: Ty) -> frozenset[str]:
+        """The methods the guard lets a plan call on a value of ``base`` (not a record)."""
+        if is_array(base.schema):
+            return LIST_ATTRS
+        if base.schema == DICT:
+            return ALLOWED_ATTRIBUTES[dict]
+        types = scalar_types(base.schema)
+        return allowed_on(types) if types is not None else frozenset()
+
+    @staticmethod
+    def _what(base: Ty, src: str) -> str:
+        if base.keys_of is not None:
+            return f"a str (`{src}` is a field name: looping over {base.keys_of[0].desc} goes over its field names)"
+        return "a list" if is_array(base.schema) else ("a dict" if base.schema == DICT else _kind(base.schema))
+
+    def _list_field_hint(self, base: Ty, src: str, attr: str) -> str:
+        """``; its list field items has it: ...`` when the record's one list field's items have field ``attr``."""
+        props = props_of(base.schema) or {}
+        for name, sub in props.items():
+            item = element_of(Ty(sub, "")) if isinstance(sub, Mapping) else None
+            if item is not None and attr in (props_of(item.schema) or {}):
+                return f"; the items of its list field `{name}` have it: loop over `{_paren(src)}.{name}`"
+        return ""
+
+    def _scalar_message(self, base: Ty, src: str, attr: str) -> str:
+        if base.keys_of is not None:
+            record, it = base.keys_of
+            props = props_of(record.schema) or {}
+            lists = [k for k, v in props.items() if isinstance(v, Mapping) and is_array(v)]
+            hint = (f"loop over its list field instead: `for {src} in {_paren(it)}.{lists[0]}`" if lists
+                    else "read its fields by name instead")
+            return (f"`{src}` is a str, a field name: looping over {record.desc} goes over its field names "
+                    f"({', '.join(props) or 'none'}), not over the items of a list, and a str has no attribute {attr!r}; "
+                    f"{hint}; {record.desc} is {shape(record.schema)}")
+        what = f"`{src}`" if base.desc.startswith(("a ", "an ")) and " of " not in base.desc else f"`{src}` ({base.desc})"
+        return f"{what} is {_kind(base.schema)}, and a plan cannot read {attr!r} of it"
+
+    def check_subscript(self, node: ast.Subscript) -> None:
+        """``unknown-field`` for ``x["name"]`` when ``x``'s schema has no field ``name``; an index of a record."""
+        key = node.slice
         base = self.infer(node.value)
         if base is None:
             return
         props = props_of(base.schema)
-        if props is not None:
-            if node.attr not in props and node.attr not in RESULT_ATTRS:
-                fields = ", ".join(props) or "none"
-                self.report(UnknownField.at(node, f"{base.desc} has no field {node.attr!r} (fields: {fields})"))
-        elif is_array(base.schema) and node.attr not in LIST_ATTRS:
-            self.report(UnknownField.at(node, f"{base.desc} is a list, it has no field {node.attr!r}; index it or loop over it"))
-
-    def check_subscript(self, node: ast.Subscript) -> None:
-        """``unknown-field`` for ``x["name"]`` when ``x``'s schema has no field ``name``."""
-        key = node.slice
-        if not (isinstance(key, ast.Constant) and isinstance(key.value, str)) or key.value.startswith("__"):
+        if props is None:
             return
-        base = self.infer(node.value)
-        props = props_of(base.schema) if base is not None else None
-        if base is not None and props is not None and key.value not in props:
-            self.report(UnknownField.at(node, f"{base.desc} has no field {key.value!r} (fields: {', '.join(props) or 'none'})"))
+        src = ast.unparse(node.value)
+        if isinstance(key, ast.Constant) and isinstance(key.value, str):
+            if key.value.startswith("__"):
+                return
+            if props is not None and key.value not in props:
+                self.report(UnknownField.at(node, f"{base.desc} has no field {key.value!r}; it is {shape(base.schema)}"))
+        elif props is not None and (isinstance(key, ast.Slice) or (isinstance(key, ast.Constant) and type(key.value) is int)):
+            lists = [k for k, v in props.items() if isinstance(v, Mapping) and is_array(v)]
+            hint = f"; index its list field: `{_paren(src)}.{lists[0]}[...]`" if lists else ""
+            self.report(UnknownField.at(node, f"{base.desc} is a record, not a list{hint}; it is {shape(base.schema)}"))

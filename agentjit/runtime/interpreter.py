@@ -46,6 +46,7 @@ from agentjit.plan.data import plain, to_plan_value, to_record
 from agentjit.plan.guard import PLAN_FILENAME
 from agentjit.plan.limits import DEFAULT_LIMITS, PlanLimits
 from agentjit.plan.sandbox import PLAN_BUILTINS, check_sandbox, parse_source
+from agentjit.plan.signatures import PLAN_FUNCTIONS, bind_call, bind_tool_call
 from agentjit.protocol import state as algebra
 from agentjit.protocol.manifest import ToolManifest
 from agentjit.protocol.schema import to_plain, validate_inputs
@@ -56,7 +57,7 @@ from .vm import PlanVM, open_vm
 
 __all__ = [
     "PlanRun", "execute_plan", "parse_plan", "WriteGate", "AiEval", "AskHuman", "AiExec", "format_prompt",
-    "PLAN_FILENAME", "run_deadline", "run_sent_chars",
+    "PLAN_FILENAME", "run_deadline", "run_sent_chars", "run_writes_sent",
 ]  # fmt: skip
 
 log = logging.getLogger(__name__)
@@ -66,6 +67,9 @@ run_deadline: contextvars.ContextVar[float | None] = contextvars.ContextVar("age
 #: The characters of call arguments sent so far by the plan run under way (one count for all its
 #: workers and replicas, against :attr:`PlanLimits.max_sent_chars`), set by :meth:`Runtime.run`.
 run_sent_chars: contextvars.ContextVar[list[int] | None] = contextvars.ContextVar("agentjit_run_sent", default=None)
+#: How many WRITE calls the plan run under way has sent toward the site (one count for all its workers and
+#: replicas), set by :meth:`Runtime.run`: a run that failed before its first write may run again.
+run_writes_sent: contextvars.ContextVar[list[int] | None] = contextvars.ContextVar("agentjit_run_writes", default=None)
 
 WriteGate = Callable[[ToolManifest, dict[str, Any], Callable[[], Awaitable[CallOutcome]]], Awaitable[CallOutcome]]
 AiEval = Callable[..., Awaitable[Any]]
@@ -109,7 +113,7 @@ def format_prompt(prompt: str, values: Mapping[str, Any], *, max_chars: int = MA
     return _FIELD.sub(lambda m: rendered.get(m.group(1), m.group(0)), prompt)
 
 
-async def _no_ai_eval(prompt: str, **values: Any) -> Any:
+async def _no_ai_eval(prompt: str, /, **values: Any) -> Any:
     raise ConfigError("the plan calls ai_eval, but no model was given (pass model= or ai_eval=)")
 
 
@@ -119,6 +123,17 @@ async def _no_ask_human(question: str) -> Any:
 
 async def _no_ai_exec(page: Any, instruction: str) -> Any:
     raise ConfigError("the plan calls ai_exec, but no agent was given (pass ai_exec=, e.g. agentjit.agent.agent_ai_exec(model))")
+
+
+def _bound_plan_function(name: str, serve: Callable[..., Awaitable[Any]]) -> Callable[..., Awaitable[Any]]:
+    """Plan function ``name`` (``ai_eval``...): its arguments bound by the signature table, then ``serve``d."""
+
+    async def call(*args: Any, **kwargs: Any) -> Any:
+        values, rest = bind_call(name, args, kwargs)
+        return await serve(*values, **rest)
+
+    call.__name__ = name
+    return call
 
 
 def parse_plan(source: str, tool_names: set[str] | frozenset[str]) -> ast.Module:
@@ -186,16 +201,22 @@ class PlanRun:
         self.output: list[str] = []
         self._output_chars = 0
         self._sent_chars = run_sent_chars.get() or [0]
+        self._writes_sent = run_writes_sent.get() or [0]
         self._local_index = 0
 
     # -- what a plan may call ------------------------------------------------------------
 
     def callables(self) -> dict[str, Callable[..., Awaitable[Any]]]:
-        """The plan's own functions: one per tool, ``ai_eval`` and ``ask_human``."""
+        """The plan's own functions: one per tool, and those of :data:`~agentjit.plan.signatures.PLAN_FUNCTIONS`.
+
+        Their arguments bind by the table the checker reads, with its messages (no internal names).
+        """
         out: dict[str, Callable[..., Awaitable[Any]]] = {name: self._bind(name) for name in self.tools}
-        out["ai_eval"] = self._ai_eval_plan
-        out["ask_human"] = self._ask_human_plan
-        out["ai_exec"] = self._ai_exec_plan
+        serve: dict[str, Callable[..., Awaitable[Any]]] = {
+            "ai_eval": self._ai_eval_plan, "ask_human": self._ask_human_plan, "ai_exec": self._ai_exec_plan,
+        }
+        for name in PLAN_FUNCTIONS:
+            out[name] = _bound_plan_function(name, serve[name])
         return out
 
     def vm(self) -> Any:
@@ -235,24 +256,19 @@ class PlanRun:
         params = list(tool.parameters)
 
         async def bound(*args: Any, **kwargs: Any) -> Any:
-            if len(args) > len(params):
-                raise ToolInputError(f"{name}() takes at most {len(params)} positional arguments")
-            for pname, value in zip(params, args, strict=False):
-                if pname in kwargs:
-                    raise ToolInputError(f"{name}() got multiple values for {pname!r}")
-                kwargs[pname] = value
+            kwargs = bind_tool_call(name, params, args, kwargs)
             return await self.call(name, kwargs)
 
         bound.__name__ = name
         return bound
 
-    async def _ai_eval_plan(self, prompt: Any, **values: Any) -> Any:
+    async def _ai_eval_plan(self, prompt: Any, /, **values: Any) -> Any:
         return to_plan_value(await self.ai_eval_call(prompt, **values))
 
     async def _ask_human_plan(self, question: Any) -> Any:
         return to_plan_value(await self.ask_human_call(question))
 
-    async def ai_eval_call(self, prompt: Any, **values: Any) -> Any:
+    async def ai_eval_call(self, prompt: Any, /, **values: Any) -> Any:
         """``ai_eval`` as the plan called it: recorded as an ``evaluate`` step."""
         if not isinstance(prompt, str):
             raise ToolInputError("ai_eval(prompt, ...): the prompt must be a string")
@@ -349,6 +365,8 @@ class PlanRun:
                 raise PreconditionFailed(outcome.reason or "precondition", tool=name, outcome=outcome)
 
         async def perform() -> CallOutcome:
+            if tool.is_write:  # counted when it may reach the site, whether or not it then succeeds
+                self._writes_sent[0] += 1
             return await call_tool(self.page, tool, args, timeout_ms=self.timeout_ms, inputs_checked=True)
 
         if tool.is_write and self.write_gate is not None:

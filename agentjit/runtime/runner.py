@@ -41,6 +41,7 @@ from .interpreter import (
     format_prompt,
     run_deadline,
     run_sent_chars,
+    run_writes_sent,
 )
 from .network import track
 from .vm import GRACE_S
@@ -67,6 +68,9 @@ class RunResult(BaseModel):
     state: dict[str, Any] = Field(default_factory=dict)
     output: list[str] = Field(default_factory=list)
     """What the plan printed."""
+    rounds: list[dict[str, Any]] = Field(default_factory=list)
+    """For a compiled task (:meth:`agentjit.Session.run_task`): every run of it, the failed ones repaired
+    before their first WRITE first, this one last (``round``, ``ok``, ``error``, ``writes_sent``)."""
 
     @property
     def tool_calls(self) -> list[StepEvent]:
@@ -80,7 +84,7 @@ class RunResult(BaseModel):
 def model_ai_eval(model: Model) -> AiEval:
     """An ``ai_eval`` that asks ``model`` the formatted prompt and returns its text."""
 
-    async def ai_eval(prompt: str, **values: Any) -> str:
+    async def ai_eval(prompt: str, /, **values: Any) -> str:
         question = format_prompt(prompt, values)
         response = await model.request(
             [
@@ -221,17 +225,24 @@ class Runtime:
         t0 = time.perf_counter()
         token = run_deadline.set(time.monotonic() + self.limits.time_s)
         sent_token = run_sent_chars.set([0])
+        writes = [0]
+        writes_token = run_writes_sent.set(writes)
         try:
-            async with asyncio.timeout(self.limits.time_s + 2 * GRACE_S):
-                value, calls, workers, state = await strat.execute(self, source, trace)
-        except TimeoutError:
-            raise PlanLimitExceeded(
-                f"the plan ran longer than its time limit of {self.limits.time_s:g} s (raise it with --time-limit)",
-                limit="time",
-            ) from None
+            try:
+                async with asyncio.timeout(self.limits.time_s + 2 * GRACE_S):
+                    value, calls, workers, state = await strat.execute(self, source, trace)
+            except TimeoutError:
+                raise PlanLimitExceeded(
+                    f"the plan ran longer than its time limit of {self.limits.time_s:g} s (raise it with --time-limit)",
+                    limit="time",
+                ) from None
+        except Exception as exc:
+            exc.writes_sent = writes[0]  # type: ignore[attr-defined]  # whether running again is safe
+            raise
         finally:
             run_deadline.reset(token)
             run_sent_chars.reset(sent_token)
+            run_writes_sent.reset(writes_token)
             if trace is not None:
                 trace.close()
         total = time.perf_counter() - t0

@@ -35,6 +35,7 @@ from agentjit.plan.guard import LimitHit
 from agentjit.plan.limits import PlanLimits
 from agentjit.plan.machine import ALL, PlanMachine
 from agentjit.plan.recorder import Op
+from agentjit.plan.signatures import PLAN_FUNCTIONS, bind_call
 
 if TYPE_CHECKING:
     from .interpreter import PlanRun
@@ -326,14 +327,15 @@ class ChildVM(PlanVM):
                 self._send({"op": "reply", "call": n, "json": output})
                 return
             value: Any
+            if fn not in PLAN_FUNCTIONS:
+                raise PlanError(f"unknown call {fn!r} from the plan sandbox")
+            args, kwargs = bind_call(str(fn), args, kwargs)  # the child bound them too; it is not trusted
             if fn == "ai_eval":
                 value = to_plan_value(await self.plan_run.ai_eval_call(*args, **kwargs))
             elif fn == "ask_human":
                 value = to_plan_value(await self.plan_run.ask_human_call(*args))
-            elif fn == "ai_exec":
-                value = to_plan_value(await self.plan_run.ai_exec_call(*args))
             else:
-                raise PlanError(f"unknown call {fn!r} from the plan sandbox")
+                value = to_plan_value(await self.plan_run.ai_exec_call(*args))
             reply: dict[str, Any] = {"op": "reply", "call": n, "value": encode(value)}
         except asyncio.CancelledError:
             raise

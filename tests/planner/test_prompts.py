@@ -14,8 +14,9 @@ from agentjit.planner import (
     render_stubs,
     tool_stub,
 )
+from agentjit.planner.prompts import repair_messages
 
-from .helpers import make_cache
+from .helpers import check_src, make_cache
 
 
 def test_tool_stub_states_pre_post_effect_and_producers() -> None:
@@ -81,3 +82,42 @@ def test_checker_is_fast_enough() -> None:
     result = check(src, cache)
     assert result.valid
     assert min(check(src, cache).time_s for _ in range(5)) < 0.05
+
+
+def test_the_examples_tools_are_marked_as_not_this_sites() -> None:
+    from agentjit.planner.prompts import EXAMPLE_TOOLS
+
+    head = SYSTEM_PROMPT[SYSTEM_PROMPT.index("Examples"):SYSTEM_PROMPT.index("Task:")]
+    assert "NOT tools of the site" in head
+    assert all(name in head for name in EXAMPLE_TOOLS)
+    # the finding: a model copied open_shop from the examples; the checker now says where it came from
+    result = check_src('await open_shop(name="Luigi")\nresult = await list_store()\n')
+    assert result.codes() == ["unknown-tool", "unknown-tool"]
+    assert "made-up tool of the prompt's examples" in result.diagnostics[0].message
+    assert "did you mean list_stores()" in result.diagnostics[1].message
+
+
+def test_solved_tasks_of_the_site_are_the_examples() -> None:
+    from agentjit.planner import plan_key
+
+    cache = make_cache()
+    good = "await goto_home()\nstores = await list_stores()\nresult = [s.name for s in stores.items]\n"
+    cache.plans[plan_key("names of the stores", cache, "m")] = {"task": "names of the stores", "source": good}
+    cache.plans[plan_key("broken", cache, "m")] = {"task": "broken", "source": "result = await open_shop()\n"}
+    cache.plans["other-fingerprint:m:old tools"] = {"task": "old tools", "source": "result = 1\n"}
+    user = plan_messages("cheapest fries", cache)[1].content
+    assert "Plans that solved other tasks on THIS site" in user
+    assert "Task: names of the stores\n```python\n" + good + "```" in user
+    assert "broken" not in user and "old tools" not in user
+    assert "Plans that solved" not in plan_messages("names of the stores", cache)[1].content  # not its own task
+
+
+def test_a_repeated_plan_is_called_out() -> None:
+    from agentjit.plan.diagnostics import UnknownField
+
+    msgs = plan_messages("t", make_cache())
+    diag = [UnknownField(1, 1, "x")]
+    once = repair_messages(msgs, "result = 1\n", diag)
+    assert "same plan" not in once[-1].content
+    twice = repair_messages(once, "result = 1\n", diag)
+    assert twice[-1].content.startswith("This is the same plan as your last answer")

@@ -1,0 +1,65 @@
+"""A compile that fits a slow server: a time budget the best valid plan so far wins, a plan cache per server."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from agentjit.llm import FunctionModel, Message, OpenAIModel
+from agentjit.plan.diagnostics import NoValidPlan
+from agentjit.planner import Planner, plan_key
+from agentjit.planner.planner import model_name
+
+from .helpers import make_cache
+
+GOOD = "await goto_home()\nstores = await list_stores()\nresult = [s.name for s in stores.items]\n"
+
+
+def _slow_after_first(first: str) -> FunctionModel:
+    """Answers ``first`` at once, then never answers in time (a server busy generating)."""
+    answered: list[int] = []
+
+    async def answer(messages: list[Message]) -> str:
+        if not answered:
+            answered.append(1)
+            return f"```python\n{first}```"
+        await asyncio.sleep(3600)
+        return "never"
+
+    return FunctionModel(answer, name="slow")
+
+
+async def test_the_budget_ends_the_compile_with_the_best_valid_plan_so_far() -> None:
+    # k=2 would wait for a second valid plan that never comes; the budget ends the wait
+    planner = Planner(_slow_after_first(GOOD), make_cache(), n=2, k=2, compile_budget_s=0.5)
+    async with asyncio.timeout(60):  # a failure here means the budget did not end the compile
+        plan = await planner.compile("store names", use_cache=False)
+    assert plan.source == GOOD and plan.stats.valid == 1
+    assert plan.stats.answered == 1 and plan.stats.sampled == 2 and plan.stats.cancelled == 1
+
+
+async def test_a_budget_with_no_valid_plan_says_so() -> None:
+    planner = Planner(_slow_after_first("result = await open_shop()\n"), make_cache(), n=1, k=1, max_repairs=3,
+                      compile_budget_s=0.5)  # fmt: skip
+    async with asyncio.timeout(60):
+        with pytest.raises(NoValidPlan, match="within the compile budget of 0.5 s"):
+            await planner.compile("store names", use_cache=False)
+
+
+def test_a_budget_must_be_positive() -> None:
+    with pytest.raises(ValueError, match="compile_budget_s"):
+        Planner(FunctionModel(lambda m: "x"), make_cache(), compile_budget_s=0)
+
+
+def test_the_plan_cache_keeps_two_servers_of_one_model_name_apart(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    cache = make_cache()
+    here = OpenAIModel("qwen", base_url="http://127.0.0.1:8080/v1", api_key="k")
+    there = OpenAIModel("qwen", base_url="http://127.0.0.1:9090/v1/", api_key="k")
+    public = OpenAIModel("qwen", api_key="k")
+    assert model_name(here) == "openai:qwen@http://127.0.0.1:8080/v1"
+    assert model_name(there) == "openai:qwen@http://127.0.0.1:9090/v1"
+    assert model_name(public) == "openai:qwen"  # the provider's own endpoint: the name as before
+    keys = {plan_key("t", cache, model_name(m)) for m in (here, there, public)}
+    assert len(keys) == 3

@@ -1,0 +1,124 @@
+"""One signature, two users: what the checker passes binds at run time, and both say the same thing when not.
+
+And the types the checker follows are the guard's: what the guard would refuse (an attribute of a field
+name got by looping over a record, of a str, of a list) is a static finding that says what to write.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from agentjit.cache import ToolCache
+from agentjit.exceptions import ToolInputError
+from agentjit.plan.limits import PlanLimits
+from agentjit.plan.signatures import PLAN_FUNCTIONS, bind_call
+from agentjit.planner import check
+from agentjit.runtime.interpreter import PlanRun, execute_plan
+
+CALLS = [
+    'ai_eval("Which?", ["a", "b"])',
+    'ai_eval("Which of {names}?", names=["a", "b"])',
+    'ai_eval(question="Which?")',
+    'ai_eval("Which?", question="twice")',
+    "ai_eval()",
+    'ask_human("Which?")',
+    'ask_human("Which?", "extra")',
+    'ask_human(question="Which?")',
+    'ask_human(prompt="Which?")',
+    'ai_exec("open the cart")',
+    'ai_exec("open the cart", page=1)',
+    "ai_exec()",
+]
+
+
+async def _answer(*args: Any, **kwargs: Any) -> str:
+    return "a"
+
+
+async def _agent(page: Any, instruction: str) -> str:
+    return "done"
+
+
+def _bind(call: str) -> str | None:
+    """The runtime's verdict on ``call``: None when it binds, else its message."""
+    name = call.split("(", 1)[0]
+    args, kwargs = eval("(lambda *a, **k: (a, k))" + call[len(name):])  # literal arguments only
+    try:
+        bind_call(name, args, kwargs)
+    except ToolInputError as exc:
+        return str(exc)
+    return None
+
+
+@pytest.mark.parametrize("call", CALLS)
+def test_checker_and_runtime_agree_on_every_call(call: str, cache: ToolCache) -> None:
+    result = check(f"result = await {call}\n", cache)
+    runtime = _bind(call)
+    assert result.valid is (runtime is None), (call, [str(d) for d in result.diagnostics], runtime)
+    if runtime is not None:
+        assert [d.message for d in result.diagnostics] == [runtime]  # the same words on both sides
+        assert "<locals>" not in runtime and "_Child" not in runtime
+
+
+def test_the_stubs_come_from_the_same_table() -> None:
+    from agentjit.planner.stubs import builtins_stub
+
+    stub = builtins_stub()
+    for name in ("ai_eval", "ask_human"):
+        sig = PLAN_FUNCTIONS[name]
+        assert f"async def {name}({', '.join(f'{p}: str' for p in sig.params)}" in stub
+
+
+@pytest.mark.parametrize("isolate", [True, False], ids=["child", "in-process"])
+async def test_a_second_positional_argument_fails_without_internal_names(isolate: bool) -> None:
+    """The finding: ``ai_eval("Which?", ["a", "b"])`` passed the checker and failed with
+    ``_Child.callables.<locals>.ai_eval() takes 1 positional argument``."""
+    run = PlanRun({}, None, ai_eval=_answer, ai_exec=_agent, limits=PlanLimits(isolate=isolate))
+    with pytest.raises(ToolInputError) as err:
+        await execute_plan('result = await ai_eval("Which?", ["a", "b"])\n', run)
+    assert "<locals>" not in str(err.value) and "names=" in str(err.value)
+    # what binds, runs: a value named like the parameter of the function that serves it included
+    assert await execute_plan('result = await ai_eval("Which {prompt}?", prompt=["a"])\n', run) == "a"
+    assert await execute_plan('result = await ai_exec(instruction="go")\n', run) == "done"
+
+
+def test_looping_over_a_tool_output_is_a_static_finding(food_cache: ToolCache) -> None:
+    """The finding: ``[s.name for s in await list_stores(limit=3)]`` passed the checker; the guard then
+    refused ``attribute 'name' of a str``. The message names the list field to loop over, and the output's shape."""
+    result = check("await goto_home()\nresult = [s.name for s in await list_stores(limit=3)]\n", food_cache)
+    assert result.codes() == ["unknown-field"]
+    message = result.diagnostics[0].message
+    assert "for s in (await list_stores(limit=3)).items" in message
+    assert "{items: list of {name: str" in message
+
+
+@pytest.mark.parametrize(
+    ("plan", "says"),
+    [
+        ("stores = await list_stores()\nfor s in stores:\n    print(s.name)\n", "for s in stores.items"),
+        ("stores = await list_stores()\nresult = stores[0].name\n", "stores.items[...]"),
+        ("stores = await list_stores()\nresult = stores.items.name\n", "stores.items[0].name"),
+        ("stores = await list_stores()\nresult = stores.name\n", "loop over `stores.items`"),
+        ("stores = await list_stores()\nresult = stores.items[0].name.lowr()\n", "cannot read 'lowr'"),
+        ("stores = await list_stores()\nnames = [s.name for s in stores.items]\nresult = names[0].nme\n", "is a str"),
+        ("stores = await list_stores()\nfirst = stores.get('items')[0]\nresult = first.nam\n", "has no field 'nam'"),
+        ("stores = await list_stores()\nbest = stores.items[0]\nresult = best.rating.real\n", "cannot read 'real'"),
+        ("seen = {}\nresult = seen.count\n", 'seen["count"]'),
+        ("result = await list_stores(limit=3).items\n", "write `(await list_stores(limit=3)).items`"),
+    ],
+    ids=["for-record", "index-record", "field-of-list", "record-field", "str-method", "comprehension", "get",
+         "number", "dict", "await-attribute"],
+)
+def test_what_the_guard_refuses_is_found_and_explained(plan: str, says: str, food_cache: ToolCache) -> None:
+    result = check("await goto_home()\n" + plan + ("result = 1\n" if "result" not in plan else ""), food_cache)
+    assert not result.valid
+    assert len(result.diagnostics) == 1, [str(d) for d in result.diagnostics]
+    assert says in result.diagnostics[0].message, result.diagnostics[0].message
+
+
+def test_what_it_cannot_type_it_says_so(food_cache: ToolCache) -> None:
+    result = check('answer = await ai_eval("Which?")\nresult = answer.strip()\n', food_cache)
+    assert result.valid
+    assert result.notes == ["line 2: the type of `answer` is not known here, so `.strip` is checked only when the plan runs"]
