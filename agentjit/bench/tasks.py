@@ -181,6 +181,48 @@ def norm_text(text: str) -> str:
     return re.sub(r"\s+", " ", text.lower()).strip()
 
 
+def judge_read(diff: Sequence[tuple[str, ...]], answer: Any, wanted: Sequence[str], *,
+               unwanted: Sequence[str] = ()) -> JudgeResult:
+    """A read task's verdict from the database's changes since the seed (``diff``, which must be
+    empty) and the answer, which must name every ``wanted`` value and no ``unwanted`` one."""
+    if diff:
+        return JudgeResult(False, f"a read task changed the database: {list(diff)[:3]}")
+    text = norm_text(answer_text(answer))
+    missing = [w for w in wanted if norm_text(w) not in text]
+    if missing:
+        return JudgeResult(False, f"answer lacks {missing}")
+    wrong = [w for w in unwanted if norm_text(w) in text]
+    if wrong:
+        return JudgeResult(False, f"answer names {wrong}, which it should not")
+    return JudgeResult(True, f"answer names {len(wanted)} expected value(s), database unchanged")
+
+
+def judge_count(diff: Sequence[tuple[str, ...]], answer: Any, expected: int) -> JudgeResult:
+    """A counting read task's verdict: the database unchanged (``diff`` empty), the answer the
+    number ``expected`` or a text holding it."""
+    if diff:
+        return JudgeResult(False, f"a read task changed the database: {list(diff)[:3]}")
+    found = [float(answer)] if isinstance(answer, int | float) and not isinstance(answer, bool) else numbers_in(answer_text(answer))
+    if float(expected) not in found:
+        return JudgeResult(False, f"answer {answer!r} is not {expected}")
+    return JudgeResult(True, f"answer is {expected}")
+
+
+def judge_exact(diff: Sequence[tuple[str, ...]], want: Sequence[tuple[str, ...]]) -> JudgeResult:
+    """A write task's verdict: the database differs from the seed by ``want`` and nothing else
+    (``diff``, sorted, is every change; a change made twice is two)."""
+    wanted = sorted(want)
+    if list(diff) == wanted:
+        return JudgeResult(True, f"exactly the change(s) asked for: {wanted}")
+    extra = list(diff)
+    for w in wanted:
+        if w in extra:
+            extra.remove(w)
+    if len(extra) == len(diff) - len(wanted):
+        return JudgeResult(False, f"the change was made, with others or twice: {extra[:4]}")
+    return JudgeResult(False, f"wanted {wanted}, the database shows {list(diff)[:4] or 'no change'}")
+
+
 def norm_answer(text: str) -> str:
     """:func:`norm_text` without surrounding quotes and trailing full stops."""
     return norm_text(text).strip("\"'").rstrip(".").strip()

@@ -18,7 +18,14 @@ import urllib.request
 from decimal import Decimal
 from typing import Any
 
-from agentjit.bench.tasks import JudgeResult, answer_text, norm_text, numbers_in
+from agentjit.bench.tasks import (
+    JudgeResult,
+    answer_text,
+    judge_count,
+    judge_exact,
+    judge_read,
+    norm_text,
+)
 
 from .data import DATA, Dataset
 
@@ -82,38 +89,13 @@ def changes(state: dict[str, Any], data: Dataset = DATA) -> list[Change]:
     return sorted(out)
 
 
-def _unchanged(site_url: str) -> JudgeResult | None:
-    diff = changes(library_state(site_url))
-    return JudgeResult(False, f"a read task changed the database: {diff[:3]}") if diff else None
-
-
-def _read(site_url: str, result: Any, wanted: list[str], *, unwanted: list[str] = ()) -> JudgeResult:  # type: ignore[assignment]
-    changed = _unchanged(site_url)
-    if changed is not None:
-        return changed
-    text = norm_text(answer_text(result.value))
-    missing = [w for w in wanted if norm_text(w) not in text]
-    if missing:
-        return JudgeResult(False, f"answer lacks {missing}")
-    wrong = [w for w in unwanted if norm_text(w) in text]
-    if wrong:
-        return JudgeResult(False, f"answer names {wrong}, which it should not")
-    return JudgeResult(True, f"answer names {len(wanted)} expected value(s), database unchanged")
+def _read(site_url: str, result: Any, wanted: list[str], *, unwanted: list[str] | None = None) -> JudgeResult:
+    return judge_read(changes(library_state(site_url)), result.value, wanted, unwanted=unwanted or [])
 
 
 def _exactly(site_url: str, want: list[Change]) -> JudgeResult:
     """The database differs from the seed by ``want`` and nothing else (a change made twice is two)."""
-    want = sorted(want)
-    diff = changes(library_state(site_url))
-    if diff == want:
-        return JudgeResult(True, f"exactly the change(s) asked for: {want}")
-    extra = list(diff)
-    for w in want:
-        if w in extra:
-            extra.remove(w)
-    if len(extra) == len(diff) - len(want):
-        return JudgeResult(False, f"the change was made, with others or twice: {extra[:4]}")
-    return JudgeResult(False, f"wanted {want}, the database shows {diff[:4] or 'no change'}")
+    return judge_exact(changes(library_state(site_url)), want)
 
 
 # -- read tasks ----------------------------------------------------------------
@@ -132,15 +114,8 @@ def book_price(task: Any, result: Any, site_url: str) -> JudgeResult:
 
 
 def poetry_in_stock(task: Any, result: Any, site_url: str) -> JudgeResult:
-    changed = _unchanged(site_url)
-    if changed is not None:
-        return changed
     expected = sum(1 for b in DATA.books if b.genre == "poetry" and b.in_stock)
-    value = result.value
-    found = [float(value)] if isinstance(value, int | float) and not isinstance(value, bool) else numbers_in(answer_text(value))
-    if float(expected) not in found:
-        return JudgeResult(False, f"answer {value!r} is not {expected}")
-    return JudgeResult(True, f"answer is {expected}")
+    return judge_count(changes(library_state(site_url)), result.value, expected)
 
 
 def author_books(task: Any, result: Any, site_url: str) -> JudgeResult:
