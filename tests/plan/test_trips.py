@@ -28,7 +28,7 @@ ITERABLES = [
 @pytest.mark.parametrize(("iterable", "n"), ITERABLES)
 def test_planner_and_scheduler_agree_on_the_trip_count(iterable: str, n: int) -> None:
     cache = make_cache()
-    src = f"xs = await list_stores()\nfor x in {iterable}:\n    await goto_home()\nresult = 1\n"
+    src = f"xs = (await list_stores()).items\nfor x in {iterable}:\n    await goto_home()\nresult = 1\n"
     checked = check(src, cache)
     assert checked.valid, checked.diagnostics
     [site] = [c for c in checked.calls if c.tool == "goto_home"]
