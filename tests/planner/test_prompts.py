@@ -75,13 +75,13 @@ def test_safe_builtins_are_small_and_harmless() -> None:
     assert SAFE_BUILTINS["len"] is len and SAFE_BUILTINS["ValueError"] is ValueError
 
 
-def test_checker_is_fast_enough() -> None:
-    # a loose bound for a loaded CI machine; bench_checker measures the real number
+def test_checker_checks_a_long_plan_and_reports_its_time() -> None:
+    # how fast: `python -m agentjit.planner.bench_checker` (wall and CPU medians), not a timed test
     src = "await goto_home()\nstores = await list_stores()\n" + "x = [s.name for s in stores.items if s.rating]\n" * 37 + "result = x\n"
     cache = make_cache()
     result = check(src, cache)
-    assert result.valid
-    assert min(check(src, cache).time_s for _ in range(5)) < 0.05
+    assert result.valid, result.diagnostics
+    assert len(result.calls) == 2 and result.time_s > 0
 
 
 def test_the_examples_tools_are_marked_as_not_this_sites() -> None:

@@ -243,7 +243,7 @@ def test_a_build_against_a_site_that_hangs_while_verifying_is_exit_3_and_keeps_t
     site.hang_all.set()
     t0 = time.monotonic()
     assert main(["build", str(tmp_path / "out"), "-o", str(cache), "--site", site.url, "--step-timeout", "2"]) == 3
-    assert time.monotonic() - t0 < 2 + 15
+    assert time.monotonic() - t0 < 60  # the step timeout and a build's start-up; it hung for minutes before
     assert "did not answer within 2 s" in _one_line_error(capsys)
     assert {str(f.relative_to(cache)): f.read_bytes() for f in cache.rglob("*") if f.is_file()} == before
     assert not (tmp_path / "cache.prev").exists()
