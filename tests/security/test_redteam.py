@@ -178,8 +178,11 @@ class _Refusing(PlanRun):
 async def test_call_arguments_are_bounded_per_call_and_per_run(limits) -> None:
     lim = limits.with_(max_call_chars=10_000, max_sent_chars=50_000)
 
+    # a tool with a q parameter: a call naming a parameter the tool lacks is refused before it is charged
+    searching = TOOL.model_copy(update={"input_schema": {"type": "object", "properties": {"q": {"type": "string"}}}})
+
     async def go(source: str) -> object:
-        plan_run = _Refusing({"list_stores": TOOL}, page=None, limits=lim)
+        plan_run = _Refusing({"list_stores": searching}, page=None, limits=lim)
         async with plan_run.vm() as vm:
             values, _ = await vm.run(ast.parse(source))
             if limits.isolate:  # each failed call's exception holds its arguments: only the latest few are kept
