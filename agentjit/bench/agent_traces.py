@@ -24,12 +24,11 @@ from urllib.parse import urlsplit
 
 from agentjit._version import __version__
 from agentjit.agent import StepwiseAgent
-from agentjit.llm.function import FunctionModel
 from agentjit.protocol.trace import SessionEvent, StepEvent, TraceWriter, read_trace
 from agentjit.runtime import BrowserPool
 
 from .apps import Site, get_app
-from .oracle import OraclePolicy
+from .oracle import OraclePolicy, patient_model
 
 __all__ = ["record_with_agent", "main"]
 
@@ -56,7 +55,7 @@ async def record_with_agent(demos: Sequence[str | Path], site: Site, out_dir: st
                     StepEvent(index=writer.next_index(), action="goto", value=start, start=t0, end=time.time(),
                               url_after=page.url, title=await page.title(), snapshot=writer.snapshot(await page.content()))
                 )  # fmt: skip
-                model = FunctionModel(OraclePolicy(trace.steps, answer="done"), name="oracle")
+                model = patient_model(OraclePolicy(trace.steps, answer="done"))
                 await StepwiseAgent(model, base_url=site.url, trace=writer).run(page, trace.session.task or "")
         written.append(target)
     return written

@@ -26,6 +26,7 @@ task would type it.
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 from typing import Any
@@ -39,7 +40,7 @@ from agentjit.protocol.trace import REDACTED, StepEvent, read_trace
 
 from .tasks import Task
 
-__all__ = ["OraclePolicy", "oracle_model", "demo_path", "has_demo", "DEMOS_ROOT", "answer_for", "secrets_for"]
+__all__ = ["OraclePolicy", "oracle_model", "patient_model", "demo_path", "has_demo", "DEMOS_ROOT", "answer_for", "secrets_for"]
 
 
 DEMOS_ROOT = Path(__file__).resolve().parents[2] / "traces"
@@ -108,6 +109,11 @@ MAX_LOOKS = 8
 target is not on the page yet, before it says the demonstration cannot be replayed. Each is an
 agent step (a second or more); three were not enough for Fava's query editor, which a script
 builds after the page's data, on a loaded machine (a fresh-clone suite run failed there)."""
+
+LOOK_PAUSE_S = (0.25, 0.5, 1.0, 2.0, 4.0)
+"""How long :func:`oracle_model` waits before it answers the n-th look in a row (the last figure for
+every later one): about 20 s over MAX_LOOKS looks. Eight quick looks were not enough either: a CI run
+on a loaded machine still saw Fava's balance sheet without its account tree after all of them."""
 
 
 class OraclePolicy:
@@ -202,4 +208,16 @@ def oracle_model(task: Task, *, demos: Path | None = None, name: str = "oracle")
     """A :class:`FunctionModel` that replays ``task``'s demonstration (one per agent run)."""
     trace = read_trace(demo_path(task, demos), check_snapshots=False)
     policy = OraclePolicy(trace.steps, answer_for(task, demos), secrets_for(task, trace.steps, demos))
-    return FunctionModel(policy, name=name)
+    return patient_model(policy, name=name)
+
+
+def patient_model(policy: OraclePolicy, *, name: str = "oracle") -> FunctionModel:
+    """``policy`` as a model that waits (:data:`LOOK_PAUSE_S`) before each look for a target not drawn yet."""
+
+    async def answer(messages: list[Message]) -> str:
+        out = policy(messages)
+        if policy.looks:  # the page may still be rendering: give it time before the next look
+            await asyncio.sleep(LOOK_PAUSE_S[min(policy.looks, len(LOOK_PAUSE_S)) - 1])
+        return out
+
+    return FunctionModel(answer, name=name)

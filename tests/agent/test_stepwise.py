@@ -269,3 +269,22 @@ def test_the_oracle_types_a_redacted_secret_from_its_script(tmp_path):
 
     answer = json.loads(policy([Message(role="user", content=f"Current page:\nURL: http://h/\n{page}")]))
     assert answer == {"action": "type", "index": 0, "text": "s3cret", "submit": False}
+
+
+async def test_the_oracle_waits_for_a_target_a_script_draws_late(browser_pool):
+    """A page that draws its link seconds after it loaded (Fava's account tree on a loaded machine):
+    the oracle's looks pause longer and longer, so the run finds the link instead of giving up after
+    eight quick looks (it did, in a CI run)."""
+    from agentjit.bench.oracle import OraclePolicy, patient_model
+    from agentjit.protocol.trace import StepEvent
+
+    step = StepEvent(index=0, action="click", start=0.0, end=0.1, target={"selector": "a#late", "role": "link", "name": "Late"})
+    async with browser_pool.page() as page:
+        await page.set_content(
+            "<p>loading</p><script>setTimeout(() => { const a = document.createElement('a');"
+            " a.id = 'late'; a.href = '#done'; a.textContent = 'Late'; document.body.append(a); }, 4000)</script>"
+        )
+        agent = StepwiseAgent(patient_model(OraclePolicy([step], answer="42")), snapshots=False)
+        result = await agent.run(page, "click the late link")
+    assert result.answer == "42"
+    assert [s.action["action"] for s in result.steps][-2:] == ["click", "done"]
