@@ -1,4 +1,4 @@
-"""The hostile plan corpus (issue 8, item 6): headers, static verdicts, and the whole corpus run.
+"""The hostile plan corpus (issue 8, item 6): headers, static verdicts, and a sampled run (see SAMPLE_EVERY).
 
 ``tests/security/corpus/<class>/NNN_name.py`` holds the plans; the runner is
 :mod:`agentjit.bench.sandbox_bench` (also ``agentjit bench sandbox``).
@@ -100,17 +100,45 @@ def test_placeholders_are_substituted():
     assert out == 'open("/tmp/m1"); x = "SECRET_X"; u = "http://127.0.0.1:4242/"; p = 4242\n'
 
 
+SAMPLE_EVERY = 3
+"""The suite runs every third plan of each (class, label) group, about 170 of the 504 plans: the
+whole corpus takes 6-11 minutes on 2 cores, most of the suite's budget, and is what `agentjit bench
+sandbox` runs. ``AGENTJIT_WHOLE_CORPUS=1`` runs all of them here. The static verdict of every plan
+is still checked above (every ``reject`` plan refused by ``check``)."""
+
+
+def corpus_sample(plans: list[CorpusPlan], every: int = SAMPLE_EVERY) -> list[CorpusPlan]:
+    """Every ``every``-th plan of each (class, label) group, in corpus order: each class's attacks
+    and benign look-alikes stay represented, and the same plans run every time."""
+    groups: dict[tuple[str, str], list[CorpusPlan]] = {}
+    for plan in plans:
+        groups.setdefault((plan.cls, plan.expect), []).append(plan)
+    return [p for group in groups.values() for i, p in enumerate(group) if i % every == 0]
+
+
+def test_the_sample_keeps_every_class_and_label():
+    plans = load_corpus()
+    sample = corpus_sample(plans)
+    assert {(p.cls, p.expect) for p in sample} == {(p.cls, p.expect) for p in plans}
+    assert len(plans) / SAMPLE_EVERY <= len(sample) < len(plans) / SAMPLE_EVERY + 40
+
+
 @pytest.mark.browser
 @pytest.mark.slow
 @pytest.mark.timeout(3600)
-async def test_the_whole_corpus_runs_without_escape_hang_crash_or_mismatch(food_site_session):
-    """Every plan through the checker and the real runtime in Chromium; nothing may get through."""
+async def test_the_corpus_runs_without_escape_hang_crash_or_mismatch(food_site_session):
+    """The sampled plans (all with ``AGENTJIT_WHOLE_CORPUS=1``) through the checker and the real
+    runtime in Chromium; nothing may get through."""
+    plans = load_corpus()
+    if os.environ.get("AGENTJIT_WHOLE_CORPUS") != "1":
+        plans = corpus_sample(plans)
     t0 = time.perf_counter()
-    report = await run_corpus(site_url=food_site_session.url)
+    report = await run_corpus(plans=plans, site_url=food_site_session.url)
     totals = report.totals
     summary = (
         f"{totals['plans']} plans in {time.perf_counter() - t0:.0f} s (load average {os.getloadavg()[0]:.1f}): "
         f"{totals['escapes']} escapes, {totals['hangs']} hangs, {totals['crashes']} crashes, "
         f"{totals['mismatches']} mismatches"
     )
+    assert totals["plans"] == len(plans)
     assert report.ok, summary + "\n" + report.failure_listing()
