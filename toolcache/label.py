@@ -92,7 +92,7 @@ def label_step(step: StepEvent, schema: PageSchema | None) -> tuple[Element | No
         el = cards.get(_sig_of(node))
         if el is None:
             # a table row: the member signature here and its table further up
-            el = next((r for r in rows if _sig_of(node) == r.member_sig
+            el = next((r for r in rows if (_sig_of(node) == r.member_sig or node.get("tag") == r.member_sig)
                        # a column's header cell is no row; a row's own header cell (its title) is
                        and (depth == 0 or chain[depth - 1].get("tag") != "th" or not any(a.get("tag") == "thead" for a in chain[depth + 1:depth + 2]))
                        and any(_sig_of(a) == r.container_sig or _id_sel(a) == r.container_sig
