@@ -1200,7 +1200,13 @@ def _posts_document(s: LabeledStep) -> bool:
 def _option_label(el: Element, value: Any) -> Any:
     """What a select's option is called (the tool's enum) for a recorded option value
     (``exact`` -> ``=``); a value that is already a label, or unknown, stays as it is."""
-    if value in el.option_labels or value not in el.options:
+    if value in el.option_labels:
+        return value
+    if isinstance(value, str) and value in el.option_label_of:
+        # by the page's own pairing: the labels leave disabled options out, and pages merged
+        # into one element may list them in other orders
+        return el.option_label_of[value]
+    if value not in el.options:
         return value
     if len(el.options) == len(el.option_labels):
         return el.option_labels[el.options.index(value)]
@@ -1419,7 +1425,9 @@ def _form_tool(site: _Site, seqs: list[list[LabeledStep]]) -> Synth:
                     f" return [false, {js(f'{pname} shows ')} + (o && __clean(o.textContent)) + ', not ' + {prop('inputs', pname)}]; }}"
                 )
                 setters.append(
-                    f"if ({prop('inputs', pname)} != null) {{ const sel = __q({js(el.selector)});"
+                    # a select the page's script adds after another control's change (a filter row) is waited for
+                    f"if ({prop('inputs', pname)} != null) {{ const sel = await __waitQ({js(el.selector)});"
+                    f" if (!sel) throw new Error({js(f'no {pname} select on this page')});"
                     f" const o = [...sel.options].find((x) => __same(x.textContent, {prop('inputs', pname)})) || [...sel.options].find((x) => x.value === String({prop('inputs', pname)}));"
                     f" if (!o) throw new Error('no choice ' + JSON.stringify({prop('inputs', pname)}) + {js(f' for {pname}')}); __setValue(sel, o.value); }}"
                 )

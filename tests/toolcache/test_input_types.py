@@ -191,3 +191,45 @@ async def test_the_recorder_names_a_submit_input_by_its_value_and_keeps_a_checkb
     await page.locator("#c").check()
     box = await page.locator("#c").evaluate(describe_js)
     assert box["checked"] is True and "checked" not in box["attributes"]  # the live state, not the default
+
+
+FILTER_FORM = """<body><h1>Custom query</h1><form id="query" method="post" action="/query">
+<label for="add">And</label><select id="add" name="add_filter"><option value="" disabled>-- pick --</option>
+<optgroup label="Fields"><option value="owner">Owner</option><option value="prio">Priority</option></optgroup></select>
+<div id="rows"></div><input type="submit" name="update" value="Update"></form>
+<script>document.getElementById('add').addEventListener('change', (e) => setTimeout(() => {
+  document.getElementById('rows').innerHTML = '<select name="0_prio"><option value="hi">High</option><option value="lo">Low</option></select>';
+}, 300));</script></body>"""
+
+
+async def test_a_select_value_maps_to_its_label_past_a_disabled_option_and_a_select_added_later_is_waited_for(page: Any) -> None:
+    # the second select exists only after the first one's change: the page seen after it is the one labeled
+    later = FILTER_FORM.replace('<div id="rows"></div>', '<div id="rows"><select name="0_prio"><option value="hi">High</option>'
+                                '<option value="lo">Low</option></select></div>')
+    url = f"{BASE}/query"
+    steps = [_step(0, "select", {"id": "add", "name": "add_filter"}, tag="select", value="prio"),
+             _step(1, "select", {"name": "0_prio"}, tag="select", value="hi"),
+             _step(2, "click", {"type": "submit", "name": "update", "value": "Update"}, url=url, url_after=f"{url}?prio=hi",
+                   requests=[{"method": "POST", "url": url, "status": 303, "resource": "document"}])]
+    steps[0].url = steps[0].url_after = steps[1].url = steps[1].url_after = url
+    tool = next(iter(_form_tools(later, url, f"{url}?prio=hi", steps).values()))
+    props = tool.manifest.input_schema["properties"]
+    assert props["add_filter"]["enum"] == ["Owner", "Priority"]
+    assert tool.witness_args == [{"add_filter": "Priority", "0_prio": "High"}]  # the labels of the posted values
+    await page.set_content(FILTER_FORM)
+    await page.evaluate("document.forms[0].addEventListener('submit', (e) => e.preventDefault())")
+    await page.evaluate("async (inputs) => {" + tool.manifest.execute + "}", {"add_filter": "Priority", "0_prio": "Low"})
+    assert await page.evaluate("document.querySelector('select[name=\"0_prio\"]').value") == "lo"
+
+
+def test_a_submit_input_recorded_without_a_name_is_named_by_its_value() -> None:
+    from types import SimpleNamespace
+
+    from toolcache.build import _named_buttons
+
+    old = _step(0, "click", {"type": "submit", "id": "save", "value": "Submit  changes"}, name="")
+    link = _step(1, "click", {"href": "/x"}, tag="a", name="")
+    trace: Any = SimpleNamespace(steps=[old, link])
+    _named_buttons(trace)
+    assert old.target is not None and old.target.name == "Submit changes"
+    assert link.target is not None and link.target.name == ""
