@@ -407,7 +407,7 @@ async def build_cache(
 
     # -- codegen ---------------------------------------------------------------------
     t = clock()
-    synths = synthesize(site, labeled, routes)
+    synths = synthesize(site, labeled, routes, _snapshots(traces))
     report.synthesized = [s.manifest.name for s in synths]
     if progress:
         progress("codegen", 1, 1)

@@ -57,7 +57,7 @@ from urllib.parse import parse_qs, urljoin, urlparse
 from agentjit.protocol.manifest import Effect, ToolManifest, ToolType
 from agentjit.runtime.network import TRACK_JS
 
-from .dom import camel, snake
+from .dom import camel, parse_html, snake
 from .extract import Element, Prop, SiteSchema
 from .inputs import (
     checkbox_state,
@@ -232,6 +232,8 @@ class _Site:
     """Card group selector -> the list tool whose items name its cards."""
     dialog_titles: dict[str, str] = field(default_factory=dict)
     """Dialog -> what its opener is called ("Add Journal Entry"): the words that name the dialog's tools."""
+    html_of: Callable[[LabeledStep], str | None] | None = None
+    """A labeled step's snapshot (the page after it), when the build has the traces' snapshots."""
 
     @classmethod
     def index(cls, schema: SiteSchema, traces: dict[str, list[LabeledStep]]) -> _Site:
@@ -1137,8 +1139,56 @@ def _row_selection_tool(site: _Site, seqs: list[list[LabeledStep]]) -> Synth:
 
 
 def _form_tools(site: _Site) -> list[Synth]:
-    """``<button>(...)``: fields set and a button clicked that wrote, posted a form or changed the page."""
-    return [_form_tool(site, seqs) for seqs in site.sequences.forms.values()]
+    """``<button>(...)``: fields set and a button clicked that wrote, posted a form or changed the page;
+    beside a write whose text boxes came filled in (an edit form), ``get_<tool>_values``."""
+    out: list[Synth] = []
+    for seqs in site.sequences.forms.values():
+        form = _form_tool(site, seqs)
+        out.append(form)
+        values = _form_values_tool(site, form, seqs)
+        if values is not None:
+            out.append(values)
+    return out
+
+
+def _form_values_tool(site: _Site, form: Synth, seqs: list[list[LabeledStep]]) -> Synth | None:
+    """``get_<form tool>_values``: what the form's text boxes hold before it is changed, when the
+    demonstrations found them filled in (a page's source in its edit form): a person edits that
+    text, so a plan must read it before it writes the whole box back."""
+    m = form.manifest
+    if m.effect != Effect.WRITE or m.pre.get("dialog") or form.name_param:
+        return None
+    filled: dict[str, str] = {}
+    for seq in seqs:
+        for s in seq[:-1]:
+            el, t = s.element, s.step.target
+            if el is None or t is None or el.repeated or s.step.action != "fill" or el.kind not in ("input", "textarea"):
+                continue
+            attrs = (t.model_extra or {}).get("attributes") or {}
+            before = attrs.get("value") if el.kind == "input" else t.text
+            if not before or str(attrs.get("type", "text")).lower() not in ("text", "search", ""):
+                continue
+            base = el.input_name or el.name.split(".")[-1]
+            pname = snake(re.sub(r"(?i)(input|field|box)$", "", base) or base)
+            if pname in m.input_schema.get("properties", {}):
+                filled.setdefault(pname, el.selector)
+    if not filled:
+        return None
+    pages = m.pre.get("page", "")
+    reads = ", ".join(f"{js(k)}: ((c) => c ? c.value : null)(__q({js(sel)}))" for k, sel in filled.items())
+    vm = ToolManifest(
+        name=site.name(f"get_{m.name}_values"),
+        description=f"Read what the {m.name} form's text boxes ({', '.join(filled)}) hold now, on the {pages} page, before {m.name} changes them.",
+        type=ToolType.GET_FIELDS,
+        output_schema={"type": "object", "properties": {k: {"type": ["string", "null"]} for k in filled}},
+        pre={"page": pages},
+        post={},
+        pre_check=m.pre_check,
+        execute=_body(f"return {{{reads}}};"),
+        effect=Effect.READ,
+        elements=m.elements,
+    )
+    return Synth(vm, "fields", element=form.element)
 
 
 def _observe_tool(site: _Site) -> list[Synth]:
@@ -1167,10 +1217,13 @@ _BUILDERS: tuple[Callable[[_Site], list[Synth]], ...] = (
 """In this order: a later builder reads the names and list tools an earlier one made."""
 
 
-def synthesize(schema: SiteSchema, traces: dict[str, list[LabeledStep]], routes: Sequence[str] = ()) -> list[Synth]:
+def synthesize(schema: SiteSchema, traces: dict[str, list[LabeledStep]], routes: Sequence[str] = (),
+               html_of: Callable[[LabeledStep], str | None] | None = None) -> list[Synth]:
     """All tools the schema and the labeled traces support, deterministic and named uniquely;
-    their checks name pages with the learned ``routes`` too (:func:`toolcache.pages.page_name`)."""
+    their checks name pages with the learned ``routes`` too (:func:`toolcache.pages.page_name`).
+    ``html_of`` gives a step's snapshot (the page after it): what a form's result page showed."""
     site = _Site.index(schema, traces)
+    site.html_of = html_of
     out = [synth for build in _BUILDERS for synth in build(site)]
     if routes:
         for synth in out:
@@ -1321,6 +1374,23 @@ def _form_description(
     )
 
 
+def _echoed(site: _Site, seqs: list[list[LabeledStep]], el: Element) -> bool:
+    """Whether the pages a form's demonstrations ended on showed what they typed into ``el``: a
+    control the result page offers again empty or with its default (a workflow's "reassign to"
+    box under an item's history) says nothing of the write, and its post-check would fail it."""
+    if site.html_of is None or not el.input_name:
+        return True
+    for seq in seqs:
+        typed = [s.step.value for s in seq[:-1] if s.element is el and s.step.action == "fill" and s.step.value]
+        html = site.html_of(seq[-1]) if typed else None
+        if not html:
+            continue
+        shown = parse_html(html).find(lambda n, w=el.input_name: n.tag == "input" and n.attrs.get("name") == w)
+        if shown is not None and shown.attrs.get("value", "") != str(typed[-1]):
+            return False
+    return True
+
+
 def _form_tool(site: _Site, seqs: list[list[LabeledStep]]) -> Synth:
     """One form: the settings of ``seqs`` (the sequences ending in one submit) as inputs, then the click."""
     submit = seqs[0][-1]
@@ -1444,7 +1514,7 @@ def _form_tool(site: _Site, seqs: list[list[LabeledStep]]) -> Synth:
             else:
                 props[pname] = input_schema(el, attrs, [x.step.value for x in on[id(el)] if x.step.action == "fill"])
                 numeric = props[pname]["type"] in ("integer", "number")
-                if el.kind == "input" and not numeric:
+                if el.kind == "input" and not numeric and _echoed(site, seqs, el):
                     shows.append(
                         f"{{ const el = __q({js(el.selector)});"
                         f" if (el && {prop('inputs', pname)} != null && el.value !== String({prop('inputs', pname)}))"

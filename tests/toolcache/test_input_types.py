@@ -233,3 +233,27 @@ def test_a_submit_input_recorded_without_a_name_is_named_by_its_value() -> None:
     _named_buttons(trace)
     assert old.target is not None and old.target.name == "Submit changes"
     assert link.target is not None and link.target.name == ""
+
+
+PAGE_EDIT = """<body><h1>Editing OnCall</h1><form id="edit" method="post" action="/pages/OnCall">
+<input type="hidden" name="token" value="abc"><textarea id="text" name="text">January: alice</textarea>
+<label for="comment">Comment</label><input id="comment" name="comment" type="text">
+<input type="submit" id="save" name="save" value="Submit changes"></form></body>"""
+
+
+async def test_an_edit_form_whose_text_box_came_filled_gets_a_tool_that_reads_it(page: Any) -> None:
+    url = f"{BASE}/pages/OnCall?action=edit"
+    steps = [_step(0, "fill", {"id": "text", "name": "text"}, tag="textarea", value="January: alice\nApril: carol", url=url),
+             _step(1, "fill", {"id": "comment", "name": "comment", "type": "text"}, value="rota", url=url),
+             _step(2, "click", {"type": "submit", "id": "save", "name": "save", "value": "Submit changes"}, url=url,
+                   url_after=f"{BASE}/pages/OnCall", requests=[{"method": "POST", "url": url, "status": 303, "resource": "document"}])]
+    steps[0].target.text = "January: alice"  # type: ignore[union-attr]  # what the box held when it was filled
+    ps = extract_snapshot(PAGE_EDIT, url)
+    after = extract_snapshot("<body><h1>OnCall</h1></body>", f"{BASE}/pages/OnCall")
+    labeled = [LabeledStep("t", s, ps.page, after.page if s.url_after != s.url else ps.page, element=label_step(s, ps)[0]) for s in steps]
+    tools = {s.manifest.name: s for s in synthesize(SiteSchema(pages={ps.page: ps, after.page: after}), {"t": labeled})}
+    form = next(s for s in tools.values() if s.kind == "form")
+    values = tools[f"get_{form.manifest.name}_values"]
+    assert list(values.manifest.output_schema["properties"]) == ["text"] and values.manifest.pre == form.manifest.pre
+    await page.set_content(PAGE_EDIT)
+    assert await page.evaluate("async (inputs) => {" + values.manifest.execute + "}", {}) == {"text": "January: alice"}
