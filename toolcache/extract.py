@@ -1079,8 +1079,8 @@ def merge_page(into: PageSchema, other: PageSchema) -> None:
         for o in el.option_labels:
             if o not in have.option_labels:
                 have.option_labels.append(o)
-        for v, o in el.option_label_of.items():
-            have.option_label_of.setdefault(v, o)
+        for posted, shown in el.option_label_of.items():
+            have.option_label_of.setdefault(posted, shown)
         for s in el.samples:
             if s not in have.samples and len(have.samples) < 100:
                 have.samples.append(s)
