@@ -1380,13 +1380,22 @@ def _echoed(site: _Site, seqs: list[list[LabeledStep]], el: Element) -> bool:
     box under an item's history) says nothing of the write, and its post-check would fail it."""
     if site.html_of is None or not el.input_name:
         return True
+    tag = "select" if el.kind == "select" else "input"
     for seq in seqs:
-        typed = [s.step.value for s in seq[:-1] if s.element is el and s.step.action == "fill" and s.step.value]
+        typed = [s.step.value for s in seq[:-1] if s.element is el and s.step.action in ("fill", "select") and isinstance(s.step.value, str) and s.step.value]
         html = site.html_of(seq[-1]) if typed else None
         if not html:
             continue
-        shown = parse_html(html).find(lambda n, w=el.input_name: n.tag == "input" and n.attrs.get("name") == w)
-        if shown is not None and shown.attrs.get("value", "") != str(typed[-1]):
+        shown = parse_html(html).find(lambda n, w=el.input_name: n.tag == tag and n.attrs.get("name") == w)
+        if shown is None:
+            continue
+        if tag == "select":
+            opts = [o for o in shown.iter() if o.tag == "option"]
+            chosen = next((o for o in opts if "selected" in o.attrs), opts[0] if opts else None)
+            now = {chosen.attrs.get("value", chosen.text), chosen.text} if chosen is not None else {""}
+        else:
+            now = {shown.attrs.get("value", "")}
+        if str(typed[-1]) not in now and _option_label(el, typed[-1]) not in now:
             return False
     return True
 
@@ -1489,7 +1498,7 @@ def _form_tool(site: _Site, seqs: list[list[LabeledStep]]) -> Synth:
                     props[pname] = {"type": "string", "description": f"One of the choices the page offers (seen: {', '.join(labels[:12])})."}
                 else:
                     props[pname] = {"type": "string", **({"enum": labels} if labels else {})}
-                shows.append(
+                shows.append("" if not _echoed(site, seqs, el) else  # a select back at its placeholder ("And": add a filter)
                     f"{{ const el = __q({js(el.selector)}); const o = el && el.options[el.selectedIndex];"
                     f" if (el && {prop('inputs', pname)} != null && (!o || !__same(o.textContent, {prop('inputs', pname)})))"
                     f" return [false, {js(f'{pname} shows ')} + (o && __clean(o.textContent)) + ', not ' + {prop('inputs', pname)}]; }}"

@@ -257,3 +257,23 @@ async def test_an_edit_form_whose_text_box_came_filled_gets_a_tool_that_reads_it
     assert list(values.manifest.output_schema["properties"]) == ["text"] and values.manifest.pre == form.manifest.pre
     await page.set_content(PAGE_EDIT)
     assert await page.evaluate("async (inputs) => {" + values.manifest.execute + "}", {}) == {"text": "January: alice"}
+
+
+def test_a_select_the_result_page_shows_back_at_its_placeholder_is_not_post_checked() -> None:
+    later = FILTER_FORM.replace('<div id="rows"></div>', '<div id="rows"><select name="0_prio"><option value="hi">High</option>'
+                                '<option value="lo">Low</option></select></div>')
+    result = later.replace('<option value="hi">', '<option value="hi" selected>')  # "And" back at its placeholder, the filter kept
+    url = f"{BASE}/query"
+    steps = [_step(0, "select", {"id": "add", "name": "add_filter"}, tag="select", value="prio"),
+             _step(1, "select", {"name": "0_prio"}, tag="select", value="hi"),
+             _step(2, "click", {"type": "submit", "name": "update", "value": "Update"}, url=url, url_after=f"{url}?prio=hi",
+                   requests=[{"method": "POST", "url": url, "status": 303, "resource": "document"}])]
+    for st in steps:
+        st.url = url
+    ps = extract_snapshot(later, url)
+    after = extract_snapshot(result, f"{url}?prio=hi")
+    labeled = [LabeledStep("t", s, ps.page, ps.page, element=label_step(s, ps)[0]) for s in steps]
+    tools = synthesize(SiteSchema(pages={ps.page: ps, after.page: after}), {"t": labeled},
+                       html_of=lambda ls: result if ls is labeled[-1] else later)
+    form = next(s for s in tools if s.kind == "form")
+    assert "add_filter shows" not in form.manifest.post_check and "0_prio shows" in form.manifest.post_check
