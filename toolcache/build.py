@@ -139,12 +139,29 @@ def trace_files(paths: Sequence[str | Path]) -> list[Path]:
     return out
 
 
+_BUTTON_TYPES = ("submit", "reset", "button")
+
+
+def _named_buttons(trace: Trace) -> Trace:
+    """``trace`` with the accessible name of every ``<input type=submit value=...>`` target its value,
+    as the recorder's ``labelOf`` now reads it (an older recorder left it empty, and tools were named
+    after the action: ``do_click``)."""
+    for st in trace.steps:
+        t = st.target
+        if t is None or t.name or (t.tag or "").lower() != "input":
+            continue
+        attrs = (t.model_extra or {}).get("attributes") or {}
+        if str(attrs.get("type", "")).lower() in _BUTTON_TYPES and attrs.get("value"):
+            t.name = " ".join(str(attrs["value"]).split())
+    return trace
+
+
 def load_traces(paths: Sequence[str | Path], report: BuildReport, progress: Progress | None = None) -> list[Trace]:
     files = trace_files(paths)
     traces: list[Trace] = []
     for i, f in enumerate(files):
         try:
-            traces.append(read_trace(f))
+            traces.append(_named_buttons(read_trace(f)))
         except TraceError as exc:
             log.warning("skipping bad trace: %s", exc)
             report.bad_traces.append({"path": str(f), "line": exc.line, "error": str(exc)})
@@ -390,7 +407,7 @@ async def build_cache(
 
     # -- codegen ---------------------------------------------------------------------
     t = clock()
-    synths = synthesize(site, labeled, routes)
+    synths = synthesize(site, labeled, routes, _snapshots(traces))
     report.synthesized = [s.manifest.name for s in synths]
     if progress:
         progress("codegen", 1, 1)

@@ -57,7 +57,7 @@ from urllib.parse import parse_qs, urljoin, urlparse
 from agentjit.protocol.manifest import Effect, ToolManifest, ToolType
 from agentjit.runtime.network import TRACK_JS
 
-from .dom import camel, snake
+from .dom import camel, parse_html, snake
 from .extract import Element, Prop, SiteSchema
 from .inputs import (
     checkbox_state,
@@ -232,6 +232,8 @@ class _Site:
     """Card group selector -> the list tool whose items name its cards."""
     dialog_titles: dict[str, str] = field(default_factory=dict)
     """Dialog -> what its opener is called ("Add Journal Entry"): the words that name the dialog's tools."""
+    html_of: Callable[[LabeledStep], str | None] | None = None
+    """A labeled step's snapshot (the page after it), when the build has the traces' snapshots."""
 
     @classmethod
     def index(cls, schema: SiteSchema, traces: dict[str, list[LabeledStep]]) -> _Site:
@@ -1137,8 +1139,56 @@ def _row_selection_tool(site: _Site, seqs: list[list[LabeledStep]]) -> Synth:
 
 
 def _form_tools(site: _Site) -> list[Synth]:
-    """``<button>(...)``: fields set and a button clicked that wrote, posted a form or changed the page."""
-    return [_form_tool(site, seqs) for seqs in site.sequences.forms.values()]
+    """``<button>(...)``: fields set and a button clicked that wrote, posted a form or changed the page;
+    beside a write whose text boxes came filled in (an edit form), ``get_<tool>_values``."""
+    out: list[Synth] = []
+    for seqs in site.sequences.forms.values():
+        form = _form_tool(site, seqs)
+        out.append(form)
+        values = _form_values_tool(site, form, seqs)
+        if values is not None:
+            out.append(values)
+    return out
+
+
+def _form_values_tool(site: _Site, form: Synth, seqs: list[list[LabeledStep]]) -> Synth | None:
+    """``get_<form tool>_values``: what the form's text boxes hold before it is changed, when the
+    demonstrations found them filled in (a page's source in its edit form): a person edits that
+    text, so a plan must read it before it writes the whole box back."""
+    m = form.manifest
+    if m.effect != Effect.WRITE or m.pre.get("dialog") or form.name_param:
+        return None
+    filled: dict[str, str] = {}
+    for seq in seqs:
+        for s in seq[:-1]:
+            el, t = s.element, s.step.target
+            if el is None or t is None or el.repeated or s.step.action != "fill" or el.kind not in ("input", "textarea"):
+                continue
+            attrs = (t.model_extra or {}).get("attributes") or {}
+            before = attrs.get("value") if el.kind == "input" else t.text
+            if not before or str(attrs.get("type", "text")).lower() not in ("text", "search", ""):
+                continue
+            base = el.input_name or el.name.split(".")[-1]
+            pname = snake(re.sub(r"(?i)(input|field|box)$", "", base) or base)
+            if pname in m.input_schema.get("properties", {}):
+                filled.setdefault(pname, el.selector)
+    if not filled:
+        return None
+    pages = m.pre.get("page", "")
+    reads = ", ".join(f"{js(k)}: ((c) => c ? c.value : null)(__q({js(sel)}))" for k, sel in filled.items())
+    vm = ToolManifest(
+        name=site.name(f"get_{m.name}_values"),
+        description=f"Read what the {m.name} form's text boxes ({', '.join(filled)}) hold now, on the {pages} page, before {m.name} changes them.",
+        type=ToolType.GET_FIELDS,
+        output_schema={"type": "object", "properties": {k: {"type": ["string", "null"]} for k in filled}},
+        pre={"page": pages},
+        post={},
+        pre_check=m.pre_check,
+        execute=_body(f"return {{{reads}}};"),
+        effect=Effect.READ,
+        elements=m.elements,
+    )
+    return Synth(vm, "fields", element=form.element)
 
 
 def _observe_tool(site: _Site) -> list[Synth]:
@@ -1167,10 +1217,13 @@ _BUILDERS: tuple[Callable[[_Site], list[Synth]], ...] = (
 """In this order: a later builder reads the names and list tools an earlier one made."""
 
 
-def synthesize(schema: SiteSchema, traces: dict[str, list[LabeledStep]], routes: Sequence[str] = ()) -> list[Synth]:
+def synthesize(schema: SiteSchema, traces: dict[str, list[LabeledStep]], routes: Sequence[str] = (),
+               html_of: Callable[[LabeledStep], str | None] | None = None) -> list[Synth]:
     """All tools the schema and the labeled traces support, deterministic and named uniquely;
-    their checks name pages with the learned ``routes`` too (:func:`toolcache.pages.page_name`)."""
+    their checks name pages with the learned ``routes`` too (:func:`toolcache.pages.page_name`).
+    ``html_of`` gives a step's snapshot (the page after it): what a form's result page showed."""
     site = _Site.index(schema, traces)
+    site.html_of = html_of
     out = [synth for build in _BUILDERS for synth in build(site)]
     if routes:
         for synth in out:
@@ -1200,7 +1253,13 @@ def _posts_document(s: LabeledStep) -> bool:
 def _option_label(el: Element, value: Any) -> Any:
     """What a select's option is called (the tool's enum) for a recorded option value
     (``exact`` -> ``=``); a value that is already a label, or unknown, stays as it is."""
-    if value in el.option_labels or value not in el.options:
+    if value in el.option_labels:
+        return value
+    if isinstance(value, str) and value in el.option_label_of:
+        # by the page's own pairing: the labels leave disabled options out, and pages merged
+        # into one element may list them in other orders
+        return el.option_label_of[value]
+    if value not in el.options:
         return value
     if len(el.options) == len(el.option_labels):
         return el.option_labels[el.options.index(value)]
@@ -1315,6 +1374,32 @@ def _form_description(
     )
 
 
+def _echoed(site: _Site, seqs: list[list[LabeledStep]], el: Element) -> bool:
+    """Whether the pages a form's demonstrations ended on showed what they typed into ``el``: a
+    control the result page offers again empty or with its default (a workflow's "reassign to"
+    box under an item's history) says nothing of the write, and its post-check would fail it."""
+    if site.html_of is None or not el.input_name:
+        return True
+    tag = "select" if el.kind == "select" else "input"
+    for seq in seqs:
+        typed = [s.step.value for s in seq[:-1] if s.element is el and s.step.action in ("fill", "select") and isinstance(s.step.value, str) and s.step.value]
+        html = site.html_of(seq[-1]) if typed else None
+        if not html:
+            continue
+        shown = parse_html(html).find(lambda n, w=el.input_name: n.tag == tag and n.attrs.get("name") == w)
+        if shown is None:
+            continue
+        if tag == "select":
+            opts = [o for o in shown.iter() if o.tag == "option"]
+            chosen = next((o for o in opts if "selected" in o.attrs), opts[0] if opts else None)
+            now = {chosen.attrs.get("value", chosen.text), chosen.text} if chosen is not None else {""}
+        else:
+            now = {shown.attrs.get("value", "")}
+        if str(typed[-1]) not in now and _option_label(el, typed[-1]) not in now:
+            return False
+    return True
+
+
 def _form_tool(site: _Site, seqs: list[list[LabeledStep]]) -> Synth:
     """One form: the settings of ``seqs`` (the sequences ending in one submit) as inputs, then the click."""
     submit = seqs[0][-1]
@@ -1413,13 +1498,15 @@ def _form_tool(site: _Site, seqs: list[list[LabeledStep]]) -> Synth:
                     props[pname] = {"type": "string", "description": f"One of the choices the page offers (seen: {', '.join(labels[:12])})."}
                 else:
                     props[pname] = {"type": "string", **({"enum": labels} if labels else {})}
-                shows.append(
+                shows.append("" if not _echoed(site, seqs, el) else  # a select back at its placeholder ("And": add a filter)
                     f"{{ const el = __q({js(el.selector)}); const o = el && el.options[el.selectedIndex];"
                     f" if (el && {prop('inputs', pname)} != null && (!o || !__same(o.textContent, {prop('inputs', pname)})))"
                     f" return [false, {js(f'{pname} shows ')} + (o && __clean(o.textContent)) + ', not ' + {prop('inputs', pname)}]; }}"
                 )
                 setters.append(
-                    f"if ({prop('inputs', pname)} != null) {{ const sel = __q({js(el.selector)});"
+                    # a select the page's script adds after another control's change (a filter row) is waited for
+                    f"if ({prop('inputs', pname)} != null) {{ const sel = await __waitQ({js(el.selector)});"
+                    f" if (!sel) throw new Error({js(f'no {pname} select on this page')});"
                     f" const o = [...sel.options].find((x) => __same(x.textContent, {prop('inputs', pname)})) || [...sel.options].find((x) => x.value === String({prop('inputs', pname)}));"
                     f" if (!o) throw new Error('no choice ' + JSON.stringify({prop('inputs', pname)}) + {js(f' for {pname}')}); __setValue(sel, o.value); }}"
                 )
@@ -1436,7 +1523,7 @@ def _form_tool(site: _Site, seqs: list[list[LabeledStep]]) -> Synth:
             else:
                 props[pname] = input_schema(el, attrs, [x.step.value for x in on[id(el)] if x.step.action == "fill"])
                 numeric = props[pname]["type"] in ("integer", "number")
-                if el.kind == "input" and not numeric:
+                if el.kind == "input" and not numeric and _echoed(site, seqs, el):
                     shows.append(
                         f"{{ const el = __q({js(el.selector)});"
                         f" if (el && {prop('inputs', pname)} != null && el.value !== String({prop('inputs', pname)}))"

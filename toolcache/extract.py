@@ -108,6 +108,8 @@ class Element:
     options: list[str] = field(default_factory=list)
     option_labels: list[str] = field(default_factory=list)
     """For a select: the options' visible labels (what a person picks; ``options`` holds their values)."""
+    option_label_of: dict[str, str] = field(default_factory=dict)
+    """For a select: each enabled option's label by its value (what the page posts -> what a person picks)."""
     options_vary: bool = False
     """For a select: pages of this type offered different options (a table's columns): the
     choices are data, not a fixed set, so no tool may hold them to the ones recorded."""
@@ -671,7 +673,7 @@ def _table_list(table: Node, page: str) -> Element | None:
     # a sorted column's header carries an arrow ("id ▼") or a priority: the column is still "id"
     headers = [_header_label(c) for c in _cells(head)]
     props: dict[str, Prop] = {}
-    link_col = None
+    linked: list[tuple[int, str]] = []
     col_of: dict[str, int] = {}
     for i, h in enumerate(headers):
         if not h:
@@ -680,10 +682,11 @@ def _table_list(table: Node, page: str) -> Element | None:
         vals = [_cells(r)[i].text for r in data if len(_cells(r)) > i]
         props[name] = Prop(name, "cell", h, _type_of(vals))  # by header text: columns move between views
         col_of.setdefault(name, i)
-        if link_col is None and any(len(_cells(r)) > i and _cells(r)[i].find(lambda x: x.tag == "a" and "href" in x.attrs) for r in data):
-            link_col = name
+        if any(len(_cells(r)) > i and _cells(r)[i].find(lambda x: x.tag == "a" and "href" in x.attrs) for r in data):
+            linked.append((i, name))
     if not props:
         return None
+    link_col, link_sel = _title_link(data, linked)
     if thead is not None:
         # columns that change with what was asked (a query shell): every cell by its header, live
         props["cells"] = Prop("cells", "row", "", "object")
@@ -696,7 +699,7 @@ def _table_list(table: Node, page: str) -> Element | None:
     el = Element(
         name=camel(noun), page=page, kind="card", selector=f"{tsig} tr:has(> td)", repeated=True, props=props,
         name_prop=link_col or _name_prop(props), visible_count=len(data), clickable=False,
-        member_sig="tr", container_sig=tsig, link_selector="a[href]" if link_col else None,
+        member_sig="tr", container_sig=tsig, link_selector=link_sel,
         sort_selector=f"{tsig} thead th a[href]" if in_thead and head.find(lambda x: x.tag == "a" and "href" in x.attrs) else None,
     )
     if el.sort_selector:
@@ -706,6 +709,37 @@ def _table_list(table: Node, page: str) -> Element | None:
         col = col_of.get(el.name_prop, 0)
         el.samples = [_cells(r)[col].text for r in data[:50] if len(_cells(r)) > col]
     return el
+
+
+_ID_TEXT = re.compile(r"#?[A-Za-z]{0,4}[-#]?[0-9]+")
+"""A cell text that is an item's number (``#3``, ``r12``, ``PROJ-7``), not its title."""
+
+
+def _title_link(data: list[Node], linked: list[tuple[int, str]]) -> tuple[str | None, str | None]:
+    """The column whose link names a row (its title) and the selector of that link in a row.
+
+    The first linked column, unless its links read as numbers (``#3``) and a later linked column's
+    do not: a ticket list links the row's own page from its number and from its summary, and a
+    person names (and clicks) the summary. The first column's link is ``a[href]``; a later one is
+    addressed by its cell's position (``:scope > :nth-child(k) a[href]``), the same in every row.
+    """
+    if not linked:
+        return None, None
+
+    def texts(i: int) -> list[str]:
+        return [_cells(r)[i].text.strip() for r in data if len(_cells(r)) > i and _cells(r)[i].text.strip()]
+
+    first_i, first = linked[0]
+    if not all(_ID_TEXT.fullmatch(t) for t in texts(first_i)):
+        return first, "a[href]"
+    for i, name in linked[1:]:
+        vals = texts(i)
+        if not vals or all(_ID_TEXT.fullmatch(t) for t in vals):
+            continue
+        pos = {r.children.index(_cells(r)[i]) for r in data if len(_cells(r)) > i}
+        if len(pos) == 1:
+            return name, f":scope > :nth-child({pos.pop() + 1}) a[href]"
+    return first, "a[href]"
 
 
 _LABELED = re.compile(r"^([A-Za-z][\w .-]{0,30}):\s*(.*)$")
@@ -948,6 +982,7 @@ def extract_snapshot(html: str, url: str | None, known: set[str] | None = None, 
         if n.tag == "select":
             el.options = [o.attrs.get("value", o.text) for o in n.iter() if o.tag == "option"]
             el.option_labels = [o.text for o in n.iter() if o.tag == "option" and "disabled" not in o.attrs]
+            el.option_label_of = {o.attrs.get("value", o.text): o.text for o in n.iter() if o.tag == "option" and "disabled" not in o.attrs}
         if name in ps.elements and ps.elements[name].selector != el.selector and not (body is not None and body.attrs.get("data-page")):
             i = 2
             while f"{name}{i}" in ps.elements:
@@ -1044,6 +1079,8 @@ def merge_page(into: PageSchema, other: PageSchema) -> None:
         for o in el.option_labels:
             if o not in have.option_labels:
                 have.option_labels.append(o)
+        for posted, shown in el.option_label_of.items():
+            have.option_label_of.setdefault(posted, shown)
         for s in el.samples:
             if s not in have.samples and len(have.samples) < 100:
                 have.samples.append(s)

@@ -92,7 +92,9 @@ def label_step(step: StepEvent, schema: PageSchema | None) -> tuple[Element | No
         el = cards.get(_sig_of(node))
         if el is None:
             # a table row: the member signature here and its table further up
-            el = next((r for r in rows if _sig_of(node) == r.member_sig
+            # (a classed row, ``tr.even``, is one of them when a link in it was clicked: the row's
+            # own link; a control in a row's cell is a control of its own)
+            el = next((r for r in rows if (_sig_of(node) == r.member_sig or (node.get("tag") == r.member_sig and chain[0].get("tag") == "a"))
                        # a column's header cell is no row; a row's own header cell (its title) is
                        and (depth == 0 or chain[depth - 1].get("tag") != "th" or not any(a.get("tag") == "thead" for a in chain[depth + 1:depth + 2]))
                        and any(_sig_of(a) == r.container_sig or _id_sel(a) == r.container_sig

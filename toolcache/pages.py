@@ -23,7 +23,7 @@ from .literal import js, state_value
 
 __all__ = ["page_name", "PAGE_JS", "VIEW_PARAMS", "ROUTES_SLOT", "with_routes", "learn_routes", "heading_slug", "page_variant"]
 
-VIEW_PARAMS = ("@template", "template", "view", "tab")
+VIEW_PARAMS = ("@template", "template", "view", "tab", "action")
 """Query parameters that choose which view of a collection a URL shows."""
 
 # ASCII classes and fullmatch, as in page.js (Python's \d, \s and $ mean more than JavaScript's)

@@ -26,6 +26,9 @@ __all__ = ["is_row_check", "checked_row"]
 _PART = re.compile(r"^(?:#(?P<id>(?:\\.|[^\s>:\[])+)|(?P<tag>[a-zA-Z][\w-]*)(?:\[data-testid=\"(?P<tid>[^\"]*)\"\])?(?::nth-of-type\((?P<nth>\d+)\))?)$")
 
 
+_NTH_CELL = re.compile(r":scope > :nth-child\((\d+)\) ")
+
+
 def is_row_check(step: StepEvent, el: Element | None) -> bool:
     """The step ticked (or unticked) the checkbox of a list's row."""
     if el is None or not el.repeated or el.modal or step.target is None or step.action not in ("check", "click"):
@@ -65,7 +68,12 @@ def _resolve(root: Node, selector: str) -> Node | None:
 def _row_name(row: Node, el: Element) -> str | None:
     """The row's name as the tools read it (:func:`toolcache.codegen._name_of_js`)."""
     if el.member_sig and el.link_selector:
-        link = row.find(lambda n: n.tag == "a" and "href" in n.attrs)
+        scope: Node | None = row
+        m = _NTH_CELL.match(el.link_selector)
+        if m:  # the title link sits in a given cell (:func:`toolcache.extract._title_link`)
+            k = int(m.group(1)) - 1
+            scope = row.children[k] if k < len(row.children) else None
+        link = scope.find(lambda n: n.tag == "a" and "href" in n.attrs) if scope is not None else None
         return (link or row).text or None
     prop = el.props.get(el.name_prop or "") if el.name_prop else None
     if prop is None or prop.source == "self":

@@ -191,3 +191,89 @@ async def test_the_recorder_names_a_submit_input_by_its_value_and_keeps_a_checkb
     await page.locator("#c").check()
     box = await page.locator("#c").evaluate(describe_js)
     assert box["checked"] is True and "checked" not in box["attributes"]  # the live state, not the default
+
+
+FILTER_FORM = """<body><h1>Custom query</h1><form id="query" method="post" action="/query">
+<label for="add">And</label><select id="add" name="add_filter"><option value="" disabled>-- pick --</option>
+<optgroup label="Fields"><option value="owner">Owner</option><option value="prio">Priority</option></optgroup></select>
+<div id="rows"></div><input type="submit" name="update" value="Update"></form>
+<script>document.getElementById('add').addEventListener('change', (e) => setTimeout(() => {
+  document.getElementById('rows').innerHTML = '<select name="0_prio"><option value="hi">High</option><option value="lo">Low</option></select>';
+}, 300));</script></body>"""
+
+
+async def test_a_select_value_maps_to_its_label_past_a_disabled_option_and_a_select_added_later_is_waited_for(page: Any) -> None:
+    # the second select exists only after the first one's change: the page seen after it is the one labeled
+    later = FILTER_FORM.replace('<div id="rows"></div>', '<div id="rows"><select name="0_prio"><option value="hi">High</option>'
+                                '<option value="lo">Low</option></select></div>')
+    url = f"{BASE}/query"
+    steps = [_step(0, "select", {"id": "add", "name": "add_filter"}, tag="select", value="prio"),
+             _step(1, "select", {"name": "0_prio"}, tag="select", value="hi"),
+             _step(2, "click", {"type": "submit", "name": "update", "value": "Update"}, url=url, url_after=f"{url}?prio=hi",
+                   requests=[{"method": "POST", "url": url, "status": 303, "resource": "document"}])]
+    steps[0].url = steps[0].url_after = steps[1].url = steps[1].url_after = url
+    tool = next(iter(_form_tools(later, url, f"{url}?prio=hi", steps).values()))
+    props = tool.manifest.input_schema["properties"]
+    assert props["add_filter"]["enum"] == ["Owner", "Priority"]
+    assert tool.witness_args == [{"add_filter": "Priority", "0_prio": "High"}]  # the labels of the posted values
+    await page.set_content(FILTER_FORM)
+    await page.evaluate("document.forms[0].addEventListener('submit', (e) => e.preventDefault())")
+    await page.evaluate("async (inputs) => {" + tool.manifest.execute + "}", {"add_filter": "Priority", "0_prio": "Low"})
+    assert await page.evaluate("document.querySelector('select[name=\"0_prio\"]').value") == "lo"
+
+
+def test_a_submit_input_recorded_without_a_name_is_named_by_its_value() -> None:
+    from types import SimpleNamespace
+
+    from toolcache.build import _named_buttons
+
+    old = _step(0, "click", {"type": "submit", "id": "save", "value": "Submit  changes"}, name="")
+    link = _step(1, "click", {"href": "/x"}, tag="a", name="")
+    trace: Any = SimpleNamespace(steps=[old, link])
+    _named_buttons(trace)
+    assert old.target is not None and old.target.name == "Submit changes"
+    assert link.target is not None and link.target.name == ""
+
+
+PAGE_EDIT = """<body><h1>Editing OnCall</h1><form id="edit" method="post" action="/pages/OnCall">
+<input type="hidden" name="token" value="abc"><textarea id="text" name="text">January: alice</textarea>
+<label for="comment">Comment</label><input id="comment" name="comment" type="text">
+<input type="submit" id="save" name="save" value="Submit changes"></form></body>"""
+
+
+async def test_an_edit_form_whose_text_box_came_filled_gets_a_tool_that_reads_it(page: Any) -> None:
+    url = f"{BASE}/pages/OnCall?action=edit"
+    steps = [_step(0, "fill", {"id": "text", "name": "text"}, tag="textarea", value="January: alice\nApril: carol", url=url),
+             _step(1, "fill", {"id": "comment", "name": "comment", "type": "text"}, value="rota", url=url),
+             _step(2, "click", {"type": "submit", "id": "save", "name": "save", "value": "Submit changes"}, url=url,
+                   url_after=f"{BASE}/pages/OnCall", requests=[{"method": "POST", "url": url, "status": 303, "resource": "document"}])]
+    steps[0].target.text = "January: alice"  # type: ignore[union-attr]  # what the box held when it was filled
+    ps = extract_snapshot(PAGE_EDIT, url)
+    after = extract_snapshot("<body><h1>OnCall</h1></body>", f"{BASE}/pages/OnCall")
+    labeled = [LabeledStep("t", s, ps.page, after.page if s.url_after != s.url else ps.page, element=label_step(s, ps)[0]) for s in steps]
+    tools = {s.manifest.name: s for s in synthesize(SiteSchema(pages={ps.page: ps, after.page: after}), {"t": labeled})}
+    form = next(s for s in tools.values() if s.kind == "form")
+    values = tools[f"get_{form.manifest.name}_values"]
+    assert list(values.manifest.output_schema["properties"]) == ["text"] and values.manifest.pre == form.manifest.pre
+    await page.set_content(PAGE_EDIT)
+    assert await page.evaluate("async (inputs) => {" + values.manifest.execute + "}", {}) == {"text": "January: alice"}
+
+
+def test_a_select_the_result_page_shows_back_at_its_placeholder_is_not_post_checked() -> None:
+    later = FILTER_FORM.replace('<div id="rows"></div>', '<div id="rows"><select name="0_prio"><option value="hi">High</option>'
+                                '<option value="lo">Low</option></select></div>')
+    result = later.replace('<option value="hi">', '<option value="hi" selected>')  # "And" back at its placeholder, the filter kept
+    url = f"{BASE}/query"
+    steps = [_step(0, "select", {"id": "add", "name": "add_filter"}, tag="select", value="prio"),
+             _step(1, "select", {"name": "0_prio"}, tag="select", value="hi"),
+             _step(2, "click", {"type": "submit", "name": "update", "value": "Update"}, url=url, url_after=f"{url}?prio=hi",
+                   requests=[{"method": "POST", "url": url, "status": 303, "resource": "document"}])]
+    for st in steps:
+        st.url = url
+    ps = extract_snapshot(later, url)
+    after = extract_snapshot(result, f"{url}?prio=hi")
+    labeled = [LabeledStep("t", s, ps.page, ps.page, element=label_step(s, ps)[0]) for s in steps]
+    tools = synthesize(SiteSchema(pages={ps.page: ps, after.page: after}), {"t": labeled},
+                       html_of=lambda ls: result if ls is labeled[-1] else later)
+    form = next(s for s in tools if s.kind == "form")
+    assert "add_filter shows" not in form.manifest.post_check and "0_prio shows" in form.manifest.post_check

@@ -23,6 +23,10 @@ URLS = [
     ("http://x.test/users/42/edit", "users_{id}_edit"),
     ("http://x.test/ledger/account/Assets:US:Cash/", "ledger_account_{name}"),
     ("http://x.test/ledger/account/Expenses:Food/?time=2025", "ledger_account_{name}"),
+    # one path, other forms: the view, its edit form and its rename form are pages of their own
+    ("http://x.test/wiki/OnCall", "wiki_{name}"),
+    ("http://x.test/wiki/OnCall?action=edit", "wiki_{name}_edit"),
+    ("http://x.test/wiki/OnCall?version=3&action=rename", "wiki_{name}_rename"),
 ]
 
 

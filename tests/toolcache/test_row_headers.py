@@ -91,3 +91,39 @@ async def test_goto_row_opens_the_row_named_by_its_input_not_the_recorded_one(pa
     right = await page.evaluate(check, {"inputs": {"title": "Harbour Songs"}, "output": {"title": "Harbour Songs"}})
     assert wrong != True and "Salt Roads" in str(wrong)  # noqa: E712 (a [false, why] pair is not True)
     assert right is True
+
+
+ISSUE_LIST = """<body><h1>Open issues</h1><table class="listing issues"><thead><tr>
+<th>Issue</th><th>Summary</th><th>Owner</th></tr></thead><tbody>
+<tr class="even"><td class="id"><a title="View issue" href="/issue/3">#3</a></td><td class="summary"><a title="View issue" href="/issue/3">Export drops the last row</a></td><td>alice</td></tr>
+<tr class="odd"><td class="id"><a title="View issue" href="/issue/8">#8</a></td><td class="summary"><a title="View issue" href="/issue/8">Dark mode</a></td><td>bob</td></tr>
+</tbody></table></body>"""
+
+
+def _summary_click() -> StepEvent:
+    """The recorded click on "Export drops the last row": a plain ``td`` link in a classed row, named by its title."""
+    chain = [{"tag": "td", "classes": "summary", "data": {}}, {"tag": "tr", "classes": "even", "data": {}},
+             {"tag": "tbody", "classes": "", "data": {}}, {"tag": "table", "classes": "listing issues", "data": {}}]
+    target = {"selector": "x", "tag": "a", "name": "View issue", "text": "Export drops the last row",
+              "attributes": {"href": "/issue/3", "title": "View issue"}, "ancestors": chain}
+    return StepEvent.model_validate({"index": 0, "action": "click", "start": 0, "end": 0, "target": target,
+                                     "url": "http://x.test/issues", "url_after": "http://x.test/issue/3", "document": True})
+
+
+async def test_a_td_title_link_beside_a_number_link_names_the_row_and_goto_finds_it_by_text(page: Any) -> None:
+    ps = extract_snapshot(ISSUE_LIST, "http://x.test/issues")
+    rows = next(e for e in ps.elements.values() if e.repeated)
+    # the number column links the row too, but the summary is what names it
+    assert rows.name_prop == "summary" and rows.samples == ["Export drops the last row", "Dark mode"]
+    el, _, name, _ = label_step(_summary_click(), ps)
+    assert el is rows and name == "Export drops the last row"
+    item = extract_snapshot("<body><h1>Issue #3</h1></body>", "http://x.test/issue/3")
+    step = LabeledStep("t", _summary_click(), ps.page, item.page, element=el, card_name=name)
+    tools = {s.manifest.name: s for s in synthesize(SiteSchema(pages={ps.page: ps, item.page: item}), {"t": [step]})}
+    goto = next(s for s in tools.values() if s.kind == "goto_card")
+    await page.set_content(ISSUE_LIST)
+    got = await page.evaluate("async (inputs) => { window.clicked = null; document.addEventListener('click', (e) => "
+                              "{ e.preventDefault(); window.clicked = e.target.getAttribute('href'); }); "
+                              + goto.manifest.execute + "}", {goto.name_param: "Dark mode"})
+    await page.wait_for_function("window.clicked !== null")
+    assert got == {goto.name_param: "Dark mode"} and await page.evaluate("window.clicked") == "/issue/8"

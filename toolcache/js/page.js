@@ -26,7 +26,7 @@ const __pageOf = (href) => {
   }
   let name = parts.length ? parts.join('_') : 'home';
   if (!(parts.length ? parts[parts.length - 1] : '').includes('{id}')) {
-    for (const key of ['@template', 'template', 'view', 'tab']) {
+    for (const key of ['@template', 'template', 'view', 'tab', 'action']) {
       const v = u.searchParams.get(key);
       if (v) { name += '_' + seg(v); break; }
     }

@@ -28,6 +28,14 @@ const __q = (sel) => {
   const all = [...document.querySelectorAll(sel.slice(0, i))];
   return all.find((e) => __norm(name(e)) === want) || null;
 };
+const __waitQ = async (sel, limit = 5000) => {
+  // the element of __q(sel), waited for: a control the page's script inserts after a change
+  for (let t = 0; ; t += 50) {
+    const el = __q(sel);
+    if (el || t >= limit) return el;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+};
 const __labeled = (row, label) => {
   const want = __norm(label);
   for (const c of row.cells) {

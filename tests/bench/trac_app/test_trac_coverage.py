@@ -14,5 +14,5 @@ async def test_every_step_is_covered_or_listed() -> None:
     files = sorted(TRACES.glob("*.jsonl"))
     cov = await step_coverage(files, CACHE_DIR)
     assert cov.steps == cov.covered + len(cov.missed) and cov.steps > 80
-    assert 0 < cov.fraction < 1
+    assert cov.fraction >= 0.95  # issue 18: every demonstrated step but a few has a kept tool
     assert all(m["action"] != "goto" for m in cov.missed)
