@@ -297,7 +297,7 @@ def _session(args: argparse.Namespace) -> Any:
     if getattr(args, "cache", None):
         cache = open_cache(args.cache)
     else:
-        from agentjit.bench.apps import get_app
+        from agentjit.tasks.apps import get_app
 
         app = _app_name(args) or "food"
         cache = open_cache(
@@ -340,9 +340,9 @@ def _selected_tasks(args: argparse.Namespace) -> list[Any]:
 
 
 def _select_tasks(args: argparse.Namespace) -> list[Any]:
-    from agentjit.bench.apps import get_app
-    from agentjit.bench.taskfile import is_task_file, load_tasks
-    from agentjit.bench.tasks import select_tasks
+    from agentjit.tasks.apps import get_app
+    from agentjit.tasks.task import select_tasks
+    from agentjit.tasks.taskfile import is_task_file, load_tasks
 
     spec = getattr(args, "tasks", None)
     only = getattr(args, "only", None)
@@ -520,7 +520,7 @@ async def cmd_tasks(args: argparse.Namespace) -> int:
 
 @command("site")
 async def cmd_site(args: argparse.Namespace) -> int:
-    from agentjit.bench.apps import get_app
+    from agentjit.tasks.apps import get_app
 
     site = get_app(args.app).site(port=args.port, seed=args.seed, latency_scale=args.latency_scale)
     site.start()
@@ -537,7 +537,7 @@ async def cmd_site(args: argparse.Namespace) -> int:
 @command("run")
 async def cmd_run(args: argparse.Namespace) -> int:
     from agentjit.api import read_plan
-    from agentjit.bench.harness import jsonable
+    from agentjit.tasks.runner import jsonable
 
     if args.plan is None and args.task is None:
         raise UsageError("agentjit run: give a plan file or --task TEXT")
@@ -689,7 +689,7 @@ async def _on_site(args: argparse.Namespace, body: Callable[[str], Coroutine[Any
     """Await ``body(url)`` on ``--site URL``, or on the app's own site started for it (``--latency-scale``)."""
     if args.site:
         return await body(args.site)
-    from agentjit.bench.apps import get_app
+    from agentjit.tasks.apps import get_app
 
     app = _app_name(args)
     if app is None:
@@ -709,7 +709,7 @@ def _demo_strategy(args: argparse.Namespace) -> Any:
 
 @command("demo")
 async def cmd_demo(args: argparse.Namespace) -> int:
-    from agentjit.bench.harness import TaskResult, run_demo
+    from agentjit.tasks.runner import TaskResult, run_demo
 
     plan_for = None
     if args.model:
@@ -770,7 +770,7 @@ async def cmd_demo(args: argparse.Namespace) -> int:
 
 @command("batch")
 async def cmd_batch(args: argparse.Namespace) -> int:
-    from agentjit.bench.harness import TaskResult, run_batch
+    from agentjit.tasks.runner import TaskResult, run_batch
 
     if args.taskfile is not None:
         args.tasks = args.taskfile
@@ -912,10 +912,10 @@ class _LineProgress:
 @command("profile")
 async def cmd_profile(args: argparse.Namespace) -> int:
     """Fit per-tool latencies from serial runs of every task; ``--write`` stores them in the cache."""
-    from agentjit.bench.apps import get_app
-    from agentjit.bench.overheads import overheads_record
-    from agentjit.bench.scheduler_bench import profile_app, write_latency
     from agentjit.cache import ToolCache
+    from agentjit.tasks.apps import get_app
+    from agentjit.tasks.overheads import overheads_record
+    from agentjit.tasks.profile import profile_app, write_latency
 
     app = _app_name(args)
     cache_dir = Path(args.cache) if args.cache else get_app(app or "food").cache_dir

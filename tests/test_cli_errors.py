@@ -22,14 +22,14 @@ import agentjit.api
 import agentjit.cli
 import agentjit.session
 from agentjit.bench.food import CACHE_DIR
-from agentjit.bench.harness import jsonable, run_tasks
-from agentjit.bench.tasks import Task
 from agentjit.cache import ToolCache
 from agentjit.cli import EXIT_CODES, main
 from agentjit.exceptions import PlanRejected
 from agentjit.plan import DEFAULT_LIMITS, PlanLimits
 from agentjit.planner import plan_key
 from agentjit.sync import run_plan_sync
+from agentjit.tasks.runner import jsonable, run_tasks
+from agentjit.tasks.task import Task
 from agentjit.testing import FakeOpenAIServer, FakeReply
 
 PLAN = 'await goto_home()\nstores = await list_stores(section="Best near you", limit=3)\nresult = [s.name for s in stores.items]'
@@ -407,7 +407,7 @@ def test_demo_passes_its_limits_to_the_harness(monkeypatch, capsys) -> None:
         seen.update(kwargs)
         raise KeyboardInterrupt
 
-    monkeypatch.setattr("agentjit.bench.harness.run_demo", fake_demo)
+    monkeypatch.setattr("agentjit.tasks.runner.run_demo", fake_demo)
     code, _, _ = run_cli(capsys, "demo", "--tasks", "food-v1-1", "--max-steps", "7")
     assert code == 130 and seen["limits"] == DEFAULT_LIMITS.with_(max_steps=7)
 

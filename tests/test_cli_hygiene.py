@@ -74,7 +74,7 @@ def test_help_imports_no_scientific_stack() -> None:
 
 
 def test_tables_keep_ids_whole_at_80_columns(capsys, monkeypatch) -> None:
-    from agentjit.bench.apps import get_app
+    from agentjit.tasks.apps import get_app
 
     monkeypatch.setenv("COLUMNS", "80")
     assert main(["tasks", "--app", "food"]) == 0

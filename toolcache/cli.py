@@ -42,7 +42,7 @@ def _site(args: argparse.Namespace, *, latency_scale: float) -> Iterator[tuple[s
     if app is None:
         yield None, None
         return
-    from agentjit.bench.apps import get_app
+    from agentjit.tasks.apps import get_app
 
     site = get_app(app).site(latency_scale=latency_scale)  # any registered profile: food, roundup, ...
     site.start()

@@ -27,8 +27,8 @@ from agentjit.agent import StepwiseAgent
 from agentjit.llm.function import FunctionModel
 from agentjit.protocol.trace import SessionEvent, StepEvent, TraceWriter, read_trace
 from agentjit.runtime import BrowserPool
+from agentjit.tasks.apps import Site, get_app
 
-from .apps import Site, get_app
 from .oracle import OraclePolicy
 
 __all__ = ["record_with_agent", "main"]

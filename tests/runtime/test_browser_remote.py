@@ -257,7 +257,7 @@ def test_demo_profile_and_bench_through_browser_server(browser_server, monkeypat
 def _cache_copy(tmp_path: Path) -> Path:
     import shutil
 
-    from agentjit.bench.apps import get_app
+    from agentjit.tasks.apps import get_app
 
     copy = tmp_path / "cache"
     shutil.copytree(get_app("food").cache_dir, copy)
