@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 import agentjit.api
-import agentjit.cli
+import agentjit.cli.base
 import agentjit.session
 from agentjit.bench.food import CACHE_DIR
 from agentjit.cache import ToolCache
@@ -202,7 +202,7 @@ def test_keyboard_interrupt_is_exit_130_with_one_line(capsys, monkeypatch) -> No
     async def interrupted(_args: Any) -> int:
         raise KeyboardInterrupt
 
-    monkeypatch.setitem(agentjit.cli._COMMANDS, "tools", interrupted)
+    monkeypatch.setitem(agentjit.cli.base.COMMANDS, "tools", interrupted)
     code, out, err = run_cli(capsys, "tools")
     assert code == 130 and one_line(err) == "agentjit: error: interrupted"
     code, out, _ = run_cli(capsys, "tools", "--json")
@@ -213,7 +213,7 @@ def test_an_internal_error_is_exit_4_with_one_line_and_a_traceback_with_v(capsys
     async def broken(_args: Any) -> int:
         raise RuntimeError("something\nbroke")
 
-    monkeypatch.setitem(agentjit.cli._COMMANDS, "tools", broken)
+    monkeypatch.setitem(agentjit.cli.base.COMMANDS, "tools", broken)
     code, _, err = run_cli(capsys, "tools")
     line = one_line(err)
     assert code == 4 and "internal error" in line and "RuntimeError: something | broke" in line and "-v" in line
@@ -248,7 +248,7 @@ def test_ctrl_c_ends_the_command_even_when_its_clean_up_hangs(tmp_path) -> None:
     script = tmp_path / "hang.py"
     script.write_text(
         "import asyncio, subprocess, sys\n"
-        "from agentjit.cli import exit_promptly_on_ctrl_c\n"
+        "from agentjit.cli.interrupt import exit_promptly_on_ctrl_c\n"
         "async def main():\n"
         "    with exit_promptly_on_ctrl_c(0.5, json_mode=True):\n"
         "        child = subprocess.Popen(['sleep', '300'])\n"
@@ -283,7 +283,7 @@ def test_the_ctrl_c_watchdog_leaves_no_handler_or_timer_behind() -> None:
     import asyncio
     import threading
 
-    from agentjit.cli import exit_promptly_on_ctrl_c
+    from agentjit.cli.interrupt import exit_promptly_on_ctrl_c
 
     async def body() -> object:
         inside = signal.getsignal(signal.SIGINT)
