@@ -29,7 +29,11 @@ The bench's commands come in this way, so the CLI imports nothing from ``agentji
 
 
 def _plugin_groups(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    seen: set[str] = set()
     for ep in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP):
+        if ep.value in seen:  # one distribution found twice on the path (a checkout and its install)
+            continue
+        seen.add(ep.value)
         try:
             add = ep.load()
         except Exception as exc:  # a broken plugin must not take the command line down
