@@ -13,7 +13,9 @@ list (``tests/test_layers.py`` walks the imports with ``ast`` to keep it so)::
     runtime      browser pool, tool invocation, plan interpreter, strategies, effect log
     agent        stepwise agent loop (the bench baseline, ai_exec, a trace source)
     session      one walk above the layers: cache, model, planner, scheduler, runtime, each made once
-    bench        local web apps, tasks and judges, harness
+    tasks        the app registry, tasks and judges, task files, running a task list (demo, batch)
+    bench        the bundled web apps (registered through entry points) and the benchmarks;
+                 nothing outside it imports it
     api, sync, testing, cli   entry points
 
 ``toolcache`` (the offline builder) imports agentjit, never the reverse.

@@ -8,7 +8,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from agentjit.bench.apps import get_app
 from agentjit.cache import ToolCache
 from agentjit.exceptions import ConfigError, InputFileError
 from agentjit.llm.base import Model
@@ -16,6 +15,7 @@ from agentjit.plan import PlanLimits
 from agentjit.plan.sandbox import MAX_PLAN_BYTES
 from agentjit.runtime import BrowserPool, RunResult, Strategy
 from agentjit.session import Session, open_cache
+from agentjit.tasks.apps import get_app
 
 if TYPE_CHECKING:
     from agentjit.planner import CheckResult, CompiledPlan

@@ -34,7 +34,7 @@ def run_plan_sync(source: str | Path, app: str | None = None, **kwargs: Any) -> 
 
 def run_demo_sync(app: str | None = "food", **kwargs: Any) -> Any:
     """Run and judge tasks (an app's, or ``tasks`` on ``site_url`` with ``cache``); see
-    :func:`agentjit.bench.harness.run_demo`."""
-    from agentjit.bench.harness import run_demo
+    :func:`agentjit.tasks.runner.run_demo`."""
+    from agentjit.tasks.runner import run_demo
 
     return run_sync(run_demo(app, **kwargs))

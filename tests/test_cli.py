@@ -97,7 +97,7 @@ def test_demo_json_subset(capsys, scale):
 
 
 def _reference_plan(task_id):
-    from agentjit.bench.apps import get_app
+    from agentjit.tasks.apps import get_app
 
     return str(get_app("food").task(task_id).reference_plan)
 
@@ -183,7 +183,7 @@ def test_profile_writes_to_a_cache_copy(capsys, tmp_path):
 
 
 def test_batch_compiles_with_a_model_before_running(capsys, tmp_path, monkeypatch):
-    from agentjit.bench.apps import get_app
+    from agentjit.tasks.apps import get_app
 
     plans = {t: get_app("food").task(t).reference_plan.read_text() for t in ("food-v1-1", "food-v1-3")}
     replies = [FakeReply(text=f"```python\n{plans[t]}```", usage=(900, 40)) for t in ("food-v1-1", "food-v1-3")]
@@ -200,7 +200,7 @@ def test_batch_compiles_with_a_model_before_running(capsys, tmp_path, monkeypatc
 
 
 def test_demo_compiles_with_a_model_then_uses_the_plan_cache(capsys, tmp_path, monkeypatch):
-    from agentjit.bench.apps import get_app
+    from agentjit.tasks.apps import get_app
 
     task = get_app("food").task("food-v1-1")
     plan = task.reference_plan.read_text()

@@ -19,17 +19,17 @@ from typing import Any
 import pytest
 
 import agentjit.api
-import agentjit.cli
+import agentjit.cli.base
 import agentjit.session
 from agentjit.bench.food import CACHE_DIR
-from agentjit.bench.harness import jsonable, run_tasks
-from agentjit.bench.tasks import Task
 from agentjit.cache import ToolCache
 from agentjit.cli import EXIT_CODES, main
 from agentjit.exceptions import PlanRejected
 from agentjit.plan import DEFAULT_LIMITS, PlanLimits
 from agentjit.planner import plan_key
 from agentjit.sync import run_plan_sync
+from agentjit.tasks.runner import jsonable, run_tasks
+from agentjit.tasks.task import Task
 from agentjit.testing import FakeOpenAIServer, FakeReply
 
 PLAN = 'await goto_home()\nstores = await list_stores(section="Best near you", limit=3)\nresult = [s.name for s in stores.items]'
@@ -202,7 +202,7 @@ def test_keyboard_interrupt_is_exit_130_with_one_line(capsys, monkeypatch) -> No
     async def interrupted(_args: Any) -> int:
         raise KeyboardInterrupt
 
-    monkeypatch.setitem(agentjit.cli._COMMANDS, "tools", interrupted)
+    monkeypatch.setitem(agentjit.cli.base.COMMANDS, "tools", interrupted)
     code, out, err = run_cli(capsys, "tools")
     assert code == 130 and one_line(err) == "agentjit: error: interrupted"
     code, out, _ = run_cli(capsys, "tools", "--json")
@@ -213,7 +213,7 @@ def test_an_internal_error_is_exit_4_with_one_line_and_a_traceback_with_v(capsys
     async def broken(_args: Any) -> int:
         raise RuntimeError("something\nbroke")
 
-    monkeypatch.setitem(agentjit.cli._COMMANDS, "tools", broken)
+    monkeypatch.setitem(agentjit.cli.base.COMMANDS, "tools", broken)
     code, _, err = run_cli(capsys, "tools")
     line = one_line(err)
     assert code == 4 and "internal error" in line and "RuntimeError: something | broke" in line and "-v" in line
@@ -248,7 +248,7 @@ def test_ctrl_c_ends_the_command_even_when_its_clean_up_hangs(tmp_path) -> None:
     script = tmp_path / "hang.py"
     script.write_text(
         "import asyncio, subprocess, sys\n"
-        "from agentjit.cli import exit_promptly_on_ctrl_c\n"
+        "from agentjit.cli.interrupt import exit_promptly_on_ctrl_c\n"
         "async def main():\n"
         "    with exit_promptly_on_ctrl_c(0.5, json_mode=True):\n"
         "        child = subprocess.Popen(['sleep', '300'])\n"
@@ -283,7 +283,7 @@ def test_the_ctrl_c_watchdog_leaves_no_handler_or_timer_behind() -> None:
     import asyncio
     import threading
 
-    from agentjit.cli import exit_promptly_on_ctrl_c
+    from agentjit.cli.interrupt import exit_promptly_on_ctrl_c
 
     async def body() -> object:
         inside = signal.getsignal(signal.SIGINT)
@@ -407,7 +407,7 @@ def test_demo_passes_its_limits_to_the_harness(monkeypatch, capsys) -> None:
         seen.update(kwargs)
         raise KeyboardInterrupt
 
-    monkeypatch.setattr("agentjit.bench.harness.run_demo", fake_demo)
+    monkeypatch.setattr("agentjit.tasks.runner.run_demo", fake_demo)
     code, _, _ = run_cli(capsys, "demo", "--tasks", "food-v1-1", "--max-steps", "7")
     assert code == 130 and seen["limits"] == DEFAULT_LIMITS.with_(max_steps=7)
 

@@ -11,16 +11,48 @@ import pytest
 from agentjit.cli import build_parser, main
 
 
+def _subparsers(parser: argparse.ArgumentParser) -> list[tuple[str, argparse.ArgumentParser]]:
+    """Every command under ``parser``, command groups' commands too (``bench e2e``)."""
+    out = []
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for child in action.choices.values():
+                out += [(child.prog, child), *_subparsers(child)]
+    return out
+
+
 def _parsers() -> list[tuple[str, argparse.ArgumentParser]]:
     from toolcache.cli import _parser as toolcache_parser
 
     out = []
     for top in (build_parser(), toolcache_parser()):
-        out.append((top.prog, top))
-        for action in top._actions:
-            if isinstance(action, argparse._SubParsersAction):
-                out.extend(action.choices.items())
+        out += [(top.prog, top), *_subparsers(top)]
     return out
+
+
+def _flags(parser: argparse.ArgumentParser) -> set[str]:
+    return {flag for action in parser._actions for flag in action.option_strings}
+
+
+def test_each_benchmark_has_only_its_own_flags() -> None:
+    benches = dict(_subparsers(build_parser()))
+    names = {prog.split()[-1] for prog in benches if prog.startswith("agentjit bench ")}
+    assert names == {"overhead", "scheduler", "sandbox", "isolation", "contexts", "e2e", "faults"}
+    common = {"-h", "--help", "-v", "--verbose", "--json", "--browser"}
+    assert _flags(benches["agentjit bench faults"]) - common == {"--runs", "--app"}
+    assert _flags(benches["agentjit bench sandbox"]) - common == {"--corpus"}
+    assert _flags(benches["agentjit bench isolation"]) - common == {"-n", "--repeats", "-R"}
+    assert "--llm-profile" in _flags(benches["agentjit bench e2e"])
+    assert "--llm-profile" not in _flags(benches["agentjit bench scheduler"])
+    assert "--tool" not in _flags(benches["agentjit bench faults"])
+    assert "--runs" not in _flags(benches["agentjit bench overhead"])
+
+
+def test_a_benchmark_given_another_ones_flag_is_a_usage_error(capsys) -> None:
+    assert main(["bench", "faults", "--corpus", "x"]) == 2
+    assert "unrecognized arguments: --corpus x" in capsys.readouterr().err
+    assert main(["bench", "nosuch"]) == 2
+    assert "invalid choice: 'nosuch'" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("module", ["agentjit.cli", "toolcache.cli"])
@@ -74,7 +106,7 @@ def test_help_imports_no_scientific_stack() -> None:
 
 
 def test_tables_keep_ids_whole_at_80_columns(capsys, monkeypatch) -> None:
-    from agentjit.bench.apps import get_app
+    from agentjit.tasks.apps import get_app
 
     monkeypatch.setenv("COLUMNS", "80")
     assert main(["tasks", "--app", "food"]) == 0

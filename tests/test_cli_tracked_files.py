@@ -24,7 +24,8 @@ def test_profile_write_on_the_bundled_cache_goes_to_a_user_file(capsys, tmp_path
     fits = json.loads(user.read_text())
     assert fits["list_stores"]["n"] == 1
     # the bundled cache reads the user's fits from then on
-    from agentjit.cli import _load_cache, build_parser
+    from agentjit.cli import build_parser
+    from agentjit.cli.common import _load_cache
 
     args = build_parser().parse_args(["schedule", "x.py", "--app", "food"])
     cache = _load_cache(args)

@@ -9,6 +9,13 @@ some of those imports too (issue 11):
 * the runtime never imports the planner, the scheduler or the bench (the
   parallel strategy is handed the plan's usage);
 * nothing in agentjit imports toolcache (toolcache imports agentjit);
+* the core stands alone (issue 20): no module outside agentjit.bench, in
+  agentjit or in toolcache, imports agentjit.bench. The bundled apps reach the
+  core's app registry through entry points (agentjit.tasks.apps), the bench's
+  CLI commands (agentjit.bench.cli) through the CLI's own (agentjit.cli.main);
+* that command group is a plugin of the CLI: it may import the CLI's shared
+  parts (errors, output, progress, options, the command registry), above the
+  bench in the order, but no command group;
 * agentjit.plan imports only the standard library, agentjit.exceptions and
   agentjit.plan: the sandboxed child process loads it with a stub package.
 
@@ -27,7 +34,7 @@ import agentjit
 
 ROOT = Path(agentjit.__file__).parent
 LAYERS = ["_version", "exceptions", "plan", "protocol", "cache", "llm", "planner", "scheduler", "runtime", "agent",
-          "session", "bench"]
+          "session", "tasks", "bench"]
 TOP = {"api", "sync", "testing", "cli", "__init__"}  # entry points may import any layer
 
 #: (package the rule is about, import prefixes it may never use, why)
@@ -40,6 +47,12 @@ NEVER: list[tuple[str, tuple[str, ...], str]] = [
      "the runtime never imports the planner, the scheduler or the bench"),
     ("agentjit", ("toolcache",), "nothing in agentjit imports toolcache"),
 ]  # fmt: skip
+#: packages that may import agentjit.bench: the bench itself
+BENCH_INSIDE = ("agentjit.bench",)
+#: the bench's command group is a plugin of the CLI (found through the agentjit.cli entry points):
+#: it may import the CLI's shared parts, which sit above the bench, and nothing else of the CLI
+CLI_PLUGINS = ("agentjit.bench.cli",)
+CLI_SHARED = tuple(f"agentjit.cli.{m}" for m in ("base", "common", "errors", "interrupt", "options", "output", "progress"))
 PLAN_MAY_IMPORT = ("agentjit.exceptions", "agentjit.plan")
 
 
@@ -81,11 +94,18 @@ def imports(source: str, module: str, *, package: bool = False) -> list[tuple[st
 def violations(module: str, source: str, *, package: bool = False) -> list[str]:
     """Every import of ``module`` (given its source) that breaks the order or a never-rule."""
     here = layer_of(module)
-    if here is None:
-        return []
     bad = []
+    if here is None and not _within(module, "toolcache"):
+        return bad
     for target, line in imports(source, module, package=package):
+        if _within(target, "agentjit.bench") and not any(_within(module, p) for p in BENCH_INSIDE):
+            bad.append(f"{module}:{line}: imports {target}: the core stands alone, nothing outside "
+                       "agentjit.bench imports it (apps register through entry points)")
+        if here is None:
+            continue
         there = layer_of(target)
+        if module in CLI_PLUGINS and any(_within(target, ok) for ok in CLI_SHARED):
+            there = None  # a CLI plugin uses the CLI's shared parts
         if there is not None and there > here:
             bad.append(f"{module}:{line}: {module} (layer {here}) imports {target} (layer {there})")
         for scope, banned, why in NEVER:
@@ -101,7 +121,7 @@ def violations(module: str, source: str, *, package: bool = False) -> list[str]:
 
 def _modules() -> list[tuple[str, Path, bool]]:
     out = []
-    for path in ROOT.rglob("*.py"):
+    for path in [*ROOT.rglob("*.py"), *(ROOT.parent / "toolcache").rglob("*.py")]:
         rel = path.relative_to(ROOT.parent).with_suffix("")
         if "plans" in rel.parts:  # plan files are plans, not modules
             continue
@@ -127,7 +147,7 @@ def test_the_tree_keeps_the_order_and_the_never_rules():
         ("agentjit.scheduler.usage", "from agentjit.runtime.strategies import ParallelStrategy", "scheduler never imports"),
         ("agentjit.runtime.strategies", "from agentjit.planner.sandbox import check_sandbox", "runtime never imports"),
         ("agentjit.runtime.strategies", "if TYPE_CHECKING:\n    from agentjit.scheduler.usage import PlanUsage", "runtime never imports"),
-        ("agentjit.runtime.runner", "from agentjit.bench import harness", "runtime never imports"),
+        ("agentjit.runtime.runner", "from agentjit.bench import oracle", "runtime never imports"),
         ("agentjit.runtime.runner", "from agentjit import scheduler", "runtime never imports"),
         ("agentjit.cache.store", "import toolcache.extract", "nothing in agentjit imports toolcache"),
         ("agentjit.cli", "from toolcache import cli", "nothing in agentjit imports toolcache"),
@@ -135,8 +155,21 @@ def test_the_tree_keeps_the_order_and_the_never_rules():
         ("agentjit.plan.child", "from agentjit.protocol.trace import StepEvent", "only the standard library"),
         ("agentjit.plan.machine", "from ..runtime import vm", "only the standard library"),
         ("agentjit.cache.store", "from agentjit.llm import Model", "imports agentjit.llm (layer"),
-        ("agentjit.session", "from agentjit.bench.apps import get_app", "imports agentjit.bench.apps (layer"),
+        ("agentjit.session", "from agentjit.tasks.apps import get_app", "imports agentjit.tasks.apps (layer"),
         ("agentjit.runtime.runner", "from agentjit.session import Session", "imports agentjit.session (layer"),
+        # the core stands alone: only the bench imports the bench
+        ("agentjit.api", "from agentjit.bench.apps import FOOD", "the core stands alone"),
+        ("agentjit.session", "def f():\n    import agentjit.bench.food", "the core stands alone"),
+        ("agentjit.tasks.runner", "from agentjit.bench import oracle", "the core stands alone"),
+        ("agentjit.tasks.apps", "from ..bench import apps", "the core stands alone"),
+        ("agentjit.sync", "if TYPE_CHECKING:\n    from agentjit.bench.e2e import run_e2e", "the core stands alone"),
+        ("toolcache.compare", "from agentjit.bench.food import FoodSite", "the core stands alone"),
+        ("agentjit.cli.main", "from agentjit.bench.cli import add_parsers", "the core stands alone"),
+        ("agentjit.cli.sites", "def f():\n    from agentjit.bench.scheduler_bench import profile_app", "the core stands alone"),
+        ("agentjit.bench.cli", "from agentjit.cli.sites import cmd_demo", "imports agentjit.cli.sites (layer"),
+        ("agentjit.bench.e2e", "from agentjit.cli.output import emit_json", "imports agentjit.cli.output (layer"),
+        ("agentjit.session", "from agentjit.tasks.apps import get_app", "imports agentjit.tasks.apps (layer"),
+        ("agentjit.tasks.runner", "from agentjit.bench.apps import FOOD", "imports agentjit.bench.apps (layer"),
     ],
 )  # fmt: skip
 def test_a_violation_is_caught(module: str, source: str, why: str) -> None:
@@ -151,11 +184,15 @@ def test_a_violation_is_caught(module: str, source: str, why: str) -> None:
         ("agentjit.runtime.strategies", "from agentjit.plan.sandbox import check_sandbox\nfrom agentjit.protocol import trace"),
         ("agentjit.planner.checker", "from agentjit.plan.trips import trip_count\nfrom .cfg import build_cfg"),
         ("agentjit.plan.sandbox", "import ast\nfrom .guard import SAFE_EXCEPTIONS\nfrom agentjit.exceptions import PlanError"),
-        ("agentjit.bench.harness", "from agentjit.runtime import Runtime\nfrom agentjit.scheduler import plan_usage"),
-        ("agentjit.cli", "from agentjit.bench import harness"),
+        ("agentjit.tasks.runner", "from agentjit.runtime import Runtime\nfrom agentjit.scheduler import plan_usage"),
+        ("agentjit.cli", "from agentjit.tasks import runner"),
+        ("agentjit.bench.e2e", "from agentjit.tasks.runner import run_task\nfrom agentjit.bench.apps import FOOD"),
+        ("agentjit.bench.food.tasks", "from ...bench.food import pages"),
+        ("toolcache.cli", "from agentjit.tasks.apps import get_app"),
+        ("agentjit.bench.cli", "from agentjit.cli.output import emit_json\nfrom agentjit.cli.common import _load_cache"),
         ("agentjit.session", "from agentjit.runtime import Runtime\nfrom agentjit.planner.gate import admit\n"
                              "from agentjit.scheduler.usage import plan_usage"),
-        ("agentjit.bench.harness", "from agentjit.session import Session"),
+        ("agentjit.tasks.runner", "from agentjit.session import Session"),
     ],
 )  # fmt: skip
 def test_a_legal_import_passes(module: str, source: str) -> None:

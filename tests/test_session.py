@@ -21,12 +21,12 @@ import pytest
 
 import agentjit.protocol.schema
 import agentjit.scheduler.usage
-from agentjit.bench.apps import get_app
 from agentjit.bench.food import CACHE_DIR
 from agentjit.cache import ToolCache
 from agentjit.cli import main
 from agentjit.runtime import HedgeStrategy, ParallelStrategy
 from agentjit.session import Session, open_cache, runtime_strategy
+from agentjit.tasks.apps import get_app
 from agentjit.testing import FakeOpenAIServer, FakeReply
 
 APP = get_app("food")

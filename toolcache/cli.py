@@ -19,7 +19,7 @@ import time
 from collections.abc import Awaitable, Callable, Iterator, Sequence
 from pathlib import Path
 
-from agentjit.cli import nonneg_float, positive_float, positive_int
+from agentjit.cli.options import nonneg_float, positive_float, positive_int
 from agentjit.exceptions import ConfigError
 
 from .script import STEP_TIMEOUT_S
@@ -42,7 +42,7 @@ def _site(args: argparse.Namespace, *, latency_scale: float) -> Iterator[tuple[s
     if app is None:
         yield None, None
         return
-    from agentjit.bench.apps import get_app
+    from agentjit.tasks.apps import get_app
 
     site = get_app(app).site(latency_scale=latency_scale)  # any registered profile: food, roundup, ...
     site.start()
@@ -93,7 +93,7 @@ def _cmd_build(args: argparse.Namespace) -> int:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
     from rich.table import Table
 
-    from agentjit.cli import emit_json, styled
+    from agentjit.cli.output import emit_json, styled
 
     from .build import STAGES, build_cache, trace_files
 
@@ -207,7 +207,8 @@ def _reset_between_traces(args: argparse.Namespace, url: str | None) -> Callable
 
 
 def _parser() -> argparse.ArgumentParser:
-    from agentjit.cli import EXIT_CODES, Parser, add_browser_arg
+    from agentjit.cli.errors import EXIT_CODES, Parser
+    from agentjit.cli.options import add_browser_arg
 
     p = Parser(
         prog="toolcache", description="Build verified website tool caches from recorded traces.",
@@ -260,7 +261,7 @@ def _parser() -> argparse.ArgumentParser:
                    help=f"seconds a page may take to answer while verifying before the site counts as down, exit 3 (default {STEP_TIMEOUT_S:g})")
     add_browser_arg(b)
     b.set_defaults(func=_cmd_build)
-    from agentjit.cli import finish_parser
+    from agentjit.cli.options import finish_parser
 
     finish_parser(p, sub)
     return p
@@ -274,7 +275,8 @@ def _version() -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Parse ``argv`` and run the command; errors and exit codes as ``agentjit``'s (README, "Exit codes")."""
-    from agentjit.cli import guarded, use_browser
+    from agentjit.cli.common import use_browser
+    from agentjit.cli.errors import guarded
 
     argv = list(sys.argv[1:] if argv is None else argv)
 

@@ -406,17 +406,22 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--hand", default=None, help="hand-written cache (default: the food site's)")
     p.add_argument("--json", action="store_true")
     args = p.parse_args(argv)
-    from agentjit.bench.food import CACHE_DIR, FoodSite
+    from agentjit.tasks.apps import get_app
 
-    hand = ToolCache.load(args.hand or CACHE_DIR)
+    food = get_app("food")
+    hand = ToolCache.load(args.hand or food.cache_dir)
     built = ToolCache.load(args.built)
 
     async def go(url: str) -> Comparison:
         async with BrowserPool.from_spec() as pool:
             return await compare_caches(hand, built, url, pool)
 
-    with FoodSite(latency_scale=0) as site:
+    site = food.site(latency_scale=0)
+    site.start()
+    try:
         res = asyncio.run(go(site.url))
+    finally:
+        site.stop()
     if args.json:
         print(json.dumps(res.to_json(), indent=2))
     else:

@@ -1,10 +1,9 @@
-"""Sites to run tasks on, their tasks and judges, and the harness.
+"""The bench: local web apps with their tools, tasks, judges and reference plans, and the benchmarks.
 
-A site is a base URL plus a tool cache directory; :mod:`agentjit.bench.apps`
-names *profiles* of that (a site the suite can start, its cache and its tasks):
-the bundled food-delivery site (``agentjit.bench.food``, in the style of the
-paper's REAL clones) and any profile another module registers.
-:mod:`agentjit.bench.tasks` holds the app-independent task and judge types,
-:mod:`agentjit.bench.taskfile` reads user task files (JSONL or TOML), and
-:mod:`agentjit.bench.harness` runs a task list on a site URL with a cache.
+The bundled apps (the food-delivery site ``agentjit.bench.food``, in the style
+of the paper's REAL clones; Fava, Roundup, Django's admin and Trac) register
+their profiles through the ``agentjit.apps`` entry points
+(:mod:`agentjit.bench.apps`). What is not specific to the bench lives in the
+core: the app registry, tasks and judges, task files and running a task list
+are :mod:`agentjit.tasks`; nothing outside this package imports it.
 """

@@ -26,8 +26,8 @@ from agentjit._version import __version__
 from agentjit.agent import StepwiseAgent
 from agentjit.protocol.trace import SessionEvent, StepEvent, TraceWriter, read_trace
 from agentjit.runtime import BrowserPool
+from agentjit.tasks.apps import Site, get_app
 
-from .apps import Site, get_app
 from .oracle import OraclePolicy, patient_model
 
 __all__ = ["record_with_agent", "main"]

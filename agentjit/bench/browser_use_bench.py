@@ -61,11 +61,11 @@ from agentjit.llm.latency import DEFAULT_PROFILE, LatencyProfile, get_profile
 from agentjit.protocol import urls
 from agentjit.protocol.trace import read_trace
 from agentjit.runtime.browser import HOST_RULES, chromium_executable
+from agentjit.tasks.apps import Site
+from agentjit.tasks.task import Task
 
-from .apps import Site
 from .e2e import agent_once, judge_answer, mean_or_zero
 from .oracle import OraclePolicy, answer_for, demo_path, has_demo
-from .tasks import Task
 
 __all__ = [
     "EXTRA_HINT",
@@ -580,7 +580,7 @@ async def run_browser_use_bench(
 ) -> BrowserUseReport:
     """Both agents on ``app_name``'s tasks that have a demonstration, ``runs`` times; see the module docstring."""
     version = require_browser_use()
-    from .harness import _pool, resolve_target
+    from agentjit.tasks.runner import _pool, resolve_target
 
     prof = get_profile(profile)
     exe = chromium_executable(executable)

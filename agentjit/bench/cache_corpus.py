@@ -306,7 +306,7 @@ async def run_cache_corpus(
     """Poison a copy of the food cache per case and run its commands; see the module docstring.
 
     Without ``site_url`` (needed by the cases that ``run``) the food site is started here."""
-    from agentjit.bench.apps import get_app
+    from agentjit.tasks.apps import get_app
 
     from .sandbox_bench import Listeners
 

@@ -20,8 +20,7 @@ from agentjit.protocol import urls
 from agentjit.runtime import BrowserPool
 from agentjit.runtime.processes import descendants
 from agentjit.runtime.runner import goto_start
-
-from .harness import resolve_target
+from agentjit.tasks.runner import resolve_target
 
 __all__ = ["measure_contexts", "browser_pss_mib", "SUPPORTED"]
 

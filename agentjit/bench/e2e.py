@@ -52,11 +52,11 @@ from agentjit.planner import Planner
 from agentjit.protocol import urls
 from agentjit.runtime import BrowserPool, Runtime
 from agentjit.runtime.runner import goto_start
+from agentjit.tasks.apps import Site
+from agentjit.tasks.runner import _pool, jsonable, resolve_target, run_task
+from agentjit.tasks.task import Task
 
-from .apps import Site
-from .harness import _pool, jsonable, resolve_target, run_task
 from .oracle import demo_path, has_demo, oracle_model
-from .tasks import Task
 
 __all__ = ["E2ERun", "E2ETask", "E2EReport", "run_e2e", "SWEEP_S", "reference_model", "agent_once", "judge_answer"]
 

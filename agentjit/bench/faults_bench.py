@@ -301,7 +301,8 @@ def _start_wsgi(factory: Callable[[], Any]) -> Any:
 
 
 def roundup_profile() -> Profile:
-    from .apps import get_app
+    from agentjit.tasks.apps import get_app
+
     from .roundup import RoundupSite
 
     return Profile("roundup", _roundup_tasks(), lambda: _start_wsgi(RoundupSite), _roundup_effects,
@@ -340,7 +341,8 @@ def _fava_identity(tool: str, args: dict[str, Any]) -> Identity | None:
 
 
 def fava_profile() -> Profile:
-    from .apps import get_app
+    from agentjit.tasks.apps import get_app
+
     from .fava import FavaSite
 
     return Profile("fava", _fava_tasks(), lambda: _start_wsgi(FavaSite), _fava_effects, _fava_identity,

@@ -37,8 +37,7 @@ from agentjit.exceptions import ConfigError
 from agentjit.llm.base import Message
 from agentjit.llm.function import FunctionModel
 from agentjit.protocol.trace import REDACTED, StepEvent, read_trace
-
-from .tasks import Task
+from agentjit.tasks.task import Task
 
 __all__ = ["OraclePolicy", "oracle_model", "patient_model", "demo_path", "has_demo", "DEMOS_ROOT", "answer_for", "secrets_for"]
 

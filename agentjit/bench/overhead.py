@@ -16,8 +16,7 @@ from agentjit.cache import ToolCache
 from agentjit.protocol import urls
 from agentjit.runtime import BrowserPool, call_tool
 from agentjit.runtime.runner import goto_start
-
-from .harness import resolve_target
+from agentjit.tasks.runner import resolve_target
 
 __all__ = ["measure_overhead"]
 

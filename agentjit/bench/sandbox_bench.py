@@ -625,8 +625,8 @@ async def _run_job(job: dict[str, Any], runtime: Any, cache: Any, emit: _Emitter
 
 
 async def _worker_main(report_fd: int, site_url: str, time_s: float, grace_s: float, memory_mb: int) -> None:
-    from agentjit.bench.apps import get_app
     from agentjit.runtime import BrowserPool, Runtime
+    from agentjit.tasks.apps import get_app
 
     emit = _Emitter(report_fd)
     secret = os.environ.get(CANARY_NAME, "")
@@ -1032,7 +1032,7 @@ async def run_corpus(
     ``grace_s`` what a run may take beyond it before it counts as a hang.
     ``memory_mb`` is each worker's address-space limit (0: none).
     """
-    from agentjit.bench.apps import get_app
+    from agentjit.tasks.apps import get_app
 
     todo = plans if plans is not None else load_corpus(corpus)
     site = None

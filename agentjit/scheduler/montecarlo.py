@@ -23,7 +23,7 @@ Contention between contexts: on 2 cores four CPU-bound contexts finish only
 1.0-1.2x faster than one after another (BROWSER.md). Each call of a concurrent
 phase pays ``Overheads.busy(k)`` seconds, the per-call work the other k - 1
 contexts add, measured on this machine by ``agentjit profile`` (see
-:func:`agentjit.bench.overheads.measure_overheads`) and kept with the cache;
+:func:`agentjit.tasks.overheads.measure_overheads`) and kept with the cache;
 without a measurement a small multiplicative ``contention`` stands in.
 """
 

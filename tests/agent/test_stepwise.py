@@ -251,8 +251,8 @@ async def test_a_script_write_the_page_does_not_announce_goes_through_the_effect
 
 def test_the_oracle_types_a_redacted_secret_from_its_script(tmp_path):
     from agentjit.bench.oracle import OraclePolicy, secrets_for
-    from agentjit.bench.tasks import Task
     from agentjit.protocol.trace import StepEvent, Target
+    from agentjit.tasks.task import Task
 
     task = Task(id="login", app="demo", task="log in", kind="write", reference_plan=None)
     (tmp_path / "demo" / "tasks").mkdir(parents=True)

@@ -15,12 +15,12 @@ from typing import Any
 import pytest
 
 from agentjit.bench import oracle
-from agentjit.bench.apps import get_app
 from agentjit.bench.e2e import _agent_run, judge_answer, run_e2e
 from agentjit.bench.oracle import has_demo
 from agentjit.exceptions import ConfigError
 from agentjit.llm.latency import get_profile
 from agentjit.runtime import BrowserPool
+from agentjit.tasks.apps import get_app
 
 APPS = ("roundup", "fava")
 TASKS = [(app, t) for app in APPS for t in get_app(app).tasks()]

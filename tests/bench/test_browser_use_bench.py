@@ -64,12 +64,12 @@ def test_a_missing_browser_use_names_the_extra(monkeypatch, capsys):
 @pytest.mark.filterwarnings("ignore")  # browser-use's own dependencies warn on import
 async def test_browser_use_replays_a_food_task_through_the_oracle(food_site):
     pytest.importorskip("browser_use", reason="browser-use (the optional extra 'browser-use') is not installed here")
-    from agentjit.bench.apps import get_app
     from agentjit.bench.food import CACHE_DIR
-    from agentjit.bench.tasks import select_tasks
     from agentjit.cache import ToolCache
     from agentjit.llm.latency import get_profile
     from agentjit.runtime.browser import chromium_executable
+    from agentjit.tasks.apps import get_app
+    from agentjit.tasks.task import select_tasks
 
     bub.require_browser_use()
     task = select_tasks(get_app("food").tasks(), ["food-custom-10"])[0]  # search (type + Enter), then read

@@ -258,7 +258,7 @@ def test_latency_draws_are_common_random_numbers() -> None:
 
 
 def test_reset_names_the_draws_over_http() -> None:
-    from agentjit.bench.apps import RemoteSite
+    from agentjit.tasks.apps import RemoteSite
 
     with FoodSite(latency_scale=0, seed=2) as site:
         RemoteSite(site.url, reset_path="/__reset").reset(draws="demo/custom-3 run 1")

@@ -10,10 +10,10 @@ import pytest
 from agentjit.bench.food import PLANS_DIR, FoodSite
 from agentjit.bench.food.data import BY_SLUG, SECTIONS
 from agentjit.bench.food.tasks import TASKS, task
-from agentjit.bench.tasks import Task, new_orders
 from agentjit.cache import ToolCache
 from agentjit.planner.checker import check
 from agentjit.runtime import run_plan
+from agentjit.tasks.task import Task, new_orders
 
 PAPER_IDS = {
     "food-custom-1", "food-custom-2", "food-custom-3", "food-v2-10", "food-v1-1",

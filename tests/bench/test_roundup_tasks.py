@@ -13,13 +13,13 @@ from typing import Any
 
 import pytest
 
-from agentjit.bench.apps import get_app
-from agentjit.bench.harness import run_tasks
 from agentjit.bench.roundup import CACHE_DIR
 from agentjit.bench.roundup import judges as J
 from agentjit.cache import ToolCache
 from agentjit.planner.checker import check
 from agentjit.runtime import BrowserPool
+from agentjit.tasks.apps import get_app
+from agentjit.tasks.runner import run_tasks
 
 pytest.importorskip("roundup")
 

@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 
-from agentjit.bench.apps import get_app
 from agentjit.bench.food import CACHE_DIR
 from agentjit.bench.scheduler_bench import (
     AutoStrategy,
@@ -23,6 +22,7 @@ from agentjit.cache import ToolCache
 from agentjit.cli import main
 from agentjit.runtime import HedgeStrategy, ParallelStrategy, Runtime
 from agentjit.scheduler import Overheads, fits_from_json, load_latency, schedule_plan
+from agentjit.tasks.apps import get_app
 
 APP = get_app("food")
 

@@ -8,10 +8,10 @@ from types import SimpleNamespace
 
 import pytest
 
-from agentjit.bench.apps import App, app_names, get_app, register_app
-from agentjit.bench.taskfile import load_tasks
-from agentjit.bench.tasks import JudgeResult, answers_match, select_tasks
 from agentjit.exceptions import ConfigError
+from agentjit.tasks.apps import App, app_names, get_app, register_app
+from agentjit.tasks.task import JudgeResult, answers_match, select_tasks
+from agentjit.tasks.taskfile import load_tasks
 
 JUDGES = """
 def accept(task, result, site_url):
@@ -21,7 +21,7 @@ def reasoned(task, result, site_url):
     return result.value == 42, f"{task.id} on {site_url} got {result.value}"
 
 def verdict(task, result, site_url):
-    from agentjit.bench.tasks import JudgeResult
+    from agentjit.tasks.task import JudgeResult
     return JudgeResult(False, "never")
 
 def garbage(task, result, site_url):
@@ -211,7 +211,7 @@ def test_registered_profiles_load_lazily(tmp_path):
         with pytest.raises(ConfigError, match="already registered"):
             register_app(App("food", "elsewhere", "Site"))
     finally:
-        from agentjit.bench import apps
+        from agentjit.tasks import apps
 
         apps._APPS.pop("needs-extra", None)
         apps._APPS.pop("from-file", None)

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
-from agentjit.bench.tasks import (
+from agentjit.tasks.task import (
     all_of,
     answer_text,
     cart_holds,

@@ -347,7 +347,7 @@ FOOD_TIMEOUT = 120 + 30 * FOOD_REPS  # seconds per test: each run is a few secon
 
 
 def _food_tasks(kind: str | None = None) -> list:
-    from agentjit.bench.apps import get_app
+    from agentjit.tasks.apps import get_app
 
     return [t for t in get_app("food").tasks() if kind is None or t.kind == kind]
 
@@ -361,7 +361,7 @@ WRITE_TASKS = [t.id for t in _food_tasks("write")]
 async def test_food_write_task_leaves_the_judged_state(
     task_id: str, strategy: str, food_site, food_cache, browser_pool: BrowserPool
 ) -> None:
-    from agentjit.bench.harness import reference_source, run_task
+    from agentjit.tasks.runner import reference_source, run_task
 
     runtime = Runtime(food_cache, food_site.url, pool=browser_pool)
     task = next(t for t in _food_tasks("write") if t.id == task_id)
@@ -376,7 +376,7 @@ async def test_food_write_task_leaves_the_judged_state(
 
 @pytest.mark.timeout(FOOD_TIMEOUT)
 async def test_food_parallel_value_equals_serial(food_site, food_cache, browser_pool: BrowserPool) -> None:
-    from agentjit.bench.harness import reference_source
+    from agentjit.tasks.runner import reference_source
 
     runtime = Runtime(food_cache, food_site.url, pool=browser_pool)
     parallelizable = []

@@ -13,7 +13,6 @@ from pathlib import Path
 
 import pytest
 
-from agentjit.bench.apps import get_app
 from agentjit.bench.sandbox_bench import (
     DEFAULT_CORPUS,
     CorpusPlan,
@@ -24,6 +23,7 @@ from agentjit.bench.sandbox_bench import (
 )
 from agentjit.exceptions import ConfigError
 from agentjit.planner import check
+from agentjit.tasks.apps import get_app
 
 #: The classes of issue 8, each with many variations.
 CLASSES = {

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from agentjit.cli import exit_code
+from agentjit.cli.errors import exit_code
 from agentjit.exceptions import SiteUnreachable
 from agentjit.protocol.trace import Trace, read_trace
 from agentjit.runtime import BrowserPool

@@ -18,7 +18,7 @@ import urllib.request
 from decimal import Decimal
 from typing import Any
 
-from agentjit.bench.tasks import (
+from agentjit.tasks.task import (
     JudgeResult,
     answer_text,
     judge_count,

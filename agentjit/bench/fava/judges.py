@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterable
 from decimal import Decimal
 from typing import Any
 
-from agentjit.bench.tasks import JudgeResult, answer_text, numbers_in
+from agentjit.tasks.task import JudgeResult, answer_text, numbers_in
 
 from .site import SEED, generate_ledger
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agentjit.bench.tasks import (
+from agentjit.tasks.task import (
     Task,
     all_of,
     cart_holds,

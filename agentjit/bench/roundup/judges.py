@@ -16,7 +16,7 @@ import json
 import urllib.request
 from typing import Any
 
-from agentjit.bench.tasks import JudgeResult, answer_text, norm_text, numbers_in
+from agentjit.tasks.task import JudgeResult, answer_text, norm_text, numbers_in
 
 from .data import Dataset, generate
 

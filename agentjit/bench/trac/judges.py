@@ -17,7 +17,7 @@ import json
 import urllib.request
 from typing import Any
 
-from agentjit.bench.tasks import (
+from agentjit.tasks.task import (
     JudgeResult,
     judge_count,
     judge_exact,

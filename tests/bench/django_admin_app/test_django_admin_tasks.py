@@ -20,13 +20,13 @@ from typing import Any
 
 import pytest
 
-from agentjit.bench.apps import get_app
 from agentjit.bench.django_admin import CACHE_DIR, PASSWORD
 from agentjit.bench.django_admin import judges as J
-from agentjit.bench.harness import run_tasks
 from agentjit.cache import ToolCache
 from agentjit.planner.checker import check
 from agentjit.runtime import BrowserPool
+from agentjit.tasks.apps import get_app
+from agentjit.tasks.runner import run_tasks
 
 APP = get_app("django_admin")
 TASKS = APP.tasks()

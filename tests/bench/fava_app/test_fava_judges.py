@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from agentjit.bench.apps import get_app
 from agentjit.bench.fava import FavaSite, judges
-from agentjit.bench.taskfile import load_tasks
+from agentjit.tasks.apps import get_app
+from agentjit.tasks.taskfile import load_tasks
 
 TASKS_FILE = judges.__file__.replace("judges.py", "tasks.toml")
 

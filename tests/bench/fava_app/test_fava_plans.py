@@ -11,13 +11,13 @@ from typing import Any
 
 import pytest
 
-from agentjit.bench.apps import get_app
 from agentjit.bench.fava import FavaSite
-from agentjit.bench.harness import run_tasks
 from agentjit.cache import ToolCache
 from agentjit.planner.checker import check
 from agentjit.planner.messages import PreconditionNotMet
 from agentjit.runtime import BrowserPool
+from agentjit.tasks.apps import get_app
+from agentjit.tasks.runner import run_tasks
 
 APP = get_app("fava")
 PLANNED = [t for t in APP.tasks() if t.has_plan]

@@ -12,11 +12,11 @@ from typing import Any
 
 import pytest
 
-from agentjit.bench.apps import get_app
 from agentjit.bench.e2e import _agent_run
 from agentjit.bench.oracle import has_demo
 from agentjit.llm.latency import get_profile
 from agentjit.runtime import BrowserPool
+from agentjit.tasks.apps import get_app
 
 APP = get_app("trac")
 TASKS = {t.id: t for t in APP.tasks()}

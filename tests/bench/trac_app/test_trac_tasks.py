@@ -21,14 +21,14 @@ from typing import Any
 
 import pytest
 
-from agentjit.bench.apps import get_app
-from agentjit.bench.harness import run_tasks
 from agentjit.bench.trac import CACHE_DIR
 from agentjit.bench.trac import judges as J
 from agentjit.cache import ToolCache
 from agentjit.planner.checker import check
 from agentjit.protocol.trace import read_trace
 from agentjit.runtime import BrowserPool
+from agentjit.tasks.apps import get_app
+from agentjit.tasks.runner import run_tasks
 
 APP = get_app("trac")
 TASKS = APP.tasks()

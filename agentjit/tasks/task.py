@@ -1,4 +1,4 @@
-"""Bench tasks and their judges (app-independent).
+"""Tasks and their judges (app-independent; the bench apps' tasks and user task files build on them).
 
 A :class:`Task` is a natural-language instruction for one app, a reference plan
 (a Python plan file over the app's tools) and a *judge*: a callable

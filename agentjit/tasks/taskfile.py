@@ -12,13 +12,13 @@ One task per JSONL line, or one ``[[task]]`` table per task in TOML::
     kind = "read"                           # optional: read | write
 
 A task with ``answer`` passes when the plan's value matches it after
-normalisation (:func:`agentjit.bench.tasks.answers_match`: case, spacing,
+normalisation (:func:`agentjit.tasks.task.answers_match`: case, spacing,
 quotes, a trailing full stop; numbers within 0.005, also inside a text). A
 ``judge`` is called after the run as ``judge(task, result, site_url)`` where
-``task`` is the :class:`~agentjit.bench.tasks.Task`, ``result`` the run's
+``task`` is the :class:`~agentjit.tasks.task.Task`, ``result`` the run's
 :class:`~agentjit.runtime.RunResult` (``result.value`` is the answer) and
 ``site_url`` the site's base URL; it reads the site's own storage and returns
-``bool``, ``(bool, reason)`` or a :class:`~agentjit.bench.tasks.JudgeResult`.
+``bool``, ``(bool, reason)`` or a :class:`~agentjit.tasks.task.JudgeResult`.
 ``module:function`` is imported normally, or from ``module.py`` next to the task
 file; ``file.py:function`` is loaded from that path relative to the task file.
 With both, both must accept; with neither, a task passes when its plan runs.
@@ -40,7 +40,7 @@ from typing import Any
 
 from agentjit.exceptions import ConfigError
 
-from .tasks import SiteJudge, Task, answer_is, ran_to_completion
+from .task import SiteJudge, Task, answer_is, ran_to_completion
 
 __all__ = ["load_tasks", "TASK_FIELDS", "is_task_file"]
 

@@ -33,7 +33,7 @@ from agentjit.runtime import BrowserPool, Runtime
 from agentjit.session import Session
 
 from .apps import RemoteSite, Site, get_app
-from .tasks import Task, select_tasks
+from .task import Task, select_tasks
 
 __all__ = [
     "TaskResult", "DemoReport", "Target", "resolve_target", "run_task", "run_tasks", "run_demo", "jsonable",

@@ -1,0 +1,317 @@
+"""The ``agentjit bench`` command group: one subcommand per benchmark, each with only its own flags.
+
+The command line finds this group through its ``agentjit.cli`` entry point
+(``pyproject.toml``), so nothing outside the bench imports the bench. It is a
+plugin of the CLI: it uses the CLI's shared parts (errors, output, progress,
+flags, the session a command makes) and nothing else of it. Every benchmark's
+module is imported only when that benchmark runs: ``agentjit --help`` stays fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from rich.table import Table
+from rich.text import Text
+
+from agentjit.cli.base import Handler, command
+from agentjit.cli.common import _app_name, _load_cache, _model, _selected_tasks
+from agentjit.cli.options import (
+    add_browser_arg,
+    app_arg,
+    cache_dir_arg,
+    json_arg,
+    nonneg_float,
+    nonneg_int,
+    positive_int,
+    site_arg,
+    tasks_arg,
+)
+from agentjit.cli.output import _columns, _out, _write_json_file, emit_json, styled
+from agentjit.cli.progress import _progress
+
+__all__ = ["add_parsers", "BENCHES"]
+
+
+@command("bench")
+async def cmd_bench(args: argparse.Namespace) -> int:
+    """Run the benchmark the subcommand named."""
+    return await BENCHES[args.bench](args)
+
+
+async def bench_sandbox(args: argparse.Namespace) -> int:
+    """The hostile corpora: plans, caches and sites (issue 8)."""
+    from agentjit.bench.sandbox_bench import bench_sandbox_command
+
+    return await bench_sandbox_command(args)
+
+
+async def bench_overhead(args: argparse.Namespace) -> int:
+    from agentjit.bench.overhead import measure_overhead
+
+    report = await measure_overhead(
+        _app_name(args), site_url=args.site, cache=_load_cache(args), tool_name=args.tool, n=args.n
+    )
+    if args.json:
+        emit_json(report)
+    else:
+        _out().print(
+            f"{report['tool']}: tool call median {report['tool_call_median_ms']} ms, bare evaluate "
+            f"{report['bare_evaluate_median_ms']} ms, ratio {report['ratio']} (n={report['n']}, {report['browser']})"
+        )
+    return 0
+
+
+async def bench_scheduler(args: argparse.Namespace) -> int:
+    from agentjit.bench.scheduler_bench import run_scheduler_bench
+
+    tasks = _selected_tasks(args)
+    n_tasks = len(tasks)
+    total = n_tasks * (args.profile_repeats + 3 * args.repeats)  # an upper bound: parallel only where it applies
+    with _progress() as progress:
+        bar = progress.add_task("profiling", total=total)
+
+        def on_run(ev: Any) -> None:
+            progress.update(bar, advance=1, description=f"{ev.phase} {ev.task} {ev.strategy}")
+
+        report = await run_scheduler_bench(
+            _app_name(args), site_url=args.site, cache=_load_cache(args), tasks=tasks, repeats=args.repeats,
+            latency_scale=args.latency_scale, profile_repeats=args.profile_repeats, seed=args.seed, on_run=on_run,
+        )  # fmt: skip
+    summary = report.summary
+    if args.json:
+        emit_json(report.model_dump(mode="json"))
+    else:
+        table = Table(title=f"scheduler vs measured oracle ({args.repeats} runs per strategy, latency scale {args.latency_scale})")
+        _columns(table, ("task", "chosen", "oracle", "serial s", "parallel s", "hedge s", "predicted s (ser/par/hed)", "regret"), ids={'task'})
+
+        def fmt(v: float | None) -> str:
+            return "-" if v is None else f"{v:.2f}"
+
+        for row in report.tasks:
+            chosen = row.chosen if row.chosen_workers == 1 else f"{row.chosen} x{row.chosen_workers}"
+            mark = "green" if row.agree else "red"
+            predicted = "/".join(fmt(row.predicted_mean_s.get(s)) for s in ("serial", "parallel", "hedge"))
+            table.add_row(
+                row.id, Text(chosen, style=mark), row.oracle or "-",
+                *(fmt(row.measured_mean_s.get(s)) for s in ("serial", "parallel", "hedge")),
+                predicted, "-" if row.regret is None else f"{row.regret:+.1%}",
+            )  # fmt: skip
+        out = _out()
+        out.print(table)
+        agreement, regret = summary["agreement"], summary["mean_regret"]
+        out.print(
+            f"agreement {agreement:.0%}, mean regret {regret:+.1%}, "
+            f"decision time (median) {summary['decision_time_median_s'] * 1e3:.2f} ms, "
+            f"{summary['runs']} runs in {summary['wall_s']:.0f} s ({summary['browser']})"
+        )
+        for failure in summary["failures"]:
+            out.print(styled("judge failed:", "red", f" {failure}"))
+    return 0 if not summary["failures"] else 1
+
+
+async def bench_isolation(args: argparse.Namespace) -> int:
+    """What the sandbox child costs per tool call and per run, and what isolation the OS gave."""
+    from agentjit.bench.isolation import measure_isolation
+
+    report = await measure_isolation(n=args.n, repeat=args.repeats)
+    if args.json:
+        emit_json(report)
+    else:
+        iso = report["isolation"]
+        _out().print(
+            f"per tool call: in-process {report['in_process_per_call_ms']} ms, isolated "
+            f"{report['isolated_per_call_ms']} ms, added {report['added_per_call_ms']} ms wall / "
+            f"{report['added_cpu_per_call_ms']} ms CPU; child start {report['child_startup_ms']} ms; "
+            f"network namespace {iso.get('network')}, empty root {iso.get('filesystem')}, uid {iso.get('user')}",
+            markup=False,
+        )
+    return 0
+
+
+async def bench_e2e(args: argparse.Namespace) -> int:
+    """The stepwise agent (oracle policy) against agentjit, both behind one simulated model latency."""
+    from agentjit.bench.e2e import run_e2e
+    from agentjit.bench.oracle import has_demo
+
+    tasks = _selected_tasks(args)
+    # offline, a task without a demonstration is skipped (listed in the report), so the bar leaves it out
+    runnable = tasks if args.model else [t for t in tasks if has_demo(t)]
+    command = "agentjit " + " ".join(sys.argv[1:]) if sys.argv[1:2] == ["bench"] else "agentjit bench e2e"
+    with _progress() as progress:
+        bar = progress.add_task("e2e", total=3 * len(runnable) * args.repeats)
+
+        def on_run(task_id: str, run: Any) -> None:
+            progress.update(bar, advance=1, description=f"{task_id} {run.side}")
+
+        report = await run_e2e(
+            _app_name(args) or "food", runs=args.repeats, model=_model(args.model),
+            profile=args.llm_profile or ("none" if args.model else "gpt-4.1"), model_scale=args.llm_scale,
+            latency_scale=args.latency_scale, task_ids=[t.id for t in tasks], seed=args.seed, command=command,
+            on_run=on_run,
+        )  # fmt: skip
+    data = report.model_dump(mode="json")
+    if args.out:
+        _write_json_file(args.out, data)
+    if args.json:
+        emit_json(data)
+        return 0
+    s = report.summary
+    table = Table(title=f"end to end, {args.repeats} run(s) a task, model latency profile {report.profile['name']}")
+    for col in ("task", "agent s", "calls", "agentjit s", "calls", "cached s", "speedup", "judges (agent/jit/cached)"):
+        table.add_column(col)
+    for t in report.tasks:
+        a, j, c = t.summary["agent"], t.summary["agentjit"], t.summary["agentjit-cached"]
+        table.add_row(
+            t.id, f"{a['latency_s']:.2f}", f"{a['model_calls']:.1f}", f"{j['latency_s']:.2f}", f"{j['model_calls']:.1f}",
+            f"{c['latency_s']:.2f}", f"{t.summary['speedup'] or 0:.1f}x",
+            f"{a['passed']}/{j['passed']}/{c['passed']} of {a['runs']}",
+        )  # fmt: skip
+    out = _out()
+    out.print(table)
+    for skip in report.skipped:
+        out.print(f"skipped {skip['id']} ({skip['kind'] or 'task'}): {skip['reason']}", markup=False)
+    out.print(
+        f"speedup {s['speedup_ratio_of_means']:.2f}x (ratio of means), {s['speedup_geomean']:.2f}x (geometric mean); "
+        f"plan-cache hit {s['speedup_cached_ratio_of_means']:.2f}x; profile {report.profile['name']}: {report.profile['source']}"
+    )
+    lim = s["speedup_limits"]
+    if lim["max"] is not None:
+        out.print(
+            f"at any per-call model latency the ratio of means stays between {lim['free_calls']:.2f}x (free calls: "
+            f"time outside the model) and {lim['slow_calls']:.2f}x (slow calls: model calls per task), at most {lim['max']:.2f}x"
+        )
+    return 0 if all(v == s["runs"][k] for k, v in s["passed"].items()) else 1
+
+
+async def bench_contexts(args: argparse.Namespace) -> int:
+    """Memory per extra browser context (PSS of Chromium's processes as contexts open)."""
+    from agentjit.bench.contexts import measure_contexts
+
+    report = await measure_contexts(_app_name(args), site_url=args.site, cache=_load_cache(args), n=min(args.n, 16))
+    if args.json:
+        emit_json(report)
+    elif not report.get("supported"):
+        _out().print(f"not measured: {report.get('reason')}", markup=False)
+    else:
+        _out().print(
+            f"browser alone {report['browser_alone_mib']} MiB; each extra context with one page "
+            f"{report['per_context_median_mib']} MiB (median of {report['contexts']}); PSS {report['pss_mib']}",
+            markup=False,
+        )
+    return 0
+
+
+async def bench_faults(args: argparse.Namespace) -> int:
+    """The fault matrix: WRITEs under injected faults, judged from the site's own state (0 duplicated, 0 lost)."""
+    from agentjit.bench.faults_bench import DEFAULT_RUNS, run_fault_matrix
+
+    runs = args.runs or DEFAULT_RUNS
+    with _progress() as progress:
+        bar = progress.add_task("faults", total=runs)
+
+        def on_run(done: int, total: int, record: Any) -> None:
+            progress.update(bar, advance=1, description=f"{record.strategy} {record.fault} {record.task}: {record.status}")
+
+        report = await run_fault_matrix(_app_name(args) or "food", runs=runs, on_run=on_run)
+    data = report.to_json()
+    if args.json:
+        emit_json(data)
+        return 0 if report.passed else 1
+    table = Table(title=f"faults on {report.app}: {len(report.runs)} runs, judged from the site's state")
+    cols = ("strategy", "fault", "runs", "faults", "dup", "lost", "unacc", "uncertain", "ok", "clean fail", "unclear")
+    _columns(table, cols, ids={"strategy", "fault"})
+    for c in [*report.cells(), {"strategy": "total", "fault": "", **report.totals()}]:
+        table.add_row(c["strategy"], c["fault"], *(str(c[k]) for k in (
+            "runs", "faults_injected", "duplicated", "lost", "unaccounted", "uncertain_reported", "ok",
+            "failed_clean", "unclear")))  # fmt: skip
+    out = _out()
+    out.print(table)
+    t = report.totals()
+    verdict = styled("PASS", "green") if report.passed else styled("FAIL", "red")
+    out.print(Text.assemble(verdict, (
+        f" {t['faulted_runs']} faulted runs, {t['faults_injected']} faults injected: {t['duplicated']} duplicated, "
+        f"{t['lost']} lost, {t['unaccounted']} unaccounted writes; {t['uncertain_reported']} runs reported an "
+        f"uncertain write, {t['failed_clean']} failed with a clear error, {t['ok']} finished; "
+        f"{report.wall_s:.0f} s ({report.browser})")))
+    return 0 if report.passed else 1
+
+
+BENCHES: dict[str, Handler] = {
+    "overhead": bench_overhead, "scheduler": bench_scheduler, "sandbox": bench_sandbox, "isolation": bench_isolation,
+    "contexts": bench_contexts, "e2e": bench_e2e, "faults": bench_faults,
+}  # fmt: skip
+"""Each benchmark's handler, by subcommand name."""
+
+
+def add_parsers(sub: Any) -> None:
+    """Add ``agentjit bench`` and one subcommand per benchmark, each with its own flags (the
+    ``agentjit.cli`` entry point)."""
+    group = sub.add_parser("bench", help="benchmarks: overhead (tool call vs bare evaluate), scheduler, sandbox, "
+                                         "isolation, contexts, e2e, faults",
+                           description="Benchmarks. `agentjit bench NAME --help` lists a benchmark's own flags.")
+    benches = group.add_subparsers(dest="bench", required=True, metavar="BENCHMARK")
+
+    p = benches.add_parser("overhead", help="a tool call against a bare page.evaluate")
+    p.add_argument("-n", type=positive_int, default=200, help="repetitions")
+    p.add_argument("--tool", default="list_stores", help="a tool that stays on its page (default: list_stores)")
+    app_arg(p)
+    site_arg(p)
+    cache_dir_arg(p)
+    add_browser_arg(p)
+    json_arg(p)
+
+    p = benches.add_parser("scheduler", help="every strategy R times per task: oracle, agreement, regret")
+    p.add_argument("--repeats", "-R", type=positive_int, default=3, help="runs per task and strategy")
+    p.add_argument("--profile-repeats", "-P", type=nonneg_int, default=2,
+                   help="serial runs per task to fit latencies first (0 = use the cache's latency.json)")
+    tasks_arg(p)
+    p.add_argument("--seed", type=int, default=0, help="site latency and Monte Carlo seed")
+    p.add_argument("--latency-scale", type=nonneg_float, default=1.0, help="injected latency (0 = off)")
+    app_arg(p)
+    site_arg(p)
+    cache_dir_arg(p)
+    add_browser_arg(p)
+    json_arg(p)
+
+    p = benches.add_parser("sandbox", help="the hostile plan, cache and site corpora: escapes, hangs, crashes")
+    p.add_argument("--corpus", help="hostile plan corpus directory (default: tests/security/corpus)")
+    add_browser_arg(p)
+    json_arg(p)
+
+    p = benches.add_parser("isolation", help="the plan sandbox's cost per tool call, and what the OS isolates")
+    p.add_argument("-n", type=positive_int, default=200, help="tool calls per plan")
+    p.add_argument("--repeats", "-R", type=positive_int, default=3, help="measurements of each side")
+    add_browser_arg(p)
+    json_arg(p)
+
+    p = benches.add_parser("contexts", help="memory per extra browser context (parallel workers, replicas)")
+    p.add_argument("-n", type=positive_int, default=200, help="extra contexts to open (at most 16)")
+    app_arg(p)
+    site_arg(p)
+    cache_dir_arg(p)
+    add_browser_arg(p)
+    json_arg(p)
+
+    p = benches.add_parser("e2e", help="the stepwise agent against agentjit, behind one simulated model latency")
+    tasks_arg(p)
+    p.add_argument("--repeats", "-R", type=positive_int, default=3, help="runs per task and side")
+    p.add_argument("--seed", type=int, default=0, help="site latency seed")
+    p.add_argument("--latency-scale", type=nonneg_float, default=1.0, help="injected latency (0 = off)")
+    p.add_argument("--llm-profile", default=None,
+                   help="simulated model latency both sides pay: gpt-4.1 (default), paper-browser-use, "
+                        "local-small, none (default with --model)")
+    p.add_argument("--llm-scale", type=nonneg_float, default=1.0, help="multiply the profile's latency (0 = free calls)")
+    p.add_argument("--out", help="also write the JSON report to this file")
+    p.add_argument("--model", help="a real model both sides use instead of the oracle and the reference plans")
+    app_arg(p)
+    add_browser_arg(p)
+    json_arg(p)
+
+    p = benches.add_parser("faults", help="writes under injected faults: 0 duplicated, 0 lost")
+    p.add_argument("--runs", type=positive_int, default=None, help="faulted runs over the fault matrix (default 108)")
+    app_arg(p)
+    add_browser_arg(p)
+    json_arg(p)

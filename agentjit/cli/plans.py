@@ -1,0 +1,222 @@
+"""The plan commands: ``run`` a plan (or a task compiled first), ``check`` it statically,
+``compile`` a task into one, ``schedule`` its strategies.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+from rich.table import Table
+
+from .base import command
+from .common import (
+    _compile,
+    _load_cache,
+    _on_site,
+    _plan_source_line,
+    _read_text,
+    _session,
+)
+from .errors import UsageError
+from .options import (
+    add_browser_arg,
+    app_arg,
+    cache_args,
+    json_arg,
+    limit_args,
+    nonneg_float,
+    planner_args,
+    positive_int,
+    site_arg,
+    strategy_arg,
+)
+from .output import _columns, _out, emit_json, styled
+
+
+@command("run")
+async def cmd_run(args: argparse.Namespace) -> int:
+    from agentjit.api import read_plan
+    from agentjit.tasks.runner import jsonable
+
+    if args.plan is None and args.task is None:
+        raise UsageError("agentjit run: give a plan file or --task TEXT")
+    origin = "file"
+    compiled = None
+    if args.plan is not None:
+        source: str = read_plan(Path(args.plan))
+        where = args.plan
+    else:
+        compiled = await _compile(args.task, args)
+        source, origin = compiled.source, compiled.origin
+        where = f"plan cache {_load_cache(args).plans_file}" if origin == "cache" else f"the plan {args.model} compiled"
+    session = _session(args)
+    if compiled is None:
+        prepared = session.prepare(source, strategy=args.strategy or "serial", origin=where)  # gate, usage, schedule
+        result = await _on_site(args, lambda url: session.execute(prepared, site_url=url, task=args.task))
+    else:  # a compiled plan that fails before its first WRITE goes back to the model (run-time repair)
+        use_cache = not getattr(args, "no_plan_cache", False)
+        compiled, result = await _on_site(args, lambda url: session.run_compiled(
+            args.task, compiled, strategy=args.strategy or "serial", site_url=url, use_cache=use_cache))
+        source = compiled.source
+    data = {
+        "value": jsonable(result.value),
+        "plan_origin": origin,
+        "strategy": result.strategy,
+        "workers": result.workers,
+        "latency_s": round(result.timings.get("total_s", 0.0), 4),
+        "tool_calls": len(result.tool_calls),
+        "writes": len(result.writes),
+        "trace": result.trace_path,
+        "calls": [
+            {"tool": c.tool, "ok": c.ok, "args": c.args, "duration_s": round(c.duration, 4), "worker": c.worker}
+            for c in result.calls
+        ],
+    }
+    if compiled is not None:
+        data["plan"] = compiled.source
+        data["rounds"] = [{k: v for k, v in r.items() if k != "source"} for r in result.rounds]
+    if args.json:
+        emit_json(data)
+        return 0
+    out = _out()
+    table = Table(title=f"{len(result.calls)} calls, {data['latency_s']} s, strategy {result.strategy}")
+    _columns(table, ("#", "tool", "ok", "duration s", "args"), ids={'tool'})
+    for i, c in enumerate(result.calls):
+        table.add_row(str(i), c.tool or c.action, "yes" if c.ok else "NO", f"{c.duration:.3f}", json.dumps(c.args))
+    out.print(table)
+    if compiled is not None:
+        out.print(_plan_source_line(compiled))
+    out.print(f"result: {data['value']!r}")
+    return 0
+
+
+@command("check")
+async def cmd_check(args: argparse.Namespace) -> int:
+    from agentjit.planner import render
+
+    source = _read_text(args.plan)
+    result = _session(args).check(source)
+    if args.json:
+        emit_json({"valid": result.valid, "cost": result.cost, "diagnostics": [d.to_dict() for d in result.diagnostics]})
+    else:
+        out = _out()
+        if result.diagnostics:
+            out.print(render(result.diagnostics, source, filename=args.plan))
+        out.print(f"{'valid' if result.valid else 'INVALID'}; cost {result.cost}")
+    return 0 if result.valid else 1
+
+
+@command("compile")
+async def cmd_compile(args: argparse.Namespace) -> int:
+    plan = await _compile(args.task, args)
+    data = {
+        "task": plan.task,
+        "plan": plan.source,
+        "cost": plan.cost,
+        "origin": plan.origin,
+        "model": plan.model,
+        "time_s": round(plan.time_s, 4),
+        "tokens": {"input": plan.usage.input_tokens, "output": plan.usage.output_tokens},
+        "stats": plan.stats.model_dump(),
+        "candidates": [c.model_dump() for c in plan.candidates],
+        "model_calls": plan.stats.answered,  # requests answered (not those cancelled before an answer)
+        "plan_cache": plan.plan_cache,
+    }
+    if args.json:
+        emit_json(data)
+        return 0
+    out = _out()
+    out.print(plan.source)
+    st = plan.stats
+    if plan.origin == "cache":
+        out.print(
+            f"cost {plan.cost}, from the plan cache {plan.plan_cache} (compiled by {plan.model}); "
+            f"no model was called: 0 requests, 0 tokens, {plan.time_s:.2f} s"
+        )
+        return 0
+    out.print(
+        f"cost {plan.cost}, origin {plan.origin}, {st.sampled} sampled, {st.repaired} repairs, {st.valid} valid, "
+        f"rejected {st.rejected_by_code}, {plan.time_s:.2f} s, tokens {plan.usage.input_tokens}+{plan.usage.output_tokens}"
+    )
+    return 0
+
+
+@command("schedule")
+async def cmd_schedule(args: argparse.Namespace) -> int:
+    """Price a plan's strategies by Monte Carlo over the cache's latency fits and pick one."""
+    from agentjit.scheduler import Overheads
+
+    source = _read_text(args.plan)
+    session = _session(args)
+    session.admit(source, origin=args.plan)  # a plan that cannot run (an unknown tool) is refused, not priced
+    overheads = Overheads()
+    if args.startup_s is not None:  # one number for context + page + start URL
+        overheads = Overheads(new_context_s=0.0, new_page_s=0.0, goto_s=args.startup_s)
+    schedule = session.schedule(
+        source, objective=args.objective, n_trials=args.trials, max_workers=args.max_workers, overheads=overheads,
+    )  # fmt: skip
+    data = {"plan": args.plan, "objective": args.objective, "trials": args.trials, **schedule.to_dict()}
+    if args.json:
+        emit_json(data)
+        return 0
+    table = Table(title=f"{args.plan}: {args.trials} Monte Carlo trials, objective {args.objective}")
+    _columns(table, ("strategy", "workers", "mean s", "p50 s", "p95 s", "win rate", ""), ids={'strategy'})
+    for name, est in schedule.estimates.items():
+        table.add_row(
+            name, str(est.workers), f"{est.mean:.3f}", f"{est.p50:.3f}", f"{est.p95:.3f}",
+            f"{schedule.win_rates.get(name, 0.0):.0%}", "chosen" if name == schedule.strategy else "",
+        )  # fmt: skip
+    out = _out()
+    out.print(table)
+    out.print(f"choice: {schedule.strategy} x{schedule.workers}: {schedule.reason}")
+    out.print(f"decision time {schedule.decision_time_s * 1e3:.2f} ms")
+    if schedule.missing_latency:
+        out.print(styled("no latency fit for:", "yellow", f" {', '.join(schedule.missing_latency)} (priced at a constant)"))
+    return 0
+
+
+def add_parsers(sub: Any) -> None:
+    """The plan commands' parsers."""
+    p = sub.add_parser("run", help="run a plan file (or compile --task first) against an app")
+    p.add_argument("plan", nargs="?", help="plan file (.py)")
+    p.add_argument("--task", help="compile this task with --model instead of reading a plan file")
+    p.add_argument("--model", help="model spec, e.g. openai:gpt-4.1 or gemini:gemini-2.5-flash")
+    p.add_argument("--latency-scale", type=nonneg_float, default=0.0, help="bundled site's injected latency (0 = off)")
+    p.add_argument("--trace-dir", default=None, help="write the run's JSONL trace here")
+    add_browser_arg(p)
+    app_arg(p)
+    site_arg(p)
+    json_arg(p)
+    strategy_arg(p)
+    cache_args(p)
+    planner_args(p)
+    limit_args(p)
+
+    p = sub.add_parser("check", help="check a plan statically: sandbox, types, state flow, cost")
+    p.add_argument("plan", help="plan file (.py)")
+    app_arg(p)
+    json_arg(p)
+    cache_args(p)
+
+    p = sub.add_parser("compile", help="compile a task to the cheapest valid plan with a model")
+    p.add_argument("task", help="the task in plain words")
+    p.add_argument("--model", required=True, help="model spec, e.g. openai:gpt-4.1")
+    app_arg(p)
+    json_arg(p)
+    cache_args(p)
+    planner_args(p)
+
+    p = sub.add_parser("schedule", help="price serial, parallel and hedge for a plan and pick one")
+    p.add_argument("plan", help="plan file (.py)")
+    p.add_argument("--objective", default="mean", choices=["mean", "p95"], help="what to minimize (default: mean)")
+    p.add_argument("--trials", type=positive_int, default=1000, help="Monte Carlo trials (default: 1000)")
+    p.add_argument("--max-workers", type=positive_int, default=4, help="most parallel workers or hedge replicas")
+    p.add_argument("--startup-s", type=nonneg_float, default=None,
+                   help="seconds an extra worker takes to start (default: BROWSER.md's 0.185 s; "
+                        "`agentjit bench scheduler` measures it)")
+    app_arg(p)
+    json_arg(p)
+    cache_args(p)
