@@ -35,7 +35,7 @@ from agentjit.llm import Message, Model, Usage
 from agentjit.plan.diagnostics import Diagnostic, NoValidPlan
 
 from .checker import CheckResult, check
-from .compiled import CandidateReport, CompiledPlan, PlanStats
+from .compiled import CandidateReport, CompiledPlan, PlanStats, compile_report
 from .cost import CostModel
 from .gate import rejection
 from .prompts import extract_code, plan_messages, repair_messages, run_repair_messages
@@ -335,6 +335,7 @@ class Planner:
                 f"no valid plan for {task!r}{budget} after {run.stats.sampled} samples and {run.stats.repaired} repairs "
                 f"(rejected by code: {run.stats.rejected_by_code})",
                 diagnostics=run.last_diagnostics,
+                report=compile_report(run.stats, run.usage, run.candidates, elapsed),
             )
         best = min(run.valid, key=lambda v: (v.result.cost if v.result.cost is not None else math.inf, v.order))
         plan = CompiledPlan(

@@ -63,3 +63,16 @@ def test_the_plan_cache_keeps_two_servers_of_one_model_name_apart(monkeypatch: p
     assert model_name(public) == "openai:qwen"  # the provider's own endpoint: the name as before
     keys = {plan_key("t", cache, model_name(m)) for m in (here, there, public)}
     assert len(keys) == 3
+
+
+async def test_a_compile_with_no_valid_plan_keeps_its_report() -> None:
+    # demo --json prints what a failed compile did: its candidates, their findings, calls and tokens
+    bad = "result = await open_shop()\n"
+    planner = Planner(FunctionModel(lambda m: f"```python\n{bad}```"), make_cache(), n=1, k=1, max_repairs=1)
+    with pytest.raises(NoValidPlan) as caught:
+        await planner.compile("store names", use_cache=False)
+    report = caught.value.report
+    assert report is not None and report["model_calls"] == 2 and report["valid"] == 0
+    assert [c["attempt"] for c in report["candidates"]] == [0, 1]
+    assert report["candidates"][0]["source"] == bad and report["candidates"][0]["codes"]
+    assert report["rejected_by_code"]
