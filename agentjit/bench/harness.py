@@ -412,8 +412,7 @@ async def run_batch(
                 except asyncio.QueueEmpty:
                     return
                 source, origin = plans[task.id]
-                res = await run_task(task, source, session=session, site=site, strategy=strategy, plan_origin=origin,
-                                     repair=repair if origin != "reference" else None)  # fmt: skip
+                res = await run_task(task, source, session=session, site=site, strategy=strategy, plan_origin=origin)
                 results.append(res)
                 per_endpoint[label] = per_endpoint.get(label, 0) + 1
                 if on_result is not None:
