@@ -1101,6 +1101,51 @@ async def bench_e2e(args: argparse.Namespace) -> int:
     return 0 if all(v == s["runs"][k] for k, v in s["passed"].items()) else 1
 
 
+async def bench_planner(args: argparse.Namespace) -> int:
+    """Compile every task afresh with ``--model``, run and judge it: candidates, valid rate, repairs, calls,
+    tokens, seconds, judged right, pass@1 / pass@k per task (:mod:`agentjit.bench.planner_bench`)."""
+    from agentjit.bench.harness import TaskResult, run_demo
+    from agentjit.bench.planner_bench import planner_rows, planner_summary
+
+    if not args.model:
+        raise UsageError("agentjit bench planner needs --model (e.g. --model openai:gpt-4.1)")
+    args.n, args.no_plan_cache, args.any_model = args.samples, True, False  # -n is the bench's repetitions
+    plan_for = _planning(args)
+    progress_console = _err()
+
+    def on_result(res: TaskResult) -> None:
+        mark = styled("  ok", "green") if res.ok else styled("  FAIL", "red")
+        progress_console.print(mark, f"{res.id} {'' if res.ok else res.reason}")
+
+    report = await run_demo(
+        _app_name(args), site_url=args.site, cache=_load_cache(args), tasks=_selected_tasks(args),
+        latency_scale=args.latency_scale, strategy="serial", plan_for=plan_for, on_result=on_result,
+        repair=getattr(plan_for, "repair", None),
+    )  # fmt: skip
+    rows = planner_rows(report.tasks, args._compile_reports, k=args.k)
+    summary = planner_summary(rows, k=args.k)
+    data = {"model": args.model, "app": _app_name(args) or "food", "tasks": rows, "summary": summary,
+            "browser": report.summary.get("browser")}  # fmt: skip
+    if args.out:
+        _write_json_file(args.out, data)
+    if args.json:
+        emit_json(data)
+    else:
+        table = Table(title=f"planner bench: {args.model}, {summary['right']}/{summary['tasks']} right")
+        _columns(table, ("task", "right", "cands", "valid", "repairs", "run repairs", "calls", "tokens", "compile s",
+                         "pass@1", f"pass@{args.k}"), ids={"task"})  # fmt: skip
+        for r in rows:
+            table.add_row(r["id"], "yes" if r["right"] else "no", str(r["candidates"]), str(r["valid"]),
+                          str(r["static_repairs"]), str(r["run_repairs"]), str(r["model_calls"]),
+                          str(r["input_tokens"] + r["output_tokens"]), f"{r['compile_s']:.1f}",
+                          f"{r['pass_at_1']:.2f}", f"{r['pass_at_k']:.2f}")  # fmt: skip
+        _out().print(table)
+        _out().print(f"valid-plan rate {summary['valid']}/{summary['candidates']}; compile s median "
+                     f"{summary['compile_s_median']}, total {summary['compile_s_total']}; "
+                     f"{summary['model_calls']} model calls", markup=False)  # fmt: skip
+    return 0 if summary["right"] == summary["tasks"] else 1
+
+
 def _write_json_file(path: str, data: Any) -> None:
     """Write a report as JSON, creating its folder (atomically: temp file, then rename)."""
     from agentjit.cache.store import atomic_write_json
@@ -1164,7 +1209,7 @@ async def bench_faults(args: argparse.Namespace) -> int:
 
 _BENCHES: dict[str, Handler] = {
     "overhead": bench_overhead, "scheduler": bench_scheduler, "isolation": bench_isolation, "e2e": bench_e2e,
-    "contexts": bench_contexts, "faults": bench_faults,
+    "contexts": bench_contexts, "faults": bench_faults, "planner": bench_planner,
 }  # fmt: skip
 
 
@@ -1353,8 +1398,8 @@ def build_parser() -> argparse.ArgumentParser:
     planner_args(p)
 
     p = sub.add_parser("bench", help="benchmarks: overhead (tool call vs bare evaluate), scheduler, sandbox, "
-                                     "isolation, contexts, e2e, faults")
-    p.add_argument("bench", help="which benchmark: overhead | scheduler | sandbox | isolation | contexts | e2e | faults")
+                                     "isolation, contexts, e2e, faults, planner")
+    p.add_argument("bench", help="which benchmark: overhead | scheduler | sandbox | isolation | contexts | e2e | faults | planner")
     p.add_argument("--runs", type=positive_int, default=None,
                    help="faulted runs over the fault matrix (faults; default 108)")
     p.add_argument("--corpus", help="hostile plan corpus directory (sandbox; default: tests/security/corpus)")
@@ -1371,7 +1416,15 @@ def build_parser() -> argparse.ArgumentParser:
                         "local-small, none (default with --model)")
     p.add_argument("--llm-scale", type=nonneg_float, default=1.0, help="multiply the profile's latency (e2e; 0 = free calls)")
     p.add_argument("--out", help="also write the JSON report to this file (e2e)")
-    p.add_argument("--model", help="a real model both sides use instead of the oracle and the reference plans (e2e)")
+    p.add_argument("--model", help="a real model both sides use instead of the oracle and the reference plans (e2e); "
+                                   "the model whose compiles are measured (planner)")
+    p.add_argument("--samples", type=positive_int, default=4, help="planner workers sampling in parallel (planner)")
+    p.add_argument("-k", type=positive_int, default=2, help="valid candidates before early accept; pass@k (planner)")
+    p.add_argument("--repairs", type=nonneg_int, default=2, help="repair rounds per failed candidate (planner)")
+    p.add_argument("--workers", type=positive_int, default=None, metavar="N",
+                   help="most model requests in flight at once (planner; default: --samples)")
+    p.add_argument("--compile-budget", type=positive_float, default=None, metavar="SECONDS",
+                   help="most seconds a compile may take (planner; default: no limit)")
     add_browser_arg(p)
     app_arg(p)
     site_arg(p)
