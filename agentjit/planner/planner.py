@@ -137,7 +137,8 @@ class _Run:
 
 class _Slots:
     """At most ``limit`` model requests in flight; one while the model reports that it is
-    overloaded (a request timed out: more at once would only slow each down further)."""
+    overloaded (a request timed out: more at once would only slow each down further) or a server of
+    one's own has not answered yet."""
 
     def __init__(self, limit: int, overloaded: Callable[[], bool]) -> None:
         self.limit = limit
@@ -306,7 +307,12 @@ class Planner:
         run = _Run(start=start, run_round=run_round)
         pacing = getattr(self.model, "pacing", None)
         n = workers or self.n
-        run.slots = _Slots(min(self.max_concurrency or n, n), lambda: pacing is not None and pacing.boost > 1.0)
+        # A server of one's own (a URL that is not the provider's) may answer one request at a time: until its
+        # first answer has measured it, one request goes at once, so the others never wait out their timeouts in
+        # its queue behind a cold prompt (and are then re-sent while it still generates the ones given up on).
+        unmeasured = pacing is not None and getattr(self.model, "custom_base_url", None) is not None
+        run.slots = _Slots(min(self.max_concurrency or n, n), lambda: pacing is not None and (
+            pacing.boost > 1.0 or (unmeasured and pacing.answers == 0)))
         async with asyncio.TaskGroup() as tg:
             tasks = [tg.create_task(self._worker(i, base, run)) for i in range(n)]
             waiter = tg.create_task(run.done.wait())

@@ -76,3 +76,37 @@ async def test_a_compile_with_no_valid_plan_keeps_its_report() -> None:
     assert [c["attempt"] for c in report["candidates"]] == [0, 1]
     assert report["candidates"][0]["source"] == bad and report["candidates"][0]["codes"]
     assert report["rejected_by_code"]
+
+
+async def test_a_server_of_ones_own_gets_one_request_until_its_first_answer() -> None:
+    # llama.cpp answers one request at a time: four copies of a cold prompt sent at once waited out their
+    # timeouts in its queue and were re-sent while it still generated the ones given up on
+    import threading
+    import time
+
+    from agentjit.testing import FakeOpenAIServer, FakeReply
+
+    lock, spans, in_flight = threading.Lock(), [], [0, 0]  # [now, most]
+
+    def reply(_request: object) -> FakeReply:
+        with lock:
+            in_flight[0] += 1
+            in_flight[1] = max(in_flight[1], in_flight[0])
+        start = time.monotonic()
+        time.sleep(1.0)
+        with lock:
+            in_flight[0] -= 1
+            spans.append((start, time.monotonic()))
+        return FakeReply(text=f"```python\n{GOOD}```", usage=(100, 20))
+
+    with FakeOpenAIServer(reply) as srv:
+        model = OpenAIModel("local", base_url=srv.base_url, api_key="k")
+        try:
+            planner = Planner(model, make_cache(), n=3, k=3)
+            plan = await planner.compile("store names", use_cache=False)
+        finally:
+            await model.aclose()
+    assert plan.stats.answered == 3 and plan.stats.valid == 3
+    first, *others = sorted(spans)
+    assert all(start >= first[1] for start, _ in others)  # alone until it answered
+    assert in_flight[1] == 2  # then the other two side by side
