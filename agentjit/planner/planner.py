@@ -337,9 +337,14 @@ class Planner:
             if run.model_errors and not run.candidates:
                 raise run.model_errors[0]
             budget = f" within the compile budget of {self.compile_budget_s:g} s" if run.out_of_budget else ""
+            if run.answers == 0 and run.out_of_budget:  # not one answer: the budget said nothing about the plans
+                why = ("the model did not answer once in that time (a slow server reading a long prompt it has not "
+                       "cached: give a larger --compile-budget)")
+            else:
+                why = (f"{run.answers} model answer(s) ({run.stats.sampled} samples and {run.stats.repaired} repairs "
+                       f"asked for), rejected by code: {run.stats.rejected_by_code}")
             raise NoValidPlan(
-                f"no valid plan for {task!r}{budget} after {run.stats.sampled} samples and {run.stats.repaired} repairs "
-                f"(rejected by code: {run.stats.rejected_by_code})",
+                f"no valid plan for {task!r}{budget}: {why}",
                 diagnostics=run.last_diagnostics,
                 report=compile_report(run.stats, run.usage, run.candidates, elapsed),
             )

@@ -110,3 +110,17 @@ async def test_a_server_of_ones_own_gets_one_request_until_its_first_answer() ->
     first, *others = sorted(spans)
     assert all(start >= first[1] for start, _ in others)  # alone until it answered
     assert in_flight[1] == 2  # then the other two side by side
+
+
+async def test_a_budget_that_ends_before_any_answer_says_the_model_never_answered() -> None:
+    # measured: a 3.7k-token cold prompt took 428 s on a loaded machine; "after 4 samples and 0 repairs"
+    # read as if four plans had been refused
+    async def never(messages: list[Message]) -> str:
+        await asyncio.sleep(3600)
+        return "never"
+
+    planner = Planner(FunctionModel(never, name="cold"), make_cache(), n=2, k=1, compile_budget_s=0.3)
+    async with asyncio.timeout(60):
+        with pytest.raises(NoValidPlan, match="did not answer once in that time") as caught:
+            await planner.compile("store names", use_cache=False)
+    assert "--compile-budget" in str(caught.value) and "samples" not in str(caught.value)
