@@ -198,7 +198,8 @@ class Planner:
         if max_concurrency is not None and max_concurrency < 1:
             raise ValueError(f"need max_concurrency >= 1 (got {max_concurrency})")
         self.max_concurrency = max_concurrency
-        """Most model requests in flight at once (default ``n``); one after a request timed out."""
+        """Most model requests in flight at once (default ``n``; 1 for a server of one's own, a model with a
+        ``custom_base_url``); one after a request timed out."""
         self.progress = progress
         """Called with one line per answer and candidate (the CLI prints them on stderr)."""
         if compile_budget_s is not None and compile_budget_s <= 0:
@@ -307,12 +308,14 @@ class Planner:
         run = _Run(start=start, run_round=run_round)
         pacing = getattr(self.model, "pacing", None)
         n = workers or self.n
-        # A server of one's own (a URL that is not the provider's) may answer one request at a time: until its
-        # first answer has measured it, one request goes at once, so the others never wait out their timeouts in
-        # its queue behind a cold prompt (and are then re-sent while it still generates the ones given up on).
-        unmeasured = pacing is not None and getattr(self.model, "custom_base_url", None) is not None
-        run.slots = _Slots(min(self.max_concurrency or n, n), lambda: pacing is not None and (
-            pacing.boost > 1.0 or (unmeasured and pacing.answers == 0)))
+        # A server of one's own (a URL that is not the provider's; llama.cpp) may answer one request at a time,
+        # and a request's timeout runs while it waits in that server's queue: requests sent side by side timed out
+        # there and were re-sent while it still generated the ones given up on. So it gets one request at a time
+        # unless max_concurrency says otherwise, and even then one until its first answer has measured it.
+        own = pacing is not None and getattr(self.model, "custom_base_url", None) is not None
+        limit = self.max_concurrency or (1 if own else n)
+        run.slots = _Slots(min(limit, n), lambda: pacing is not None and (
+            pacing.boost > 1.0 or (own and pacing.answers == 0)))
         async with asyncio.TaskGroup() as tg:
             tasks = [tg.create_task(self._worker(i, base, run)) for i in range(n)]
             waiter = tg.create_task(run.done.wait())
