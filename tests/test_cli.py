@@ -212,6 +212,10 @@ def test_demo_compiles_with_a_model_then_uses_the_plan_cache(capsys, tmp_path, m
         code, out = run_cli(capsys, *args)
         first = json.loads(out)["tasks"][0]
         assert code == 0 and first["ok"] and first["plan_origin"] == "model" and len(server.requests) == 1
+        # what the compile did: one call, its tokens, its one candidate (valid, no findings)
+        report = first["compile"]
+        assert report["model_calls"] == 1 and report["input_tokens"] == 900 and report["output_tokens"] == 40
+        assert [(c["valid"], c["codes"]) for c in report["candidates"]] == [(True, [])] and first["run_rounds"] == []
         code, out = run_cli(capsys, *args)
         second = json.loads(out)["tasks"][0]
         assert second["ok"] and second["plan_origin"] == "cache" and len(server.requests) == 1

@@ -124,3 +124,31 @@ async def test_repairs_stop_at_their_bound(
     assert any("no run-time repair left" in note for note in err.value.__notes__)
     assert len(srv.requests) == 2 and len(getattr(err.value, "rounds", [])) == 2
     assert not food_site.state()["orders"] and not cache.plans  # the failing plan is not kept
+
+
+async def test_the_demo_harness_repairs_a_compiled_plan_that_fails_before_any_write(
+    cache: ToolCache, food_site: FoodSite, browser_pool: BrowserPool,
+) -> None:
+    # demo --model: a compiled plan that fails when it runs goes back to the model, as Session.run_compiled does
+    from agentjit.tasks.apps import get_app
+    from agentjit.tasks.runner import run_tasks
+
+    [task] = [t for t in get_app("food").tasks() if t.id == "food-custom-3"]
+    errors: list[tuple[str, int]] = []
+
+    async def plan_for(_task: Any, _cache: ToolCache) -> tuple[str, str]:
+        return PAST_THE_END, "model"
+
+    async def repair(_task: Any, source: str, error: str, run_round: int) -> str:
+        errors.append((error, run_round))
+        assert source == PAST_THE_END
+        return ORDER_TACO
+
+    report = await run_tasks([task], cache=cache, site=food_site, plan_for=plan_for, pool=browser_pool,
+                             strategy="serial", repair=repair)  # fmt: skip
+    [res] = report.tasks
+    assert res.ok, res.reason
+    assert len(errors) == 1 and "IndexError" in errors[0][0] and errors[0][1] == 1
+    assert [r["round"] for r in res.run_rounds] == [0] and "IndexError" in res.run_rounds[0]["error"]
+    state = food_site.state()
+    assert len(state["orders"]) == 1

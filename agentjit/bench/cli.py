@@ -17,7 +17,8 @@ from rich.table import Table
 from rich.text import Text
 
 from agentjit.cli.base import Handler, command
-from agentjit.cli.common import _app_name, _load_cache, _model, _selected_tasks
+from agentjit.cli.common import _app_name, _load_cache, _model, _planning, _selected_tasks
+from agentjit.cli.errors import UsageError
 from agentjit.cli.options import (
     add_browser_arg,
     app_arg,
@@ -25,11 +26,12 @@ from agentjit.cli.options import (
     json_arg,
     nonneg_float,
     nonneg_int,
+    positive_float,
     positive_int,
     site_arg,
     tasks_arg,
 )
-from agentjit.cli.output import _columns, _out, _write_json_file, emit_json, styled
+from agentjit.cli.output import _columns, _err, _out, _write_json_file, emit_json, styled
 from agentjit.cli.progress import _progress
 
 __all__ = ["add_parsers", "BENCHES"]
@@ -186,6 +188,51 @@ async def bench_e2e(args: argparse.Namespace) -> int:
     return 0 if all(v == s["runs"][k] for k, v in s["passed"].items()) else 1
 
 
+async def bench_planner(args: argparse.Namespace) -> int:
+    """Compile every task afresh with ``--model``, run and judge it: candidates, valid rate, repairs, calls,
+    tokens, seconds, judged right, pass@1 / pass@k per task (:mod:`agentjit.bench.planner_bench`)."""
+    from agentjit.bench.planner_bench import planner_rows, planner_summary
+    from agentjit.tasks.runner import TaskResult, run_demo
+
+    if not args.model:
+        raise UsageError("agentjit bench planner needs --model (e.g. --model openai:gpt-4.1)")
+    args.no_plan_cache, args.any_model = True, False  # every task compiled afresh by this model
+    plan_for = _planning(args)
+    progress_console = _err()
+
+    def on_result(res: TaskResult) -> None:
+        mark = styled("  ok", "green") if res.ok else styled("  FAIL", "red")
+        progress_console.print(mark, f"{res.id} {'' if res.ok else res.reason}")
+
+    report = await run_demo(
+        _app_name(args), site_url=args.site, cache=_load_cache(args), tasks=_selected_tasks(args),
+        latency_scale=args.latency_scale, strategy="serial", plan_for=plan_for, on_result=on_result,
+        repair=getattr(plan_for, "repair", None),
+    )  # fmt: skip
+    rows = planner_rows(report.tasks, args._compile_reports, k=args.k)
+    summary = planner_summary(rows, k=args.k)
+    data = {"model": args.model, "app": _app_name(args) or "food", "tasks": rows, "summary": summary,
+            "browser": report.summary.get("browser")}  # fmt: skip
+    if args.out:
+        _write_json_file(args.out, data)
+    if args.json:
+        emit_json(data)
+    else:
+        table = Table(title=f"planner bench: {args.model}, {summary['right']}/{summary['tasks']} right")
+        _columns(table, ("task", "right", "cands", "valid", "repairs", "run repairs", "calls", "tokens", "compile s",
+                         "pass@1", f"pass@{args.k}"), ids={"task"})  # fmt: skip
+        for r in rows:
+            table.add_row(r["id"], "yes" if r["right"] else "no", str(r["candidates"]), str(r["valid"]),
+                          str(r["static_repairs"]), str(r["run_repairs"]), str(r["model_calls"]),
+                          str(r["input_tokens"] + r["output_tokens"]), f"{r['compile_s']:.1f}",
+                          f"{r['pass_at_1']:.2f}", f"{r['pass_at_k']:.2f}")  # fmt: skip
+        _out().print(table)
+        _out().print(f"valid-plan rate {summary['valid']}/{summary['candidates']}; compile s median "
+                     f"{summary['compile_s_median']}, total {summary['compile_s_total']}; "
+                     f"{summary['model_calls']} model calls", markup=False)  # fmt: skip
+    return 0 if summary["right"] == summary["tasks"] else 1
+
+
 async def bench_contexts(args: argparse.Namespace) -> int:
     """Memory per extra browser context (PSS of Chromium's processes as contexts open)."""
     from agentjit.bench.contexts import measure_contexts
@@ -241,7 +288,7 @@ async def bench_faults(args: argparse.Namespace) -> int:
 
 BENCHES: dict[str, Handler] = {
     "overhead": bench_overhead, "scheduler": bench_scheduler, "sandbox": bench_sandbox, "isolation": bench_isolation,
-    "contexts": bench_contexts, "e2e": bench_e2e, "faults": bench_faults,
+    "contexts": bench_contexts, "e2e": bench_e2e, "faults": bench_faults, "planner": bench_planner,
 }  # fmt: skip
 """Each benchmark's handler, by subcommand name."""
 
@@ -250,7 +297,7 @@ def add_parsers(sub: Any) -> None:
     """Add ``agentjit bench`` and one subcommand per benchmark, each with its own flags (the
     ``agentjit.cli`` entry point)."""
     group = sub.add_parser("bench", help="benchmarks: overhead (tool call vs bare evaluate), scheduler, sandbox, "
-                                         "isolation, contexts, e2e, faults",
+                                         "isolation, contexts, e2e, faults, planner",
                            description="Benchmarks. `agentjit bench NAME --help` lists a benchmark's own flags.")
     benches = group.add_subparsers(dest="bench", required=True, metavar="BENCHMARK")
 
@@ -307,6 +354,25 @@ def add_parsers(sub: Any) -> None:
     p.add_argument("--out", help="also write the JSON report to this file")
     p.add_argument("--model", help="a real model both sides use instead of the oracle and the reference plans")
     app_arg(p)
+    add_browser_arg(p)
+    json_arg(p)
+
+    p = benches.add_parser("planner", help="compile every task afresh with a model, run and judge it: valid rate, "
+                                           "repairs, calls, tokens, seconds, pass@1 / pass@k")
+    p.add_argument("--model", help="the model whose compiles are measured (required)")
+    tasks_arg(p)
+    p.add_argument("-n", "--samples", dest="n", type=positive_int, default=4, help="planner workers sampling in parallel")
+    p.add_argument("-k", type=positive_int, default=2, help="valid candidates before early accept; pass@k")
+    p.add_argument("--repairs", type=nonneg_int, default=2, help="repair rounds per failed candidate")
+    p.add_argument("--workers", type=positive_int, default=None, metavar="N",
+                   help="most model requests in flight at once (default: --samples; 1 for a model at its own URL)")
+    p.add_argument("--compile-budget", type=positive_float, default=None, metavar="SECONDS",
+                   help="most seconds a compile may take (default: no limit)")
+    p.add_argument("--latency-scale", type=nonneg_float, default=1.0, help="injected latency (0 = off)")
+    p.add_argument("--out", help="also write the JSON report to this file")
+    app_arg(p)
+    site_arg(p)
+    cache_dir_arg(p)
     add_browser_arg(p)
     json_arg(p)
 

@@ -176,9 +176,40 @@ def _limits(args: argparse.Namespace) -> Any:
 
 
 def _planning(args: argparse.Namespace) -> Callable[..., Any]:
+    """``plan_for`` of the demo and batch: compiles each task; what each compile did goes to
+    ``args._compile_reports`` by task id (``demo --json`` prints it)."""
+    from agentjit.plan.diagnostics import NoValidPlan
+    from agentjit.planner.compiled import compile_report
+
+    reports: dict[str, Any] = {}
+    args._compile_reports = reports
+
     async def plan_for(task: Any, _bundled: Any) -> tuple[str, str]:
-        compiled = await _compile(task.task, args)
+        try:
+            compiled = await _compile(task.task, args)
+        except NoValidPlan as exc:
+            if exc.report is not None:
+                reports[task.id] = exc.report
+            raise
+        reports[task.id] = {"origin": compiled.origin,
+                            **compile_report(compiled.stats, compiled.usage, compiled.candidates, compiled.time_s)}
         return compiled.source, compiled.origin
+
+    async def repair(task: Any, source: str, error: str, run_round: int) -> str:
+        """A new plan after ``source`` failed when it ran (before any WRITE) with ``error``."""
+        planner = _session(args).planner
+        report = reports.setdefault(task.id, {})
+        try:
+            repaired = await planner.repair_after_run(task.task, source, error, run_round=run_round,
+                                                      use_cache=not getattr(args, "no_plan_cache", False))  # fmt: skip
+        except NoValidPlan as exc:
+            report.setdefault("run_repairs", []).append(exc.report)
+            raise
+        report.setdefault("run_repairs", []).append(
+            compile_report(repaired.stats, repaired.usage, repaired.candidates, repaired.time_s))
+        return repaired.source
+
+    plan_for.repair = repair  # type: ignore[attr-defined]
 
     return plan_for
 

@@ -123,8 +123,10 @@ async def cmd_demo(args: argparse.Namespace) -> int:
         plan_for=plan_for,
         on_result=on_result,
         limits=_limits(args),
+        repair=getattr(plan_for, "repair", None),
     )
-    fields = ("id", "ok", "latency_s", "tool_calls", "writes", "strategy", "workers", "plan_origin", "reason")
+    fields = ("id", "ok", "latency_s", "tool_calls", "writes", "strategy", "workers", "plan_origin", "reason",
+              "run_rounds")
     try:
         report = await demo
     except AgentJITError as exc:  # the demo itself broke (the site, the browser): keep the tasks already judged
@@ -138,7 +140,12 @@ async def cmd_demo(args: argparse.Namespace) -> int:
     wall = time.perf_counter() - t0
     report.summary["wall_s"] = round(wall, 3)
     if args.json:
-        emit_json({"tasks": [{k: getattr(r, k) for k in fields} for r in report.tasks], "summary": report.summary})
+        compiled = getattr(args, "_compile_reports", None)
+        rows = [{k: getattr(r, k) for k in fields} for r in report.tasks]
+        if compiled is not None:  # --model: what each task's compile did
+            for row in rows:
+                row["compile"] = compiled.get(row["id"])
+        emit_json({"tasks": rows, "summary": report.summary})
     else:
         table = Table(title=f"agentjit demo: {report.summary['passed']}/{report.summary['total']} ok ({report.summary['browser']})")
         _columns(table, ("task", "ok", "latency s", "tool calls", "writes", "strategy", "plan"), ids={'task'})

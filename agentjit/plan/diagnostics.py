@@ -180,8 +180,10 @@ ALL_CODES: tuple[str, ...] = tuple(
 class NoValidPlan(PlanError):
     """The planner found no valid candidate; ``diagnostics`` holds the last findings of each."""
 
-    def __init__(self, message: str, *, diagnostics: Sequence[Sequence[Diagnostic]] = ()) -> None:
+    def __init__(self, message: str, *, diagnostics: Sequence[Sequence[Diagnostic]] = (), report: Any = None) -> None:
         self.diagnostics = [list(d) for d in diagnostics]
+        self.report = report
+        """What the compile did (the planner's candidates, stats and usage as a dict), when known."""
         super().__init__(message)
 
 

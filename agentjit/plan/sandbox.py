@@ -137,7 +137,9 @@ _WHY: dict[type[ast.AST], str] = {
     ast.ImportFrom: "imports are not allowed; every tool is already in scope",
     ast.FunctionDef: "plans may not define functions; write the steps at top level",
     ast.AsyncFunctionDef: "plans may not define functions; write the steps at top level",
-    ast.Lambda: "lambdas are not allowed",
+    ast.Lambda: ("lambdas are not allowed (nor key= functions): to pick the best item, loop and keep the best so "
+                 "far (`if best is None or x.rating > best.rating: best = x`); to order items, sort tuples "
+                 "(`sorted([(x.rating, x.name) for x in xs], reverse=True)`)"),
     ast.ClassDef: "plans may not define classes",
     ast.Global: "'global' is not allowed",
     ast.Nonlocal: "'nonlocal' is not allowed",

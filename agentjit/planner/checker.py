@@ -260,6 +260,9 @@ class Checker:
     def handle_Subscript(self, node: ast.Subscript) -> None:
         self.typing.check_subscript(node)
 
+    def handle_Call(self, node: ast.Call) -> None:
+        self.typing.check_iterating_call(node)
+
     def explain_unknown_tool(self, diag: Diagnostic) -> Diagnostic:
         """An ``unknown-tool`` finding that says where the name came from and which tool is close, if any."""
         if type(diag) is not UnknownTool:

@@ -10,7 +10,7 @@ from agentjit.llm import Usage
 
 from .cost import CallSite
 
-__all__ = ["CompiledPlan", "PlanStats", "CandidateReport", "PlanOrigin"]
+__all__ = ["CompiledPlan", "PlanStats", "CandidateReport", "PlanOrigin", "compile_report"]
 
 PlanOrigin = Literal["model", "cache", "reference", "file"]
 
@@ -66,3 +66,26 @@ class CompiledPlan(BaseModel):
     """For ``origin == "cache"``: the plan cache file the plan came from. ``stats``, ``usage`` and
     ``candidates`` then describe this compile (no model call: all zero); ``model`` names the model
     that compiled the plan originally."""
+
+
+def compile_report(stats: PlanStats, usage: Usage, candidates: list[CandidateReport], time_s: float) -> dict[str, Any]:
+    """What one compile did, as plain data: model calls, tokens, seconds, and every candidate with its
+    findings' codes (``demo --json`` prints it per task, a compile that found no plan too)."""
+    return {
+        "time_s": round(time_s, 3),
+        "model_calls": stats.answered,
+        "sampled": stats.sampled,
+        "repaired": stats.repaired,
+        "valid": stats.valid,
+        "cancelled": stats.cancelled,
+        "run_repaired": stats.run_repaired,
+        "rejected_by_code": dict(stats.rejected_by_code),
+        "input_tokens": usage.input_tokens,
+        "output_tokens": usage.output_tokens,
+        "candidates": [
+            {"worker": c.worker, "attempt": c.attempt, "run_round": c.run_round, "valid": c.valid,
+             "time_s": round(c.time_s, 3), "codes": sorted({str(d.get("code")) for d in c.diagnostics}),
+             "source": c.source}
+            for c in candidates
+        ],
+    }

@@ -35,7 +35,7 @@ from agentjit.llm import Message, Model, Usage
 from agentjit.plan.diagnostics import Diagnostic, NoValidPlan
 
 from .checker import CheckResult, check
-from .compiled import CandidateReport, CompiledPlan, PlanStats
+from .compiled import CandidateReport, CompiledPlan, PlanStats, compile_report
 from .cost import CostModel
 from .gate import rejection
 from .prompts import extract_code, plan_messages, repair_messages, run_repair_messages
@@ -137,7 +137,8 @@ class _Run:
 
 class _Slots:
     """At most ``limit`` model requests in flight; one while the model reports that it is
-    overloaded (a request timed out: more at once would only slow each down further)."""
+    overloaded (a request timed out: more at once would only slow each down further) or a server of
+    one's own has not answered yet."""
 
     def __init__(self, limit: int, overloaded: Callable[[], bool]) -> None:
         self.limit = limit
@@ -197,7 +198,8 @@ class Planner:
         if max_concurrency is not None and max_concurrency < 1:
             raise ValueError(f"need max_concurrency >= 1 (got {max_concurrency})")
         self.max_concurrency = max_concurrency
-        """Most model requests in flight at once (default ``n``); one after a request timed out."""
+        """Most model requests in flight at once (default ``n``; 1 for a server of one's own, a model with a
+        ``custom_base_url``); one after a request timed out."""
         self.progress = progress
         """Called with one line per answer and candidate (the CLI prints them on stderr)."""
         if compile_budget_s is not None and compile_budget_s <= 0:
@@ -306,7 +308,14 @@ class Planner:
         run = _Run(start=start, run_round=run_round)
         pacing = getattr(self.model, "pacing", None)
         n = workers or self.n
-        run.slots = _Slots(min(self.max_concurrency or n, n), lambda: pacing is not None and pacing.boost > 1.0)
+        # A server of one's own (a URL that is not the provider's; llama.cpp) may answer one request at a time,
+        # and a request's timeout runs while it waits in that server's queue: requests sent side by side timed out
+        # there and were re-sent while it still generated the ones given up on. So it gets one request at a time
+        # unless max_concurrency says otherwise, and even then one until its first answer has measured it.
+        own = pacing is not None and getattr(self.model, "custom_base_url", None) is not None
+        limit = self.max_concurrency or (1 if own else n)
+        run.slots = _Slots(min(limit, n), lambda: pacing is not None and (
+            pacing.boost > 1.0 or (own and pacing.answers == 0)))
         async with asyncio.TaskGroup() as tg:
             tasks = [tg.create_task(self._worker(i, base, run)) for i in range(n)]
             waiter = tg.create_task(run.done.wait())
@@ -331,10 +340,16 @@ class Planner:
             if run.model_errors and not run.candidates:
                 raise run.model_errors[0]
             budget = f" within the compile budget of {self.compile_budget_s:g} s" if run.out_of_budget else ""
+            if run.answers == 0 and run.out_of_budget:  # not one answer: the budget said nothing about the plans
+                why = ("the model did not answer once in that time (a slow server reading a long prompt it has not "
+                       "cached: give a larger --compile-budget)")
+            else:
+                why = (f"{run.answers} model answer(s) ({run.stats.sampled} samples and {run.stats.repaired} repairs "
+                       f"asked for), rejected by code: {run.stats.rejected_by_code}")
             raise NoValidPlan(
-                f"no valid plan for {task!r}{budget} after {run.stats.sampled} samples and {run.stats.repaired} repairs "
-                f"(rejected by code: {run.stats.rejected_by_code})",
+                f"no valid plan for {task!r}{budget}: {why}",
                 diagnostics=run.last_diagnostics,
+                report=compile_report(run.stats, run.usage, run.candidates, elapsed),
             )
         best = min(run.valid, key=lambda v: (v.result.cost if v.result.cost is not None else math.inf, v.order))
         plan = CompiledPlan(

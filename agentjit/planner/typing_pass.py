@@ -52,6 +52,12 @@ class Ty:
     keys_of: tuple[Ty, str] | None = None
 
 
+_ITERATING_BUILTINS = frozenset({
+    "sorted", "list", "tuple", "set", "len", "min", "max", "sum", "enumerate", "reversed", "any", "all", "zip",
+})  # fmt: skip
+"""Builtins that iterate their positional arguments: given a record, they go over its field names."""
+
+
 def props_of(schema: Mapping[str, Any]) -> Mapping[str, Any] | None:
     """The properties of an object schema, or None when it is not a closed object."""
     typ = schema.get("type")
@@ -441,6 +447,25 @@ class TypingPass:
                     f"{hint}; {record.desc} is {shape(record.schema)}")
         what = f"`{src}`" if base.desc.startswith(("a ", "an ")) and " of " not in base.desc else f"`{src}` ({base.desc})"
         return f"{what} is {_kind(base.schema)}, and a plan cannot read {attr!r} of it"
+
+    def check_iterating_call(self, node: ast.Call) -> None:
+        """``unknown-field`` for ``sorted(stores)``, ``len(stores)``, ``list(stores)``... of a tool's record with a
+        list field: a builtin that iterates a record goes over its field names (``['items']``), not the list."""
+        f = node.func
+        if not isinstance(f, ast.Name) or f.id not in _ITERATING_BUILTINS or f.id in self.types:
+            return
+        for arg in node.args:
+            base = self.infer(arg)
+            props = props_of(base.schema) if base is not None else None
+            if base is None or props is None:
+                continue
+            lists = [k for k, v in props.items() if isinstance(v, Mapping) and is_array(v)]
+            if not lists:
+                continue
+            src = ast.unparse(arg)
+            self.report(UnknownField.at(arg, (
+                f"`{f.id}({src})` goes over the field names of {base.desc} ({', '.join(props)}), not over a list; "
+                f"pass its list field: `{f.id}({_paren(src)}.{lists[0]})`; {base.desc} is {shape(base.schema)}")))
 
     def check_subscript(self, node: ast.Subscript) -> None:
         """``unknown-field`` for ``x["name"]`` when ``x``'s schema has no field ``name``; an index of a record."""

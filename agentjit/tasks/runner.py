@@ -30,7 +30,7 @@ from agentjit.exceptions import AgentJITError, ConfigError
 from agentjit.plan import PlanLimits
 from agentjit.protocol.schema import to_plain
 from agentjit.runtime import BrowserPool, Runtime
-from agentjit.session import Session
+from agentjit.session import DEFAULT_RUN_REPAIRS, Session, repairable, run_error_text
 
 from .apps import RemoteSite, Site, get_app
 from .task import Task, select_tasks
@@ -57,6 +57,8 @@ class TaskResult(BaseModel):
     plan_origin: str = "reference"
     trace_path: str | None = None
     error: str | None = None
+    run_rounds: list[dict[str, Any]] = Field(default_factory=list)
+    """With run-time repair: every run that failed before any WRITE (its error) and went back to the model."""
 
 
 class DemoReport(BaseModel):
@@ -107,6 +109,8 @@ async def run_task(
     strategy: Any = "serial",
     plan_origin: str = "reference",
     draws: str = "",
+    repair: Callable[[Task, str, str, int], Any] | None = None,
+    run_repairs: int = DEFAULT_RUN_REPAIRS,
 ) -> TaskResult:
     """Check ``source`` (the gate), run it for ``task`` from a freshly reset site and judge the outcome.
 
@@ -118,6 +122,10 @@ async def run_task(
     delays whatever their strategy (common random numbers), so one demo run
     compares strategies on equal luck; give each repeat of a measurement its
     own ``draws`` for independent samples.
+
+    ``repair(task, source, error, round)``, when given, is awaited with a plan that failed when it ran
+    before any WRITE (a failure the plan can be blamed for) and returns a new plan's source, which runs
+    from a freshly reset site, at most ``run_repairs`` times (as :meth:`Session.run_compiled` does).
     """
     if session is None:
         if runtime is None:
@@ -129,13 +137,28 @@ async def run_task(
         prepared = session.prepare(source, strategy=strategy, origin=_origin(task, plan_origin, session.cache))
     except AgentJITError as exc:
         return TaskResult(**base, ok=False, reason=f"{type(exc).__name__}: {exc}", error=str(exc), latency_s=time.perf_counter() - t0)
-    site.reset(draws=f"{task.id}/{draws}" if draws else task.id)
-    before = site.state()
-    t0 = time.perf_counter()
-    try:
-        result = await session.execute(prepared, task=task.task)
-    except (AgentJITError, ExceptionGroup) as exc:  # ExceptionGroup: every hedged replica failed
-        return TaskResult(**base, ok=False, reason=f"{type(exc).__name__}: {exc}", error=str(exc), latency_s=time.perf_counter() - t0)
+    rounds: list[dict[str, Any]] = []
+    for attempt in range(run_repairs + 1):
+        site.reset(draws=f"{task.id}/{draws}" if draws else task.id)
+        before = site.state()
+        t0 = time.perf_counter()
+        try:
+            result = await session.execute(prepared, task=task.task)
+            break
+        except (AgentJITError, ExceptionGroup) as exc:  # ExceptionGroup: every hedged replica failed
+            failed = TaskResult(**base, ok=False, reason=f"{type(exc).__name__}: {exc}", error=str(exc),
+                                latency_s=time.perf_counter() - t0, run_rounds=rounds)  # fmt: skip
+            sent = getattr(exc, "writes_sent", None)
+            if repair is None or attempt == run_repairs or sent != 0 or not repairable(exc):
+                return failed
+            error = run_error_text(exc, source)
+            rounds.append({"round": attempt, "error": error, "source": source})
+            try:  # the model sees the error; its answer passes the checker and runs from a fresh site
+                source = await repair(task, source, error, attempt + 1)
+                prepared = session.prepare(source, strategy=strategy, origin=_origin(task, plan_origin, session.cache))
+            except AgentJITError as again:
+                failed.reason += f" (run-time repair {attempt + 1} failed: {type(again).__name__}: {again})"
+                return failed
     latency = result.timings.get("total_s", time.perf_counter() - t0) + prepared.decide_s  # auto's decision counts
     after = site.state()
     verdict = task.evaluate(result, before, after, session.runtime().base_url)
@@ -150,6 +173,7 @@ async def run_task(
         strategy=result.strategy,
         workers=result.workers,
         trace_path=result.trace_path,
+        run_rounds=rounds,
     )
 
 
@@ -223,6 +247,7 @@ async def run_demo(
     seed: int = 0,
     pool: BrowserPool | None = None,
     limits: PlanLimits | None = None,
+    repair: Callable[[Task, str, str, int], Any] | None = None,
 ) -> DemoReport:
     """Run tasks and judge each: a profile's, or ``tasks`` on ``site_url`` with ``cache``.
 
@@ -240,7 +265,7 @@ async def run_demo(
     try:
         return await run_tasks(
             target.tasks, cache=target.cache, site=site, strategy=strategy, trace_dir=trace_dir,
-            plan_for=plan_for, on_result=on_result, pool=pool, limits=limits,
+            plan_for=plan_for, on_result=on_result, pool=pool, limits=limits, repair=repair,
         )  # fmt: skip
     finally:
         site.stop()
@@ -257,6 +282,7 @@ async def run_tasks(
     on_result: Callable[[TaskResult], None] | None = None,
     pool: BrowserPool | None = None,
     limits: PlanLimits | None = None,
+    repair: Callable[[Task, str, str, int], Any] | None = None,
 ) -> DemoReport:
     """Run every task's plan on ``site`` (a running :class:`Site` or a base URL) in one
     headless Chromium with ``cache``'s tools, and judge each.
@@ -264,7 +290,8 @@ async def run_tasks(
     ``plan_for(task, cache)`` may return ``(source, origin)`` or an awaitable
     of it (a compiled plan); by default each task's reference plan runs. Every
     plan passes the checker's gate first (see :func:`run_task`). ``limits``
-    bounds each run (default: the runtime's, :data:`agentjit.plan.DEFAULT_LIMITS`).
+    bounds each run (default: the runtime's, :data:`agentjit.plan.DEFAULT_LIMITS`). ``repair``: see
+    :func:`run_task` (a compiled plan that fails when it runs goes back to the model).
     """
     if isinstance(site, str):
         site = RemoteSite(site)
@@ -278,7 +305,8 @@ async def run_tasks(
                 res = plan
             else:
                 source, origin = plan
-                res = await run_task(task, source, session=session, site=site, strategy=strategy, plan_origin=origin)
+                res = await run_task(task, source, session=session, site=site, strategy=strategy, plan_origin=origin,
+                                     repair=repair if origin != "reference" else None)  # fmt: skip
             results.append(res)
             if on_result is not None:
                 on_result(res)

@@ -1,0 +1,66 @@
+"""``agentjit bench planner``: the loopback fake server replays a model's answers; the plans run in Chromium.
+
+The answers (``data/planner_answers.json``, its ``note`` says where they come from): a first plan the checker refuses, then its
+repair. The bench reports per task what the compile did and whether the site's judge found it right.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from agentjit.bench.planner_bench import planner_rows, planner_summary
+from agentjit.cli import main
+from agentjit.testing import FakeOpenAIServer, FakeReply
+
+pytestmark = pytest.mark.browser
+
+ANSWERS = json.loads((Path(__file__).parent / "data" / "planner_answers.json").read_text())
+
+
+def test_bench_planner_reports_candidates_repairs_calls_and_the_judge(capsys, monkeypatch) -> None:
+    task = ANSWERS["task"]
+    replies = [FakeReply(text=a["text"], usage=tuple(a["usage"])) for a in ANSWERS["answers"]]
+    with FakeOpenAIServer(replies) as server:
+        monkeypatch.setenv("OPENAI_API_KEY", "test-key")
+        code = main(["bench", "planner", "--json", "--latency-scale", "0", "--only", task, "--samples", "1", "-k", "1",
+                     "--model", f"openai:{ANSWERS['model']}@{server.base_url}"])  # fmt: skip
+    data = json.loads(capsys.readouterr().out)
+    [row] = data["tasks"]
+    assert code == 0 and row["right"], row
+    assert row["candidates"] == 2 and row["valid"] == 1 and row["static_repairs"] == 1 and row["run_repairs"] == 0
+    assert row["model_calls"] == 2 == len(server.requests)
+    assert row["input_tokens"] == sum(a["usage"][0] for a in ANSWERS["answers"])
+    assert row["findings"] == {ANSWERS["first_finding"]: 1}
+    assert row["pass_at_1"] == 1.0 and row["compile_s"] > 0
+    s = data["summary"]
+    assert (s["tasks"], s["right"], s["valid_rate"], s["model_calls"]) == (1, 1, 0.5, 2)
+
+
+class _Res:
+    def __init__(self, id: str, ok: bool, origin: str = "model", run_rounds: list | None = None) -> None:
+        self.id, self.ok, self.plan_origin, self.reason, self.run_rounds = id, ok, origin, "", run_rounds or []
+
+
+def _cand(worker: int, attempt: int, valid: bool, run_round: int = 0) -> dict:
+    return {"worker": worker, "attempt": attempt, "valid": valid, "run_round": run_round,
+            "codes": [] if valid else ["unknown-field"]}  # fmt: skip
+
+
+def test_rows_count_chains_repairs_and_run_time_repairs() -> None:
+    reports = {
+        "a": {"model_calls": 4, "input_tokens": 10, "output_tokens": 5, "time_s": 3.0,
+              "candidates": [_cand(0, 0, False), _cand(1, 0, False), _cand(0, 1, True), _cand(1, 1, False)],
+              "run_repairs": [{"model_calls": 1, "input_tokens": 1, "output_tokens": 1, "time_s": 1.0,
+                               "candidates": [_cand(0, 0, True, run_round=1)]}]},
+        "b": None,  # did not compile: no report
+    }  # fmt: skip
+    rows = planner_rows([_Res("a", True, run_rounds=[{"round": 0}]), _Res("b", False, "none")], reports, k=2)
+    a, b = rows
+    assert (a["candidates"], a["valid"], a["static_repairs"], a["run_repairs"], a["model_calls"]) == (5, 2, 2, 1, 5)
+    assert a["chains"] == 2 and a["pass_at_1"] == 0.5 and a["pass_at_k"] == 1.0 and a["compile_s"] == 4.0
+    assert b["candidates"] == 0 and b["pass_at_1"] == 0.0 and b["valid_rate"] is None
+    s = planner_summary(rows, k=2)
+    assert (s["right"], s["compiled"], s["valid_rate"], s["findings"]) == (1, 1, 0.4, {"unknown-field": 3})
