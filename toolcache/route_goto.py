@@ -5,7 +5,8 @@ yet, to create it) clicked nothing a tool could repeat. When that page's type is
 (``wiki_{name}``: one path segment is the item's name or id, :func:`toolcache.pages.page_name`)
 and the URL has no query, the route is a template: the segments before and after the item's
 stay as they were, and the tool opens ``prefix + encodeURIComponent(value) + rest`` on the
-origin of the page it runs on. The value is one path segment (a ``/`` in it is encoded, ``.``
+origin of the page it runs on; its post-check wants that address, or a title or heading naming
+the value. The value is one path segment (a ``/`` in it is encoded, ``.``
 and ``..`` are refused), never a URL; the template's constant parts are checked as a site path
 (:func:`agentjit.protocol.urls.check_site_path`) when the tool is made, and the URL built in the
 page must keep the page's origin before it is opened.
@@ -96,6 +97,8 @@ def route_goto_tools(site: _Site) -> list[Synth]:
             ]),
             post_check=_body(*[
                 _page_guard({page}),
+                # the address asked for (an id no page shows) or, after a redirect, a title or heading naming the item
+                f"if (location.pathname === {js(prefix)} + encodeURIComponent(String({prop('inputs', param)})) + {js(rest)}) return true;",
                 f"const want = __norm({prop('inputs', param)});",
                 f"const shown = [document.title, ...[...document.querySelectorAll({js(heads)})].map((h) => h.textContent)];",
                 f"return !want || shown.some((t) => __norm(t).includes(want)) ? true : [false, 'the page opened does not name ' + JSON.stringify({prop('inputs', param)})];",
