@@ -1210,9 +1210,16 @@ def _nav_link_tools(site: _Site) -> list[Synth]:
     return filter_link_tools(site) + page_number_tools(site)
 
 
+def _route_goto_tools(site: _Site) -> list[Synth]:
+    """Item pages a demonstration opened by their URL: :mod:`toolcache.route_goto`."""
+    from .route_goto import route_goto_tools
+
+    return route_goto_tools(site)
+
+
 _BUILDERS: tuple[Callable[[_Site], list[Synth]], ...] = (
     _list_tools, _card_click_tools, _page_field_tools, _link_tools, _dialog_tools,
-    _filter_tools, _sort_tools, _nav_link_tools, _card_action_tools, _row_selection_tools, _form_tools, _observe_tool,
+    _filter_tools, _sort_tools, _nav_link_tools, _route_goto_tools, _card_action_tools, _row_selection_tools, _form_tools, _observe_tool,
 )
 """In this order: a later builder reads the names and list tools an earlier one made."""
 

@@ -184,7 +184,7 @@ async def verify_tools(
         if s.kind in ("goto_card", "goto_link", "card_action", "open_dialog"):
             for ev in s.evidence:
                 step_tool[id(ev)] = (s, 0)
-        elif s.kind in ("sort", "filter_links", "page_number"):
+        elif s.kind in ("sort", "filter_links", "page_number", "goto_route"):
             for i, ev in enumerate(s.evidence):
                 step_tool[id(ev)] = (s, i)
         elif s.kind == "filter":
@@ -338,6 +338,13 @@ async def verify_tools(
                     lists_here.clear()
                     probed_here.clear()
                     start[0] = _path(url)
+                    mapped = step_tool.get(id(ls))
+                    if mapped is not None:  # a page opened by its URL: its route's tool opens it again
+                        args = _args_for(mapped[0], ls, mapped[1], secrets)
+                        if args is not None:
+                            out = await call(mapped[0], args, demonstrated=True)
+                            if not out.ok:
+                                await nav.goto(url)
                     await probe()
                     continue
                 mapped = step_tool.get(id(ls))
@@ -455,7 +462,7 @@ def _args_for(synth: Synth, ls: LabeledStep, i: int, secrets: dict[str, str]) ->
         return {}
     if synth.kind == "sort":
         return dict(synth.witness_args[i]) if i < len(synth.witness_args) and synth.witness_args[i].get("column") else None
-    if synth.kind in ("filter_links", "page_number"):  # one witness per clicked link
+    if synth.kind in ("filter_links", "page_number", "goto_route"):  # one witness per clicked link or opened URL
         return dict(synth.witness_args[i]) if i < len(synth.witness_args) else None
     if synth.kind in ("filter", "form", "workflow"):
         if i < len(synth.witness_args):
