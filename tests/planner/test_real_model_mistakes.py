@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from agentjit.tasks.apps import get_app
 from agentjit.planner import check
+from agentjit.tasks.apps import get_app
 
 
 @pytest.fixture(scope="module")
