@@ -58,7 +58,7 @@ from agentjit.protocol.manifest import Effect, ToolManifest, ToolType
 from agentjit.runtime.network import TRACK_JS
 
 from .dom import camel, parse_html, snake
-from .extract import Element, Prop, SiteSchema
+from .extract import PAGER_WORDS, Element, Prop, SiteSchema
 from .inputs import (
     checkbox_state,
     control_attrs,
@@ -717,9 +717,6 @@ def _click_link_js(navigates: bool) -> str:
     return "setTimeout(() => link.click(), 0);" if navigates else "const before = location.href;\nlink.click();\nawait __settle(before);"
 
 
-_PAGER_WORDS = re.compile(r"^(next|previous|prev|older|newer|more|load more|show more)\b", re.I)
-
-
 def _pager_tools(site: _Site) -> list[Synth]:
     """``next_page``: a link that moves a list along (the page type stays, the URL's query changes):
     followed again with another target, or named like a pager (``Next page``, ``rel=next``).
@@ -736,9 +733,9 @@ def _pager_tools(site: _Site) -> list[Synth]:
     for text, clicks in sorted(moves.items()):
         hrefs = {((c.step.target.model_extra or {}).get("attributes") or {}).get("href") for c in clicks if c.step.target}
         rel = {((c.step.target.model_extra or {}).get("attributes") or {}).get("rel") for c in clicks if c.step.target}
-        if len(hrefs) < 2 and not _PAGER_WORDS.match(text) and not rel & {"next", "prev", "previous"}:
+        if len(hrefs) < 2 and not PAGER_WORDS.match(text) and not rel & {"next", "prev", "previous"}:
             continue  # one click on a link that changed the query: a facet or a sort, not a pager
-        if not _PAGER_WORDS.match(text) and (text.isdigit() or any(c.element is not None and c.element.link_group for c in clicks)):
+        if not PAGER_WORDS.match(text) and (text.isdigit() or any(c.element is not None and c.element.link_group for c in clicks)):
             continue  # a page number or a filter link (followed from other filters): :mod:`toolcache.navlinks`
         pages = {c.page_before for c in clicks if c.page_before}
         sel = f"a >> text={text}"

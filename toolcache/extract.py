@@ -606,12 +606,43 @@ def _sort_state(cell: Node) -> str | None:
 
 _GROUP_HEADS = {"h1", "h2", "h3", "h4", "h5", "h6", "summary", "legend", "caption", "dt", "label"}
 
+PAGER_WORDS = re.compile(r"^(next|previous|prev|older|newer|more|load more|show more)\b|^[\u2039\u203a\u00ab\u00bb<>]+$", re.I)
+"""The text of a link that moves a list along (``Next page``, ``Older``, ``\u00bb``): a pager, never a
+filter link nor one of a group's choices (``__PAGER`` in nav.js)."""
+
+_COUNT_HEAD = re.compile(r"^\d[\d,.]*(\s|$)")
+"""A heading that starts with a number ("320 rows", "12 results") counts the list; it names no group."""
+
+
+def _lead_strong(n: Node) -> Node | None:
+    """A paragraph or box led by a bold text (``<p><strong>genre <span>7</span></strong> <a>x</a></p>``,
+    a facet's title): the bold element, when it holds no link."""
+    if n.tag not in ("p", "div", "span", "header"):
+        return None
+    first = next(iter(n.children), None)
+    if first is None or first.tag not in ("strong", "b") or first.find(lambda x: x.tag == "a") or any(t.strip() for t in n.texts):
+        return None
+    return first
+
 
 def _is_group_head(n: Node) -> bool:
-    """A heading over a group of links: a heading tag, a summary or legend, ``role=heading``, or
-    a short text ending in a colon ("Genre:")."""
-    return n.tag in _GROUP_HEADS or n.attrs.get("role") == "heading" or (
+    """A heading over a group of links: a heading tag, a summary or legend, ``role=heading``, a
+    short text ending in a colon ("Genre:"), or a box led by a bold title (:func:`_lead_strong`)."""
+    return n.tag in _GROUP_HEADS or n.attrs.get("role") == "heading" or _lead_strong(n) is not None or (
         n.tag not in ("a", "ul", "ol", "li") and 0 < len(n.text) <= 40 and n.text.endswith(":") and not n.find(lambda x: x.tag == "a"))
+
+
+def _head_name(head: Node) -> str:
+    """What a group head calls its group: its text (a lead bold title's alone, less a trailing
+    count), empty for a count ("320 rows")."""
+    lead = _lead_strong(head)
+    text = re.sub(r"(\s+\d[\d,.]*)+$", "", lead.text) if lead is not None else head.text
+    return "" if _COUNT_HEAD.match(text) else text
+
+
+def _groups_with(a: Node, x: Node, url: str | None) -> bool:
+    """``x`` is another same-page link that could share a group with ``a`` (no pager link does)."""
+    return x.tag == "a" and x is not a and is_same_page_href(x.attrs.get("href", ""), url) and not PAGER_WORDS.match(x.text)
 
 
 def is_same_page_href(href: str, url: str | None) -> bool:
@@ -629,14 +660,16 @@ def is_same_page_href(href: str, url: str | None) -> bool:
 def link_group(a: Node, url: str | None) -> str | None:
     """The name of the group a same-page link sits in: the nearest ancestor (up to five levels)
     holding another same-page link, named by its heading (a heading before it or first in it,
-    outside the link's own branch), else its ``aria-label``, ``id`` or first readable class.
+    outside the link's own branch; a count is no name), else its ``aria-label``, ``id`` or first readable
+    class. A pager link (:data:`PAGER_WORDS`) is in no group and counts for none.
     ``__linkGroup`` in prelude.js is the same rule for the page the tool runs on."""
+    if PAGER_WORDS.match(a.text):
+        return None
     branch: Node = a
     for anc in list(a.ancestors())[:5]:
         if anc.tag in ("body", "form", "table", "tr"):
             return None
-        links = [x for x in anc.iter() if x.tag == "a" and x is not a and is_same_page_href(x.attrs.get("href", ""), url)]
-        if links:
+        if any(_groups_with(a, x, url) for x in anc.iter()):
             head = None
             for sib in anc.children[:anc.children.index(branch)]:
                 if _is_group_head(sib):
@@ -644,7 +677,8 @@ def link_group(a: Node, url: str | None) -> str | None:
             if head is None and anc.parent is not None:
                 sibs = anc.parent.children
                 head = next((x for x in reversed(sibs[:sibs.index(anc)]) if _is_group_head(x)), None)
-            name = head.text if head is not None else (anc.attrs.get("aria-label") or anc.attrs.get("id") or _readable_class(anc) or "")
+            name = (_head_name(head) if head is not None else "") or anc.attrs.get("aria-label") or anc.attrs.get("id") \
+                or _readable_class(anc) or ""
             return _label(name) or None
         branch = anc
     return None

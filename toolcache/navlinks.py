@@ -27,6 +27,7 @@ from urllib.parse import parse_qs, urljoin, urlparse
 from agentjit.protocol.manifest import ToolManifest, ToolType
 
 from .dom import snake
+from .extract import PAGER_WORDS
 from .js import source
 from .label import LabeledStep
 from .literal import js, prop
@@ -70,7 +71,8 @@ def filter_link_tools(site: _Site) -> list[Synth]:
 
     clicked: dict[str, list[LabeledStep]] = defaultdict(list)
     for s in site.steps:
-        if _stays(s) and s.element is not None and s.element.link_group and not _text(s).isdigit():
+        if _stays(s) and s.element is not None and s.element.link_group and not _text(s).isdigit() \
+                and not PAGER_WORDS.match(_text(s)):
             clicked[s.element.link_group].append(s)
     out: list[Synth] = []
     for group, clicks in sorted(clicked.items()):

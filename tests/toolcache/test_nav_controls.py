@@ -231,3 +231,37 @@ async def test_an_item_pages_own_link_opens_that_items_page(built: tuple[ToolCac
     await page.goto(site + "/catalog")  # no item page: the check says so (a call would wait for it)
     wrong = await page.evaluate("async (inputs) => {" + history.pre_check + "}", {})
     assert wrong != True and "plant_{id}" in str(wrong)  # noqa: E712 (a [false, why] pair is not True)
+
+
+FACETS = """<html><body><div class="content">
+<h3>320 rows</h3>
+<p class="suggested-facets">Suggested facets: <a href="/books?_facet=genre">genre</a>, <a href="/books?_facet=year">year</a></p>
+<div class="facet-info" id="facet-kind">
+  <p class="facet-info-name"><strong>kind <span class="total">3</span></strong> <a href="/books" class="cross">x</a></p>
+  <ul class="tight-bullets">
+    <li><a href="/books?kind=herb">Herbs</a> 5</li><li><a href="/books?kind=shrub">Shrubs</a> 4</li>
+  </ul>
+</div>
+<table><tr><th>name</th></tr><tr><td>Basil</td></tr><tr><td>Mint</td></tr></table>
+<p><a href="/books?_next=100">Next page</a></p>
+</div></body></html>"""
+
+
+async def test_a_pager_is_in_no_group_a_count_names_none_and_a_bold_title_names_its_list(page: Any) -> None:
+    """datasette's table page, in small: "Next page" once joined the suggested facets in one filter
+    group named after the "320 rows" heading (and the build lost its next_page tool), and the facet's
+    choices were named by their list's layout class (``tight-bullets``). The page-side rule agrees."""
+    from toolcache.codegen import PRELUDE
+    from toolcache.navlinks import NAV_JS
+
+    url = "http://x.test/books"
+    root = parse_html(FACETS)
+    python = {a.text: link_group(a, url) for a in root.iter() if a.tag == "a" and a.text != "x"}  # x leaves the query
+    assert python == {"genre": "suggested-facets", "year": "suggested-facets", "Herbs": "kind", "Shrubs": "kind",
+                      "Next page": None}
+    await page.route("http://x.test/**", lambda route: route.fulfill(body=FACETS, content_type="text/html"))
+    await page.goto(url)
+    in_page = await page.evaluate("() => {" + PRELUDE + NAV_JS + """
+        return Object.fromEntries([...document.querySelectorAll('a:not(.cross)')].map((a) => [__clean(a.textContent), __linkGroup(a)]));
+    }""")
+    assert in_page == python
