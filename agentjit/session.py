@@ -35,6 +35,7 @@ from agentjit.cache import ToolCache, atomic_write_json
 from agentjit.exceptions import ConfigError
 from agentjit.llm.base import Model
 from agentjit.plan import PlanLimits
+from agentjit.plan.parsed import Plan, as_plan
 from agentjit.planner.gate import admit
 from agentjit.runtime import (
     BrowserPool,
@@ -201,6 +202,8 @@ class Prepared:
     origin: str | None = None
     decide_s: float = 0.0
     """Seconds spent choosing the strategy (usage and Monte Carlo; the gate not included)."""
+    plan: Plan | None = None
+    """``source`` parsed once: the tree the gate checked, the scheduler read and the runtime runs."""
 
 
 class Session:
@@ -346,30 +349,31 @@ class Session:
         if cache.path is None and cache.plans_path is not None:
             atomic_write_json(cache.plans_path, cache.plans)
 
-    def check(self, source: str) -> CheckResult:
+    def check(self, source: str | Plan) -> CheckResult:
         """The checker's verdict on ``source`` (never raises for an invalid plan)."""
         from agentjit.planner import check
 
         return check(source, self.cache)
 
-    def admit(self, source: str, *, origin: str | None = None) -> CheckResult:
+    def admit(self, source: str | Plan, *, origin: str | None = None) -> CheckResult:
         """The gate: check ``source`` as ``agentjit check`` does; raise PlanRejected if invalid."""
         return admit(source, self.cache, origin=origin)
 
-    def usage(self, source: str, cache: ToolCache | None = None) -> PlanUsage:
+    def usage(self, source: str | Plan, cache: ToolCache | None = None) -> PlanUsage:
         """The plan's usage (calls, main loop, effects), read once per plan text."""
         if cache is not None and cache is not self.cache:  # a runtime over another cache (not ours)
             from agentjit.scheduler.usage import plan_usage
 
             return plan_usage(source, cache)
-        found = self._usage.get(source)
+        text = source.source if isinstance(source, Plan) else source
+        found = self._usage.get(text)
         if found is None:
             from agentjit.scheduler.usage import plan_usage
 
-            found = self._usage[source] = plan_usage(source, self.cache, observed_lengths=self.observed_lengths)
+            found = self._usage[text] = plan_usage(source, self.cache, observed_lengths=self.observed_lengths)
         return found
 
-    def schedule(self, source: str, **options: Any) -> Schedule:
+    def schedule(self, source: str | Plan, **options: Any) -> Schedule:
         """Price serial, parallel and hedge for ``source`` by Monte Carlo and pick one.
 
         ``options`` go to :class:`~agentjit.scheduler.Scheduler` over the
@@ -386,7 +390,7 @@ class Session:
         scheduler = Scheduler(self.latency, **options)
         return scheduler.schedule(self.usage(source), rng if rng is not None else np.random.default_rng(self.seed))
 
-    def strategy(self, name: str | Strategy, source: str, *, workers: int | None = None) -> tuple[str | Strategy, Schedule | None]:
+    def strategy(self, name: str | Strategy, source: str | Plan, *, workers: int | None = None) -> tuple[str | Strategy, Schedule | None]:
         """The runtime strategy for ``name`` on ``source``, and the schedule when ``name`` is ``auto``.
 
         ``parallel`` is handed the plan's usage; ``workers`` sets the worker
@@ -407,14 +411,20 @@ class Session:
         return "serial", None
 
     def prepare(
-        self, source: str, *, strategy: str | Strategy = "auto", origin: str | None = None, workers: int | None = None
+        self, source: str | Plan, *, strategy: str | Strategy = "auto", origin: str | None = None,
+        workers: int | None = None,
     ) -> Prepared:
-        """Admit ``source`` (the gate) and resolve ``strategy`` for it; nothing runs yet."""
-        checked = self.admit(source, origin=origin)
+        """Admit ``source`` (the gate) and resolve ``strategy`` for it; nothing runs yet.
+
+        ``source`` is parsed once (a :class:`~agentjit.plan.parsed.Plan` is not parsed again): the
+        gate, the scheduler and the run share the tree.
+        """
+        plan = as_plan(source)
+        checked = self.admit(plan, origin=origin)
         t0 = time.perf_counter()
-        chosen, schedule = self.strategy(strategy, source, workers=workers)
-        return Prepared(source, checked, chosen, usage=self._usage.get(source), schedule=schedule, origin=origin,
-                        decide_s=time.perf_counter() - t0)  # fmt: skip
+        chosen, schedule = self.strategy(strategy, plan, workers=workers)
+        return Prepared(plan.source, checked, chosen, usage=self._usage.get(plan.source), schedule=schedule,
+                        origin=origin, decide_s=time.perf_counter() - t0, plan=plan)  # fmt: skip
 
     # -- run -----------------------------------------------------------------------------
 
@@ -432,7 +442,8 @@ class Session:
 
     @staticmethod
     async def _execute(runtime: Runtime, prepared: Prepared, task: str | None) -> RunResult:
-        result = await runtime.run(prepared.source, strategy=prepared.strategy, task=task)
+        plan = prepared.plan if prepared.plan is not None else prepared.source
+        result = await runtime.run(plan, strategy=prepared.strategy, task=task)
         schedule = prepared.schedule
         if schedule is not None:  # say why the scheduler chose, and why the run differs if it does
             inner = result.strategy_reason
@@ -442,7 +453,7 @@ class Session:
 
     async def run(
         self,
-        source: str,
+        source: str | Plan,
         *,
         strategy: str | Strategy = "auto",
         task: str | None = None,
@@ -480,7 +491,7 @@ class Session:
         for attempt in range(run_repairs + 1):
             origin = f"plan cache {self.cache.plans_file}" if plan.origin == "cache" else f"the plan {plan.model} compiled"
             try:
-                result = await self.run(plan.source, strategy=strategy, task=task, origin=origin, site_url=site_url)
+                result = await self.run(plan.plan, strategy=strategy, task=task, origin=origin, site_url=site_url)
             except Exception as exc:
                 sent = getattr(exc, "writes_sent", None)
                 if not repairable(exc) or sent is None:
@@ -556,7 +567,7 @@ class AutoStrategy(Strategy):
         self.reason: str | None = None
 
     async def execute(
-        self, runtime: Runtime, source: str, trace: TraceWriter | None
+        self, runtime: Runtime, source: str | Plan, trace: TraceWriter | None
     ) -> tuple[Any, list[StepEvent], int, dict[str, Any]]:
         session = Session(runtime.cache, latency=self.latency, seed=self.seed, scheduler_options=self.options)
         schedule = self.schedule = session.schedule(source)

@@ -10,6 +10,7 @@ already read) or a second validation of a call (the interpreter's and
 
 from __future__ import annotations
 
+import ast
 import functools
 import json
 import sys
@@ -24,10 +25,11 @@ import agentjit.scheduler.usage
 from agentjit.bench.food import CACHE_DIR
 from agentjit.cache import ToolCache
 from agentjit.cli import main
+from agentjit.planner import CompiledPlan
 from agentjit.runtime import HedgeStrategy, ParallelStrategy
 from agentjit.session import Session, open_cache, runtime_strategy
 from agentjit.tasks.apps import get_app
-from agentjit.testing import FakeOpenAIServer, FakeReply
+from agentjit.testing import FakeOpenAIServer, FakeReply, TestModel
 
 APP = get_app("food")
 
@@ -79,6 +81,55 @@ def test_run_task_loads_the_cache_once_analyses_the_plan_once_validates_each_cal
     assert counted["plan_usage"] == 1  # the scheduler's analysis is the one the parallel cut uses
     assert data["tool_calls"] >= 10
     assert counted["validate_inputs"] == data["tool_calls"]  # once per tool call, on every worker
+
+
+def test_run_task_parses_the_plan_once(tmp_path: Any, capsys: pytest.CaptureFixture[str],
+                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """The planner's checker, the gate, the usage analysis and the run share one parsed Plan (issue 20)."""
+    task = APP.task("food-custom-9")
+    plan = task.plan_source()
+    parses: Counter[str] = Counter()
+    real = ast.parse
+
+    def counting_parse(source: Any, *args: Any, **kwargs: Any) -> Any:
+        if isinstance(source, str) and source.strip() == plan.strip():
+            parses["plan"] += 1
+        return real(source, *args, **kwargs)
+
+    monkeypatch.setattr(ast, "parse", counting_parse)
+    monkeypatch.setenv("OPENAI_API_KEY", "test-key")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    with FakeOpenAIServer([FakeReply(text=f"```python\n{plan}\n```", usage=(100, 10))]) as server:
+        code = main([
+            "run", "--task", task.task, "--model", f"openai:m@{server.base_url}", "-n", "1", "-k", "1",
+            "--plan-cache", str(tmp_path / "plans.json"), "--latency-scale", "0", "--json",
+        ])  # fmt: skip
+        out, err = capsys.readouterr()
+    assert code == 0, err
+    assert json.loads(out)["strategy"] == "parallel"  # compile, gate, usage, the parallel cut and the run
+    assert parses["plan"] == 1  # was 4: the planner's check, the gate's, the usage analysis, the runtime
+
+
+def test_a_plan_from_the_plan_cache_is_checked_again_on_the_same_tree(tmp_path: Any,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    import agentjit.planner.checker
+
+    cache = open_cache(CACHE_DIR, read_only=True, plans_file=tmp_path / "plans.json")
+    session = Session(cache, model=TestModel(["result = 1"]))  # never asked: the plan is cached
+    task = APP.task("food-custom-1")
+    session.planner.store(CompiledPlan(task=task.task, source=task.plan_source()))
+    checked: list[Any] = []
+    real = agentjit.planner.checker.check_tree
+
+    def check_tree(tree: Any, *args: Any, **kwargs: Any) -> Any:
+        checked.append(tree)
+        return real(tree, *args, **kwargs)
+
+    monkeypatch.setattr(agentjit.planner.checker, "check_tree", check_tree)
+    cached = session.planner.cached(task.task)
+    assert cached is not None and len(checked) == 1  # checked against the current tools: a security property
+    prepared = session.prepare(cached.plan, strategy="serial")
+    assert prepared.plan is cached.plan and prepared.plan.tree is checked[0]
 
 
 def test_prepare_hands_the_schedules_usage_to_the_parallel_strategy(counted: Counter[str]) -> None:

@@ -35,7 +35,7 @@ from typing import Any
 
 from agentjit import exceptions as errors
 
-from . import astjson, sandbox  # noqa: F401 - the guard's rewrite reads the sandbox's allow-list; loaded before the jail closes
+from . import astjson
 from .data import ValueTooLarge, decode, encode, to_plan_value, to_record
 from .guard import SAFE_EXCEPTIONS, LimitHit, plan_error
 from .limits import PlanLimits

@@ -56,6 +56,7 @@ from agentjit.exceptions import (
 
 from .data import Record
 from .limits import DEFAULT_LIMITS, PlanLimits
+from .nodes import ALLOWED_NODES
 
 __all__ = [
     "ALLOWED_ATTRIBUTES",
@@ -845,8 +846,6 @@ def _refuse_unguarded(tree: ast.Module) -> None:
     sandbox holds here too, and so does its ban on dunder names (the guard's own
     hooks are dunder names).
     """
-    from .sandbox import ALLOWED_NODES  # the sandbox imports this module
-
     for node in ast.walk(tree):
         if type(node) not in ALLOWED_NODES:
             raise SandboxViolation(f"'{type(node).__name__}' is not allowed in a plan",

@@ -49,6 +49,7 @@ from collections.abc import Collection
 
 from .diagnostics import Diagnostic, Forbidden, SyntaxErrorFound, TooComplex, UnknownTool
 from .guard import SAFE_EXCEPTIONS, SAFE_FUNCTION_NAMES
+from .nodes import ALLOWED_NODES
 from .signatures import PLAN_FUNCTIONS
 
 __all__ = [
@@ -107,29 +108,6 @@ FORBIDDEN_ATTRIBUTES: frozenset[str] = frozenset({
     "ag_frame", "ag_code", "ag_await", "f_globals", "f_locals", "f_builtins",
     "f_back", "f_code", "tb_frame", "tb_next", "co_code", "co_consts",
     "model_construct", "model_rebuild",
-})  # fmt: skip
-
-_OPERATORS: tuple[type[ast.AST], ...] = (
-    ast.And, ast.Or,
-    ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod, ast.Pow,
-    ast.BitAnd, ast.BitOr, ast.BitXor, ast.LShift, ast.RShift,
-    ast.UAdd, ast.USub, ast.Not, ast.Invert,
-    ast.Eq, ast.NotEq, ast.Lt, ast.LtE, ast.Gt, ast.GtE, ast.Is, ast.IsNot, ast.In, ast.NotIn,
-)  # fmt: skip
-
-#: Every AST node type a plan may contain; anything else is ``forbidden``.
-ALLOWED_NODES: frozenset[type[ast.AST]] = frozenset({
-    ast.Module, ast.Expr, ast.Assign, ast.AugAssign, ast.NamedExpr,
-    ast.If, ast.For, ast.While, ast.Break, ast.Continue, ast.Pass,
-    ast.Try, ast.ExceptHandler, ast.Raise, ast.Assert,
-    ast.Await, ast.Call, ast.keyword, ast.Starred,
-    ast.Name, ast.Attribute, ast.Subscript, ast.Slice, ast.Constant,
-    ast.JoinedStr, ast.FormattedValue,
-    ast.List, ast.Tuple, ast.Dict, ast.Set,
-    ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp, ast.comprehension,
-    ast.BoolOp, ast.BinOp, ast.UnaryOp, ast.Compare, ast.IfExp,
-    ast.Load, ast.Store, ast.Del,
-    *_OPERATORS,
 })  # fmt: skip
 
 _WHY: dict[type[ast.AST], str] = {

@@ -48,7 +48,8 @@ from agentjit.plan.diagnostics import (
     UnexpectedArgument,
     UnknownTool,
 )
-from agentjit.plan.sandbox import PLAN_BUILTINS, SAFE_BUILTINS, parse_source, scan
+from agentjit.plan.parsed import Plan, as_plan
+from agentjit.plan.sandbox import PLAN_BUILTINS, SAFE_BUILTINS, scan
 from agentjit.plan.signatures import PLAN_FUNCTIONS, call_error
 from agentjit.plan.trips import named_trip_counts
 from agentjit.protocol.manifest import ToolManifest
@@ -344,14 +345,24 @@ def check_tree(
     return CheckResult(valid, diags, cost, calls, time.perf_counter() - start, notes=list(dict.fromkeys(checker.typing.notes)))
 
 
-def check(source: str, cache: ToolCache, *, cost_model: CostModel | None = None) -> CheckResult:
-    """Check ``source`` against ``cache``'s tools, starting from ``cache.info.initial_state``."""
+def check(source: str | Plan, cache: ToolCache, *, cost_model: CostModel | None = None) -> CheckResult:
+    """Check ``source`` against ``cache``'s tools, starting from ``cache.info.initial_state``.
+
+    ``source`` is plan text or a :class:`~agentjit.plan.parsed.Plan`; a Plan is
+    not parsed again, and its verdict under this ``cache`` and ``cost_model``
+    is kept on it (the planner's check is the gate's).
+    """
     start = time.perf_counter()
-    tree, found = parse_source(source)
-    if tree is None:
-        return CheckResult(False, found, None, [], time.perf_counter() - start)
+    plan = as_plan(source)
+    return plan.memo("check", (cache, cost_model), lambda: _check(plan, cache, cost_model, start))
+
+
+def _check(plan: Plan, cache: ToolCache, cost_model: CostModel | None, start: float) -> CheckResult:
+    if plan.tree is None:
+        return CheckResult(False, list(plan.findings), None, [], time.perf_counter() - start)
     result = check_tree(
-        tree, source, cache.tools, initial_state=cache.info.initial_state, latency=cache.latency, cost_model=cost_model
-    )
+        plan.tree, plan.source, cache.tools, initial_state=cache.info.initial_state, latency=cache.latency,
+        cost_model=cost_model,
+    )  # fmt: skip
     result.time_s = time.perf_counter() - start
     return result

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, PrivateAttr
 
 from agentjit.llm import Usage
+from agentjit.plan.parsed import Plan
 
 from .cost import CallSite
 
@@ -66,6 +67,21 @@ class CompiledPlan(BaseModel):
     """For ``origin == "cache"``: the plan cache file the plan came from. ``stats``, ``usage`` and
     ``candidates`` then describe this compile (no model call: all zero); ``model`` names the model
     that compiled the plan originally."""
+    _parsed: Plan | None = PrivateAttr(default=None)
+
+    @property
+    def plan(self) -> Plan:
+        """``source`` parsed once (by the planner's checker, or here on first use): what the gate,
+        the scheduler and the runtime are handed."""
+        if self._parsed is None or self._parsed.source != self.source:
+            self._parsed = Plan.parse(self.source)
+        return self._parsed
+
+    def parsed_as(self, plan: Plan) -> CompiledPlan:
+        """This plan, keeping ``plan`` (its source parsed already) as :attr:`plan`."""
+        if plan.source == self.source:
+            self._parsed = plan
+        return self
 
 
 def compile_report(stats: PlanStats, usage: Usage, candidates: list[CandidateReport], time_s: float) -> dict[str, Any]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from agentjit.cache import ToolCache
 from agentjit.exceptions import PlanRejected
+from agentjit.plan.parsed import Plan
 
 from .checker import CheckResult, check
 from .cost import CostModel
@@ -37,8 +38,11 @@ def rejection(result: CheckResult, *, origin: str | None = None) -> PlanRejected
     return PlanRejected(text, line=first.line, col=first.col, diagnostics=result.diagnostics, source=origin)
 
 
-def admit(source: str, cache: ToolCache, *, origin: str | None = None, cost_model: CostModel | None = None) -> CheckResult:
+def admit(source: str | Plan, cache: ToolCache, *, origin: str | None = None, cost_model: CostModel | None = None) -> CheckResult:
     """Check ``source`` against ``cache`` exactly as ``agentjit check`` does; raise if it is invalid.
+
+    ``source`` is plan text or a parsed :class:`~agentjit.plan.parsed.Plan` (whose tree is checked,
+    not parsed again; a verdict it already has under this ``cache`` and ``cost_model`` is reused).
 
     Returns the :class:`CheckResult` of a valid plan; raises
     :class:`~agentjit.exceptions.PlanRejected` (with the findings in

@@ -33,6 +33,7 @@ from agentjit.cache import ToolCache
 from agentjit.exceptions import ModelError, PlanRejected
 from agentjit.llm import Message, Model, Usage
 from agentjit.plan.diagnostics import Diagnostic, NoValidPlan
+from agentjit.plan.parsed import Plan
 
 from .checker import CheckResult, check
 from .compiled import CandidateReport, CompiledPlan, PlanStats, compile_report
@@ -111,7 +112,7 @@ def pass_at_t(t: float, latencies: Sequence[float], success_rate: float, n_paral
 
 @dataclass
 class _Valid:
-    source: str
+    plan: Plan
     result: CheckResult
     order: int
 
@@ -228,7 +229,7 @@ class Planner:
             log.warning("%s: ignoring a malformed plan cache entry for %r: %s", where, task, exc)
             self.cache.plans.pop(key, None)
             return None
-        result = check(plan.source, self.cache, cost_model=self.cost_model)
+        result = check(plan.plan, self.cache, cost_model=self.cost_model)  # the current tools, every time
         if not result.valid:
             refused = rejection(result, origin=f"plan cache {where}, entry for {task!r}")
             log.warning("%s: ignoring a plan cache entry the checker rejects, compiling again: %s", where, refused)
@@ -354,7 +355,7 @@ class Planner:
         best = min(run.valid, key=lambda v: (v.result.cost if v.result.cost is not None else math.inf, v.order))
         plan = CompiledPlan(
             task=task,
-            source=best.source,
+            source=best.plan.source,
             cost=best.result.cost,
             calls=best.result.calls,
             origin="model",
@@ -364,7 +365,7 @@ class Planner:
             usage=run.usage,
             candidates=run.candidates,
             cache_fingerprint=self.cache.fingerprint(),
-        )
+        ).parsed_as(best.plan)
         if use_cache:
             self.store(plan)
         return plan
@@ -408,7 +409,8 @@ class Planner:
                 (log.info if run.model_errors else log.warning)("worker %d: model error: %s", worker, exc)
                 run.model_errors.append(exc)
                 return
-            result = check(source, self.cache, cost_model=self.cost_model)
+            parsed = Plan.parse(source)
+            result = check(parsed, self.cache, cost_model=self.cost_model)
             run.candidates.append(
                 CandidateReport(
                     source=source,
@@ -425,7 +427,7 @@ class Planner:
             self._say(f"worker {worker}: " + (f"valid plan, cost {cost}" if result.valid else
                       "rejected (" + ", ".join(sorted({d.code for d in result.diagnostics})) + ")"))
             if result.valid:
-                run.valid.append(_Valid(source, result, len(run.candidates)))
+                run.valid.append(_Valid(parsed, result, len(run.candidates)))
                 if len(run.valid) >= self.k:
                     run.done.set()
                 return

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agentjit.exceptions import ConfigError
+from agentjit.plan.parsed import Plan
 from agentjit.protocol.trace import TraceWriter
 
 from .clock import Clock, MonotonicClock
@@ -112,7 +113,7 @@ class HedgeStrategy(Strategy):
         self.winner: int | None = None
         self.events: list[RaceEvent] = []
 
-    async def execute(self, runtime: Runtime, source: str, trace: TraceWriter | None) -> Outcome:
+    async def execute(self, runtime: Runtime, source: str | Plan, trace: TraceWriter | None) -> Outcome:
         parse_plan(source, frozenset(runtime.cache.tools))  # a bad plan fails once, not n times
         effects = self.effects if self.effects is not None else EffectLog()
         effects.begin_execution()
@@ -136,7 +137,7 @@ class HedgeStrategy(Strategy):
         raise ExceptionGroup(f"all {self.replicas} hedged replicas failed", errors)
 
     async def _replica(
-        self, i: int, runtime: Runtime, source: str, trace: TraceWriter | None, effects: EffectLog, race: _Race
+        self, i: int, runtime: Runtime, source: str | Plan, trace: TraceWriter | None, effects: EffectLog, race: _Race
     ) -> None:
         gate = effects.gate(worker=i)
 

@@ -45,7 +45,8 @@ from agentjit.exceptions import (
 from agentjit.plan.data import plain, to_plan_value, to_record
 from agentjit.plan.guard import PLAN_FILENAME
 from agentjit.plan.limits import DEFAULT_LIMITS, PlanLimits
-from agentjit.plan.sandbox import PLAN_BUILTINS, check_sandbox, parse_source
+from agentjit.plan.parsed import Plan, as_plan
+from agentjit.plan.sandbox import PLAN_BUILTINS, check_sandbox
 from agentjit.plan.signatures import PLAN_FUNCTIONS, bind_call, bind_tool_call
 from agentjit.protocol import state as algebra
 from agentjit.protocol.manifest import ToolManifest
@@ -136,13 +137,15 @@ def _bound_plan_function(name: str, serve: Callable[..., Awaitable[Any]]) -> Cal
     return call
 
 
-def parse_plan(source: str, tool_names: set[str] | frozenset[str]) -> ast.Module:
-    """Parse plan source and apply the sandbox; raises PlanError / SandboxViolation.
+def parse_plan(source: str | Plan, tool_names: set[str] | frozenset[str]) -> ast.Module:
+    """Parse plan source (or take the tree of a parsed :class:`Plan`) and apply the sandbox.
 
-    :func:`~agentjit.plan.sandbox.parse_source` bounds the plan's size and
-    depth before anything recursive touches it, and never raises itself.
+    Raises PlanError / SandboxViolation. :func:`~agentjit.plan.sandbox.parse_source`
+    bounds the plan's size and depth before anything recursive touches it, and
+    never raises itself.
     """
-    tree, findings = parse_source(source, filename=PLAN_FILENAME)
+    plan = as_plan(source)
+    tree, findings = plan.tree, list(plan.findings)
     if tree is None or findings:
         first = findings[0] if findings else None
         message = f"[{first.code}] {first.message}" if first is not None else "the plan cannot be parsed"
@@ -412,7 +415,7 @@ class PlanRun:
         )
 
 
-async def execute_plan(source: str, run: PlanRun, *, vm: PlanVM | None = None) -> Any:
+async def execute_plan(source: str | Plan, run: PlanRun, *, vm: PlanVM | None = None) -> Any:
     """Run ``source`` with ``run``'s tools; returns the plan's ``result``.
 
     The plan is parsed and sandbox-checked here, then runs guarded in ``vm``

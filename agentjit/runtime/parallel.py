@@ -41,6 +41,7 @@ from typing import TYPE_CHECKING, Any
 
 from agentjit.exceptions import ConfigError, InfrastructureError, PlanError
 from agentjit.plan.machine import ALL
+from agentjit.plan.parsed import Plan
 from agentjit.plan.recorder import Op
 from agentjit.plan.sandbox import PLAN_BUILTINS, check_sandbox
 from agentjit.protocol.trace import StepEvent, TraceWriter
@@ -58,11 +59,11 @@ __all__ = ["ParallelStrategy", "IterationSpan", "Analyse"]
 
 log = logging.getLogger(__name__)
 
-Analyse = Callable[[str, "ToolCache"], PlanFacts]
+Analyse = Callable[[str | Plan, "ToolCache"], PlanFacts]
 """Reads a plan's usage from its source and the cache (:func:`agentjit.scheduler.usage.plan_usage`)."""
 
 
-async def _run_serial(runtime: Runtime, source: str, trace: TraceWriter | None, effects: EffectLog) -> Outcome:
+async def _run_serial(runtime: Runtime, source: str | Plan, trace: TraceWriter | None, effects: EffectLog) -> Outcome:
     gate = effects.gate(worker=0)
     async with runtime.worker(trace=trace, worker=0, write_gate=gate) as run:
         gate.bind(run)
@@ -163,7 +164,7 @@ class ParallelStrategy(Strategy):
         self.reason: str | None = None
         self.spans: list[IterationSpan] = []
 
-    async def execute(self, runtime: Runtime, source: str, trace: TraceWriter | None) -> Outcome:
+    async def execute(self, runtime: Runtime, source: str | Plan, trace: TraceWriter | None) -> Outcome:
         effects = self.effects if self.effects is not None else EffectLog()
         effects.begin_execution()
         self.spans = []

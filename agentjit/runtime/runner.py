@@ -27,6 +27,7 @@ from agentjit.cache import ToolCache
 from agentjit.exceptions import ConfigError, PlanLimitExceeded, SiteUnreachable
 from agentjit.llm.base import Message, Model
 from agentjit.plan.limits import DEFAULT_LIMITS, PlanLimits
+from agentjit.plan.parsed import Plan
 from agentjit.protocol.trace import SessionEvent, StepEvent, TraceWriter
 from agentjit.protocol.urls import site_url
 
@@ -107,8 +108,8 @@ class Strategy(ABC):
     name: str = "strategy"
 
     @abstractmethod
-    async def execute(self, runtime: Runtime, source: str, trace: TraceWriter | None) -> Outcome:
-        """Run ``source``; return (value, calls, workers used, final abstract state)."""
+    async def execute(self, runtime: Runtime, source: str | Plan, trace: TraceWriter | None) -> Outcome:
+        """Run ``source`` (plan text or a parsed Plan); return (value, calls, workers used, final abstract state)."""
 
 
 class SerialStrategy(Strategy):
@@ -116,7 +117,7 @@ class SerialStrategy(Strategy):
 
     name = "serial"
 
-    async def execute(self, runtime: Runtime, source: str, trace: TraceWriter | None) -> Outcome:
+    async def execute(self, runtime: Runtime, source: str | Plan, trace: TraceWriter | None) -> Outcome:
         async with runtime.worker(trace=trace) as run:
             value = await execute_plan(source, run)
             return value, run.calls, 1, run.state
@@ -152,7 +153,7 @@ class Runtime:
         snapshots: bool = False,
         limits: PlanLimits | None = None,
         ai_exec: AiExec | None = None,
-        analyse: Callable[[str, ToolCache], Any] | None = None,
+        analyse: Callable[[str | Plan, ToolCache], Any] | None = None,
     ) -> None:
         self.cache = cache
         self.analyse = analyse
@@ -211,7 +212,7 @@ class Runtime:
         )
         return TraceWriter(self.trace_dir / name, session)
 
-    async def run(self, source: str, *, strategy: str | Strategy = "serial", task: str | None = None) -> RunResult:
+    async def run(self, source: str | Plan, *, strategy: str | Strategy = "serial", task: str | None = None) -> RunResult:
         """Run plan ``source`` with ``strategy`` and return its :class:`RunResult`."""
         strat = _strategy(strategy)
         if self.pool is None:

@@ -24,9 +24,9 @@ import signal
 import sys
 import tempfile
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from agentjit.exceptions import AgentJITError, InfrastructureError, PlanError, PlanLimitExceeded
 from agentjit.plan import astjson
@@ -37,12 +37,32 @@ from agentjit.plan.machine import ALL, PlanMachine
 from agentjit.plan.recorder import Op
 from agentjit.plan.signatures import PLAN_FUNCTIONS, bind_call
 
-if TYPE_CHECKING:
-    from .interpreter import PlanRun
-
 __all__ = ["PlanVM", "InProcessVM", "ChildVM", "open_vm", "child_command", "probe_isolation", "GRACE_S"]
 
 log = logging.getLogger(__name__)
+
+
+class PlanHost(Protocol):
+    """What a VM serves: the parts of a :class:`~agentjit.runtime.interpreter.PlanRun` it uses.
+
+    A protocol, so this module does not import the interpreter (which imports it).
+    """
+
+    @property
+    def tools(self) -> Mapping[str, Any]: ...
+
+    def callables(self) -> Mapping[str, Callable[..., Awaitable[Any]]]: ...
+
+    def print(self, text: str) -> None: ...
+
+    async def call_raw(self, name: str, args: dict[str, Any]) -> dict[str, Any]: ...
+
+    async def ai_eval_call(self, prompt: Any, /, **values: Any) -> Any: ...
+
+    async def ask_human_call(self, question: Any) -> Any: ...
+
+    async def ai_exec_call(self, instruction: Any) -> Any: ...
+
 
 GRACE_S = 2.0
 """How long past the plan's time limit the runtime waits before it kills the child."""
@@ -124,7 +144,7 @@ class PlanVM:
 class InProcessVM(PlanVM):
     """The guard without the process: for tests and for hosts that cannot spawn one."""
 
-    def __init__(self, run: PlanRun, limits: PlanLimits, deadline: float) -> None:
+    def __init__(self, run: PlanHost, limits: PlanLimits, deadline: float) -> None:
         callables = {name: self._stopping(fn) for name, fn in run.callables().items()}
         self.machine = PlanMachine(callables, limits, deadline=deadline, printer=run.print)
         self.isolation = {"process": False}
@@ -183,7 +203,7 @@ class InProcessVM(PlanVM):
 class ChildVM(PlanVM):
     """A sandboxed ``python`` child that runs the plan; this side serves its calls."""
 
-    def __init__(self, run: PlanRun, limits: PlanLimits, deadline: float) -> None:
+    def __init__(self, run: PlanHost, limits: PlanLimits, deadline: float) -> None:
         self.plan_run = run
         self.limits = limits
         self.deadline = deadline
@@ -515,7 +535,7 @@ def _message(exc: BaseException) -> str:
 
 
 @contextlib.asynccontextmanager
-async def open_vm(run: PlanRun, limits: PlanLimits, deadline: float) -> Any:
+async def open_vm(run: PlanHost, limits: PlanLimits, deadline: float) -> Any:
     """A VM for ``run``: a sandbox child when ``limits.isolate``, else in-process. Always closed."""
     vm: PlanVM
     if limits.isolate:

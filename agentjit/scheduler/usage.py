@@ -37,7 +37,8 @@ from typing import Any, Literal
 
 from agentjit.exceptions import PlanError
 from agentjit.plan.diagnostics import TooComplex
-from agentjit.plan.sandbox import parse_source, scan
+from agentjit.plan.parsed import Plan, as_plan
+from agentjit.plan.sandbox import scan
 from agentjit.plan.trips import PASS_THROUGH, literal_count, range_count, slice_count
 from agentjit.protocol.manifest import Effect, ToolManifest
 from agentjit.protocol.trace import StepEvent
@@ -699,21 +700,22 @@ def _later_reads(stmts: list[ast.stmt]) -> set[str]:
 
 
 def plan_usage(
-    source: str,
+    source: str | Plan,
     tools: Mapping[str, ToolManifest] | Any,
     *,
     observed_lengths: Mapping[str, float] | None = None,
 ) -> PlanUsage:
-    """Read the tool usage of plan ``source``.
+    """Read the tool usage of plan ``source`` (plan text or a parsed :class:`~agentjit.plan.parsed.Plan`).
 
     ``tools`` is a :class:`agentjit.cache.ToolCache` or a mapping of tool names
     to manifests. ``observed_lengths`` maps a tool to the mean length of the
     list it returned in past traces (see :func:`observed_lengths_from_steps`).
     """
     manifests: Mapping[str, ToolManifest] = getattr(tools, "tools", tools)
-    tree, parsed = parse_source(source)
+    plan = as_plan(source)
+    tree = plan.tree
     if tree is None:
-        d = parsed[0]
+        d = plan.findings[0]
         what = "plan is too complex" if isinstance(d, TooComplex) else "plan does not parse"
         raise PlanError(f"{what}: {d.message}", line=d.line, col=d.col)
     too_complex = [d for d in scan(tree, callables=())[0] if isinstance(d, TooComplex)]
