@@ -292,7 +292,7 @@ KNOWN_CIRCLES: list[list[str]] = [
     ["agentjit.planner.checker", "agentjit.planner.gate", "agentjit.planner.planner", "agentjit.planner.prompts"],
     ["agentjit.bench.cache_corpus", "agentjit.bench.sandbox_bench", "agentjit.bench.site_corpus"],
     ["agentjit.cli", "agentjit.cli.main"],
-    ["toolcache.codegen", "toolcache.navlinks"],
+    ["toolcache.codegen", "toolcache.navlinks", "toolcache.route_goto"],  # builders take codegen's helpers lazily
     ["toolcache.build", "toolcache.coverage", "toolcache.workflow"],
 ]  # fmt: skip
 
