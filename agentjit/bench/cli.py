@@ -45,7 +45,7 @@ async def cmd_bench(args: argparse.Namespace) -> int:
 
 async def bench_sandbox(args: argparse.Namespace) -> int:
     """The hostile corpora: plans, caches and sites (issue 8)."""
-    from agentjit.bench.sandbox_bench import bench_sandbox_command
+    from agentjit.bench.sandbox.command import bench_sandbox_command
 
     return await bench_sandbox_command(args)
 
