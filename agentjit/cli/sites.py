@@ -32,6 +32,7 @@ from .options import (
     app_arg,
     cache_args,
     cache_dir_arg,
+    effects_args,
     json_arg,
     limit_args,
     nonneg_float,
@@ -179,6 +180,7 @@ async def cmd_batch(args: argparse.Namespace) -> int:
         tasks, app_name=_app_name(args), browsers=browsers, cache=_load_cache(args),
         latency_scale=args.latency_scale, strategy=_demo_strategy(args), per_browser=args.per_browser,
         on_result=on_result, limits=_limits(args), plan_for=_planning(args) if args.model else None,
+        site_url=args.site, effects=args.effects, run_id=args.run_id,
     )  # fmt: skip
     s = report.summary
     if args.json:
@@ -295,12 +297,15 @@ def add_parsers(sub: Any) -> None:
                         "(default: $AGENTJIT_BROWSER, else the local Chromium)")
     p.add_argument("--per-browser", type=positive_int, default=1, metavar="N", help="workers (and site copies) per browser")
     p.add_argument("--latency-scale", type=nonneg_float, default=1.0, help="injected latency of each site copy (0 = off)")
+    p.add_argument("--site", help="base URL of a running site every worker shares; never reset (default: a copy of "
+                                  "the app's site per worker)")
     app_arg(p)
     cache_args(p)
     json_arg(p)
     strategy_arg(p)
     planner_args(p)
     limit_args(p)
+    effects_args(p)
 
     p = sub.add_parser("profile", help="fit per-tool latencies from serial runs of every bench task")
     p.add_argument("--repeats", "-P", type=positive_int, default=3, help="serial runs per task (default: 3)")
