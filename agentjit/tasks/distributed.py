@@ -35,7 +35,7 @@ from agentjit.plan import PlanLimits
 from .runner import DemoReport, TaskResult, _plan_or_failure, resolve_target, run_task
 from .task import Task
 
-__all__ = ["WorkerSpec", "TaskWorker", "run_batch_ray", "import_ray"]
+__all__ = ["WorkerSpec", "TaskWorker", "run_batch_ray", "import_ray", "worker_name"]
 
 log = logging.getLogger(__name__)
 
@@ -163,6 +163,11 @@ class TaskWorker:
             self._stack = None
 
 
+def worker_name(batch: str, index: int) -> str:
+    """The Ray actor name of a batch's worker ``index`` (``ray.get_actor`` finds it)."""
+    return f"{batch}-worker-{index}"
+
+
 def _absolute(path: str | Path | None) -> str | None:
     """``path`` made absolute (workers may start in another directory)."""
     return os.path.abspath(path) if path is not None else None
@@ -245,6 +250,7 @@ async def run_batch_ray(
         browsers=tuple(browsers) or (None,), limits=limits,
     )  # fmt: skip
     started_ray = False
+    batch = ""
     per_worker: dict[int, dict[str, Any]] = {i: {"worker": i, "tasks": 0, "run_s": 0.0, "pid": None, "died": False}
                                              for i in range(workers)}  # fmt: skip
     overheads: list[float] = []
@@ -258,8 +264,10 @@ async def run_batch_ray(
             else:
                 ray.init(address=address, log_to_driver=False, configure_logging=False)
             started_ray = True
-        actor = _actor_class(ray).options(num_cpus=cpus_per_worker, max_restarts=0)
-        actors = {i: actor.remote(spec, i) for i in range(workers)}
+        actor = _actor_class(ray)
+        batch = f"agentjit-batch-{os.getpid()}-{int(time.time() * 1000)}"
+        actors = {i: actor.options(num_cpus=cpus_per_worker, max_restarts=0, name=worker_name(batch, i)).remote(spec, i)
+                  for i in range(workers)}  # fmt: skip
         t0 = time.perf_counter()
         queue: deque[_Job] = deque(_Job(t.id) for t in tasks if t.id in plans)
         running: dict[asyncio.Future[Any], tuple[int, _Job, float]] = {}
@@ -349,6 +357,7 @@ async def run_batch_ray(
         "passed": sum(r.ok for r in results),
         "total": len(results),
         "engine": "ray",
+        "batch": batch,
         "address": address or "local",
         "workers": workers,
         "per_worker": rows,
