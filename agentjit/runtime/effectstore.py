@@ -24,7 +24,10 @@ different tasks never share keys. Session cookies are never stored: they stay
 in memory in the process that sent the write.
 
 Calls are synchronous and short (one statement each); the log calls them from
-its event loop, as it fsyncs the JSONL file.
+its event loop, as it fsyncs the JSONL file. A bad URL is a ConfigError; a
+store that cannot be opened or written (a database down, a full disk) an
+InfrastructureError: a write whose end cannot be recorded stays claimed, so it
+becomes uncertain and is never sent again.
 """
 
 from __future__ import annotations
@@ -43,7 +46,7 @@ from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import unquote, urlsplit
 
-from agentjit.exceptions import ConfigError, TraceError
+from agentjit.exceptions import ConfigError, InfrastructureError, TraceError
 
 __all__ = [
     "EffectStore", "StoredRow", "JsonlStore", "SqliteStore", "PostgresStore", "open_store", "owner_alive",
@@ -344,7 +347,7 @@ class SqliteStore(_SqlStore):
                 "execution INTEGER NOT NULL, time REAL NOT NULL, outcome TEXT)"
             )
         except sqlite3.Error as exc:
-            raise ConfigError(f"cannot open the effect log {self.url}: {exc}") from exc
+            raise InfrastructureError(f"cannot open the effect log {self.url}: {exc}") from exc
 
     def _execute(self, sql: str, params: tuple[Any, ...] = ()) -> tuple[int, list[tuple[Any, ...]]]:
         with self._lock:
@@ -352,7 +355,7 @@ class SqliteStore(_SqlStore):
                 cur = self._conn.execute(sql, params)
                 return cur.rowcount, cur.fetchall()
             except sqlite3.Error as exc:
-                raise ConfigError(f"effect log {self.url}: {exc}") from exc
+                raise InfrastructureError(f"effect log {self.url}: {exc}") from exc
 
     def close(self) -> None:
         self._conn.close()
@@ -386,7 +389,7 @@ class PostgresStore(_SqlStore):
                 finally:
                     cur.execute("SELECT pg_advisory_unlock(4242023)")
         except psycopg.Error as exc:
-            raise ConfigError(f"cannot open the effect log {self.url}: {exc}") from exc
+            raise InfrastructureError(f"cannot open the effect log {self.url}: {exc}") from exc
 
     def _execute(self, sql: str, params: tuple[Any, ...] = ()) -> tuple[int, list[tuple[Any, ...]]]:
         with self._lock:
@@ -395,7 +398,7 @@ class PostgresStore(_SqlStore):
                     cur.execute(sql, params)  # type: ignore[arg-type]  # psycopg wants a LiteralString
                     return cur.rowcount, (cur.fetchall() if cur.description else [])
             except self._psycopg.Error as exc:
-                raise ConfigError(f"effect log {self.url}: {exc}") from exc
+                raise InfrastructureError(f"effect log {self.url}: {exc}") from exc
 
     def close(self) -> None:
         self._conn.close()

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from agentjit.exceptions import ConfigError
+from agentjit.exceptions import ConfigError, InfrastructureError
 from agentjit.runtime import CallOutcome, EffectKey, EffectLog
 from agentjit.runtime.effects import Claim, canonical_args
 from agentjit.runtime.effectstore import JsonlStore, PostgresStore, SqliteStore, open_store
@@ -342,6 +342,14 @@ def test_a_claim_held_by_a_live_process_is_waited_for_then_refused_or_replayed(u
 
 def test_postgres_store_redacts_the_password_in_messages() -> None:
     pytest.importorskip("psycopg")
-    with pytest.raises(ConfigError) as err:
+    with pytest.raises(InfrastructureError) as err:
         PostgresStore("postgresql://me:hunter2@127.0.0.1:1/db?connect_timeout=2")
     assert "hunter2" not in str(err.value) and "***" in str(err.value)
+
+
+def test_cli_names_a_bad_effects_url(capsys: pytest.CaptureFixture[str]) -> None:
+    from agentjit.cli import main
+
+    code = main(["batch", "--effects", "mysql://db/effects", "--only", "food-v1-3", "--latency-scale", "0"])
+    err = capsys.readouterr().err
+    assert code == 2 and "unknown scheme 'mysql'" in err and "Traceback" not in err
