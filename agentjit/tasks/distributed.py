@@ -287,11 +287,8 @@ async def run_batch_ray(
             for i in sorted(set(actors) - busy):
                 if not queue:
                     return
-                job = next((j for j in queue if i not in j.tried), None)
-                if job is None:  # every queued task already failed on this worker: any other free?
-                    if len(actors) > 1 and any(k not in busy and k != i for k in actors):
-                        continue
-                    job = queue[0]
+                # a task that failed on this worker goes to another when it can; else here again
+                job = next((j for j in queue if i not in j.tried), None) or queue[0]
                 queue.remove(job)
                 job.tried.add(i)
                 ref = actors[i].run.remote(job.task_id)
