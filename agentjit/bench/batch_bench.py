@@ -20,7 +20,31 @@ from agentjit.exceptions import ConfigError
 from agentjit.tasks.apps import get_app
 from agentjit.tasks.task import Task
 
-__all__ = ["run_batch_bench"]
+__all__ = ["run_batch_bench", "claims_per_second"]
+
+
+async def claims_per_second(url: str, n: int = 300) -> dict[str, Any]:
+    """Claim-and-commit rounds per second of one process on the effect store at ``url`` (its rows
+    are removed after: they live in a namespace of their own)."""
+    import uuid
+
+    from agentjit.runtime import CallOutcome, EffectKey, EffectLog
+    from agentjit.runtime.effects import Claim, canonical_args
+
+    effects = EffectLog.open(url, namespace=f"bench-{uuid.uuid4().hex}")
+    keys = [EffectKey("bench", canonical_args({"i": i})) for i in range(n)]
+    try:
+        t0 = time.perf_counter()
+        for key in keys:
+            claim = await effects.claim(key)
+            assert isinstance(claim, Claim)
+            claim.commit(CallOutcome(tool="bench", ok=True))
+        elapsed = time.perf_counter() - t0
+    finally:
+        for key in keys:
+            effects.forget(key)
+        effects.close()
+    return {"store": url.split("@")[-1], "claims": n, "per_s": round(n / elapsed, 1)}
 
 
 async def run_batch_bench(
@@ -31,6 +55,7 @@ async def run_batch_bench(
     tasks: list[Task] | None = None,
     repeat: int = 2,
     address: str | None = None,
+    stores: Sequence[str] = (),
     on_row: Callable[[dict[str, Any]], None] | None = None,
 ) -> dict[str, Any]:
     """Throughput of a batch on 1, 2, 4... Ray workers (see the module's docstring)."""
@@ -83,8 +108,10 @@ async def run_batch_bench(
         if started:
             ray.shutdown()
         site.stop()
+    claims = [await claims_per_second(url) for url in stores]
     return {
         "app": app,
+        "claims_per_s": claims,
         "latency_scale": latency_scale,
         "task_ids": [t.id for t in chosen],
         "repeat": repeat,

@@ -302,7 +302,8 @@ async def bench_batch(args: argparse.Namespace) -> int:
                   f"engine overhead {row['engine_overhead_s']} s/task")  # fmt: skip
 
     report = await run_batch_bench(_app_name(args) or "food", workers=counts, latency_scale=args.latency_scale,
-                                   tasks=tasks, repeat=args.repeat, address=args.ray, on_row=on_row)  # fmt: skip
+                                   tasks=tasks, repeat=args.repeat, address=args.ray, stores=args.store or (),
+                                   on_row=on_row)  # fmt: skip
     if args.json:
         emit_json(report)
     else:
@@ -313,6 +314,8 @@ async def bench_batch(args: argparse.Namespace) -> int:
             table.add_row(str(row["workers"]), str(row["tasks_per_min"]), str(row["speedup"]), str(row["wall_s"]),
                           f"{row['passed']}/{row['tasks']}", str(row["engine_overhead_s"]))  # fmt: skip
         _out().print(table)
+        for c in report["claims_per_s"]:
+            _out().print(f"effect store {c['store']}: {c['per_s']} claims/s (claim + commit, one process)")
     return 0 if all(row["passed"] == row["tasks"] for row in report["rows"]) else 1
 
 
@@ -412,6 +415,9 @@ def add_parsers(sub: Any) -> None:
     p.add_argument("--repeat", type=positive_int, default=2, help="runs of the task list per worker count")
     p.add_argument("--latency-scale", type=nonneg_float, default=1.0, help="injected latency (0 = off)")
     p.add_argument("--ray", default=None, metavar="ADDRESS", help="a Ray cluster's address (default: a local one)")
+    p.add_argument("--store", action="append", default=None, metavar="URL",
+                   help="also measure claims per second of this effect store, repeatable (sqlite:///PATH, "
+                        "postgresql://...; its rows are removed after)")
     tasks_arg(p)
     app_arg(p)
     json_arg(p)
