@@ -96,6 +96,7 @@ async def run_batch_bench(
                 "wall_s": s["wall_s"],
                 "tasks_per_min": s["tasks_per_min"],
                 "engine_overhead_s": s["engine_overhead_s"],
+                "first_task_overhead_s": s["first_task_overhead_s"],
                 "per_worker_tasks_per_min": [w["tasks_per_min"] for w in s["per_worker"]],
                 "startup_s": round(time.perf_counter() - t0 - s["wall_s"], 3),
             }

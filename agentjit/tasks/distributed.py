@@ -219,8 +219,9 @@ async def run_batch_ray(
     the app's tasks). ``effects``: the shared effect store (a JSONL path or ``sqlite:///`` only for
     workers on this machine). Results stream to ``on_result`` as they end. The summary has the
     throughput per worker and ``engine_overhead_s``: the mean seconds a task spent in Ray beyond
-    its run on the worker (shipping, scheduling, the result's way back; a worker's first task
-    also waits for the actor to start, its browser's launch not counted).
+    its run on the worker (shipping, scheduling, the result's way back), each worker's first task
+    apart in ``first_task_overhead_s`` (it also waits for the actor's process to start; the
+    browser's launch is not counted).
     """
     ray = import_ray()
     if workers < 1:
@@ -254,6 +255,7 @@ async def run_batch_ray(
     per_worker: dict[int, dict[str, Any]] = {i: {"worker": i, "tasks": 0, "run_s": 0.0, "pid": None, "died": False}
                                              for i in range(workers)}  # fmt: skip
     overheads: list[float] = []
+    startups: list[float] = []
     retried = 0
     t0 = time.perf_counter()
     try:
@@ -316,7 +318,8 @@ async def run_batch_ray(
                     stats["tasks"] += 1
                     stats["run_s"] += got["run_s"]
                     stats["pid"] = got["pid"]
-                    overheads.append(max(0.0, time.perf_counter() - sent - got["run_s"] - got["open_s"]))
+                    spent = max(0.0, time.perf_counter() - sent - got["run_s"] - got["open_s"])
+                    (overheads if stats["tasks"] > 1 else startups).append(spent)
                     results.append(res)
                     if on_result is not None:
                         on_result(res)
@@ -363,6 +366,7 @@ async def run_batch_ray(
         "tasks_per_s": round(len(results) / wall, 3) if wall > 0 else None,
         "tasks_per_min": round(len(results) / wall * 60, 2) if wall > 0 else None,
         "engine_overhead_s": round(sum(overheads) / len(overheads), 4) if overheads else None,
+        "first_task_overhead_s": round(sum(startups) / len(startups), 4) if startups else None,
         "latency_scale": latency_scale if site is not None else None,
         "site": site_url,
         "compile_s": round(compile_s, 3),

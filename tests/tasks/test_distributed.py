@@ -114,5 +114,5 @@ async def test_ray_workers_a_racing_batch_and_a_killed_worker_send_each_write_on
     assert sum(r.ok for r in local_report.tasks) >= len(items) - 1  # at most the one write cut by the kill
     summary = ray_report.summary
     assert killed and summary["retried"] >= 1 and summary["per_worker"][1]["died"]
-    assert summary["engine"] == "ray" and summary["engine_overhead_s"] is not None
+    assert summary["engine"] == "ray" and summary["first_task_overhead_s"] is not None
     assert sum(row["tasks"] for row in summary["per_worker"]) + sum(not r.ok for r in ray_report.tasks) >= len(items)
