@@ -1,17 +1,18 @@
-"""Batches on Ray workers (a local cluster) under a shared effect log, judged from the food site's cart:
-no write sent twice, none lost, also with a second batch racing and with a worker killed mid-batch."""
+"""Batches on Ray workers (a local cluster) under a shared effect log (PostgreSQL, else SQLite), judged
+from the food site's cart: no write sent twice, none lost, with a second batch racing and a worker killed
+mid-batch."""
 
 from __future__ import annotations
 
 import asyncio
 import json
-import sqlite3
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from agentjit.runtime.effectstore import open_store
 from agentjit.tasks.apps import get_app
 from agentjit.tasks.runner import TaskResult, run_batch
 from agentjit.tasks.taskfile import load_tasks
@@ -19,6 +20,8 @@ from agentjit.tasks.taskfile import load_tasks
 ray = pytest.importorskip("ray")
 
 from agentjit.tasks.distributed import run_batch_ray  # noqa: E402
+
+from ..runtime.postgres import PostgresUnavailable, start_postgres  # noqa: E402
 
 pytestmark = pytest.mark.browser
 
@@ -47,6 +50,17 @@ def ray_cluster() -> Iterator[None]:
         ray.shutdown()
 
 
+@pytest.fixture(scope="module")
+def effects_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The store for many machines (PostgreSQL from Debian's package) where it can start here, else
+    SQLite (both race across processes in tests/runtime/test_effect_stores.py)."""
+    try:
+        with start_postgres() as url:
+            yield url
+    except PostgresUnavailable:
+        yield f"sqlite:///{tmp_path_factory.mktemp('effects')}/effects.db"
+
+
 @pytest.fixture
 def shared_site() -> Iterator[str]:
     site = get_app("food").site(latency_scale=0.0)
@@ -65,26 +79,24 @@ def cart(site: object) -> Counter[str]:
     return Counter({line["item_name"]: line["quantity"] for line in state["cart"]})
 
 
-def committed(db: Path, run_id: str) -> set[str]:
+def committed(url: str, run_id: str, task_ids: list[str]) -> set[str]:
     """The tasks whose write the shared log holds as committed."""
-    con = sqlite3.connect(db)
+    store = open_store(url)
     try:
-        rows = con.execute("SELECT namespace FROM agentjit_effects WHERE status = 'committed'").fetchall()
+        return {tid for tid in task_ids if any(r.status == "committed" for r in store.rows(f"{run_id}/{tid}"))}
     finally:
-        con.close()
-    return {ns.split("/", 1)[1] for (ns,) in rows if ns.startswith(run_id + "/")}
+        store.close()
 
 
 async def test_ray_workers_a_racing_batch_and_a_killed_worker_send_each_write_once(
-    ray_cluster: None, shared_site: str, tmp_path: Path
+    ray_cluster: None, shared_site: str, effects_url: str, tmp_path: Path
 ) -> None:
     """Two Ray workers and an in-process batch run the same task file on one site, one effect store;
     worker 1 is killed at the first result, so its task (or its next one) is retried on worker 0."""
     items = ITEMS[:5]
     path = task_file(tmp_path / "tasks.jsonl", items)
     tasks = load_tasks(path)
-    db = tmp_path / "effects.db"
-    url = f"sqlite:///{db}"
+    url = effects_url
     killed: list[str] = []
 
     def kill_one(res: TaskResult) -> None:  # worker 1, busy or about to be given a task
@@ -103,7 +115,7 @@ async def test_ray_workers_a_racing_batch_and_a_killed_worker_send_each_write_on
     have = cart(shared_site)
     assert all(n == 1 for n in have.values()), have  # 0 duplicated
     wanted = {t.id: item for t, item in zip(tasks, items, strict=True)}
-    sent = committed(db, "night-1")
+    sent = committed(url, "night-1", [t.id for t in tasks])
     assert all(have[wanted[tid]] == 1 for tid in sent)  # 0 lost: every write the log calls committed is there
     for report in (ray_report, local_report):  # an ok task's write is on the site; a failed one failed closed
         for res in report.tasks:
