@@ -370,7 +370,7 @@ class PostgresStore(_SqlStore):
         try:
             import psycopg
         except ImportError as exc:
-            raise ImportError("a postgresql:// effect log needs psycopg: pip install 'agentjit[postgres]'") from exc
+            raise ConfigError(f"the 'psycopg' package is not installed: pip install 'agentjit[postgres]' ({exc})") from exc
         self._psycopg = psycopg
         self.url = _redacted(dsn)
         self._lock = threading.Lock()

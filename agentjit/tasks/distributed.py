@@ -41,11 +41,11 @@ log = logging.getLogger(__name__)
 
 
 def import_ray() -> Any:
-    """The ``ray`` module, or an ImportError that names the extra."""
+    """The ``ray`` module, or a ConfigError that names the extra (as the model SDKs' do)."""
     try:
         import ray
     except ImportError as exc:
-        raise ImportError("agentjit batch --ray needs Ray: pip install 'agentjit[ray]'") from exc
+        raise ConfigError(f"the 'ray' package is not installed: pip install 'agentjit[ray]' ({exc})") from exc
     return ray
 
 

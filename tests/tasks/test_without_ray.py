@@ -7,6 +7,8 @@ import sys
 
 import pytest
 
+from agentjit.exceptions import ConfigError
+
 
 def test_the_core_never_imports_ray_or_psycopg() -> None:
     code = ("import sys, agentjit, agentjit.cli, agentjit.tasks.distributed, agentjit.runtime.effectstore, "
@@ -19,7 +21,7 @@ async def test_a_ray_batch_without_ray_names_the_extra(monkeypatch: pytest.Monke
     monkeypatch.setitem(sys.modules, "ray", None)  # as if not installed
     from agentjit.tasks.distributed import run_batch_ray
 
-    with pytest.raises(ImportError, match=r"pip install 'agentjit\[ray\]'"):
+    with pytest.raises(ConfigError, match=r"pip install 'agentjit\[ray\]'"):
         await run_batch_ray([], app_name="food")
 
 
@@ -27,5 +29,5 @@ def test_a_postgres_store_without_psycopg_names_the_extra(monkeypatch: pytest.Mo
     monkeypatch.setitem(sys.modules, "psycopg", None)
     from agentjit.runtime.effectstore import open_store
 
-    with pytest.raises(ImportError, match=r"pip install 'agentjit\[postgres\]'"):
+    with pytest.raises(ConfigError, match=r"pip install 'agentjit\[postgres\]'"):
         open_store("postgresql://127.0.0.1:1/x")
