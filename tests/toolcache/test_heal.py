@@ -1,0 +1,126 @@
+"""Issue 21 end to end on the food site in Chromium: a tool whose selector the site no longer has is caught as
+suspect, the call is finished by the stepwise agent (a scripted model on the site's own data, no provider),
+``toolcache heal`` repairs the tool from a fresh page, and the next run needs no fallback."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agentjit.agent import agent_tool_fallback
+from agentjit.bench.food import CACHE_DIR
+from agentjit.bench.food.data import BY_SLUG, dollars
+from agentjit.cache import SuspectStore, ToolCache
+from agentjit.exceptions import ToolCallFailed
+from agentjit.llm.base import Message
+from agentjit.llm.function import FunctionModel
+from agentjit.runtime import Runtime
+from toolcache.cli import main as toolcache_main
+from toolcache.heal import heal_cache
+
+pytestmark = pytest.mark.browser
+
+PLAN = """
+store = await goto_store(name="Taqueria El Sol")
+d = await get_store_details()
+result = {"name": d.name, "fee": d.delivery_fee, "eta": d.eta_minutes}
+"""
+TIMEOUT_MS = 1500
+"""How long a broken check polls before it fails (the tools' own 10 s would only slow the test)."""
+EXPECTED = {"name": "Taqueria El Sol", "fee": 2.49, "eta": 30}
+
+
+def store_details_model() -> FunctionModel:
+    """The oracle for ``get_store_details``: reads the store's slug off the page's URL and answers its record."""
+
+    def answer(messages: list[Message]) -> str:
+        page = messages[-1].content
+        slug = re.search(r"URL: \S*/store/([a-z0-9-]+)", page)
+        assert slug is not None, page[:300]
+        r = BY_SLUG[slug.group(1)]
+        details = {"name": r.name, "slug": r.slug, "category": r.category, "cuisine": r.cuisine, "rating": r.rating,
+                   "review_count": r.review_count, "delivery": r.delivery, "pickup": r.pickup,
+                   "delivery_fee": dollars(r.delivery_fee), "eta_minutes": r.eta_min}  # fmt: skip
+        return json.dumps({"action": "done", "answer": details})
+
+    return FunctionModel(answer, name="oracle")
+
+
+def read(path: str) -> str:
+    return Path(path).read_text()
+
+
+def broken_copy(tmp_path: Path, tool: str, old: str, new: str) -> Path:
+    """A copy of the food cache whose ``tool`` looks for ``new`` where the site has ``old`` (a renamed element)."""
+    cache_dir = tmp_path / "cache"
+    shutil.copytree(CACHE_DIR, cache_dir)
+    path = cache_dir / "tools" / f"{tool}.json"
+    text = path.read_text()
+    assert old in text
+    path.write_text(text.replace(old, new))
+    return cache_dir
+
+
+async def test_broken_read_falls_back_then_heals(tmp_path, browser_pool, food_site) -> None:
+    cache_dir = broken_copy(tmp_path, "get_store_details", "data-testid=store-header", "data-testid=store-banner")
+    cache = ToolCache.load(cache_dir)
+    before = cache.fingerprint()
+    cache.plans[f"{before}:unrelated"] = {"task": "x", "source": "result = await list_categories()"}
+    cache.plans[f"{before}:uses"] = {"task": "y", "source": "result = await get_store_details()"}
+    cache.save_part("plans")
+
+    # without a fallback the run fails, and the tool is suspect (pre_check failed on a store page)
+    runtime = Runtime(cache, food_site.url, pool=browser_pool, record_suspects=True, tool_timeout_ms=TIMEOUT_MS)
+    with pytest.raises(ToolCallFailed) as info:
+        await runtime.run(PLAN)
+    suspect = info.value.suspect  # type: ignore[attr-defined]
+    assert suspect is not None and suspect.tool == "get_store_details" and suspect.phase == "pre_check"
+    assert suspect.url.endswith("/store/taqueria-el-sol") and suspect.state == {"page": "store", "store": "taqueria-el-sol"}
+
+    # with the stepwise agent as fallback the run finishes, and says what the fallback cost
+    model = store_details_model()
+    runtime = Runtime(cache, food_site.url, pool=browser_pool, record_suspects=True, tool_timeout_ms=TIMEOUT_MS, fallback=agent_tool_fallback(model))
+    result = await runtime.run(PLAN)
+    assert result.value == EXPECTED
+    [fb] = result.fallbacks
+    assert fb["tool"] == "get_store_details" and fb["ok"] and fb["model_calls"] == 1 and fb["time_s"] > 0
+    assert [s["tool"] for s in result.suspects] == ["get_store_details"]
+    stored = SuspectStore(cache_dir).read()
+    assert stored["revision"] == 3 and set(stored["suspects"]) == {"get_store_details"}  # 2 reports, 1 answer
+    evidence = stored["suspects"]["get_store_details"]
+    assert evidence["times"] == 2 and evidence["fallback_output"]["name"] == "Taqueria El Sol"
+    assert 'data-testid="store-header"' in read(evidence["dom_path"])  # the page as the tool failed on it
+
+    # heal: the tool is rebuilt against the live site, verified, and saved with a new version
+    report = await heal_cache(cache_dir, food_site.url, pool=browser_pool)
+    assert report.healed == ["get_store_details"] and not report.failed
+    healed = ToolCache.load(cache_dir)
+    tool = healed.tool("get_store_details")
+    assert "store-banner" not in tool.pre_check + tool.execute and "store-header" in tool.execute
+    assert tool.version == 2 and healed.info.revision == 1
+    assert SuspectStore(cache_dir).suspects() == {}
+    after = healed.fingerprint()
+    assert after != before
+    # the plan that used the changed tool is gone, the other one is kept under the new tools' fingerprint
+    assert report.plans_dropped == 1 and report.plans_kept == 1
+    assert list(healed.plans) == [f"{after}:unrelated"]
+
+    # the second run: the healed tool, no fallback, no model call
+    calls = len(model.calls)
+    runtime = Runtime(healed, food_site.url, pool=browser_pool, record_suspects=True, tool_timeout_ms=TIMEOUT_MS, fallback=agent_tool_fallback(model))
+    result = await runtime.run(PLAN)
+    assert result.value == EXPECTED and result.fallbacks == [] and result.suspects == []
+    assert len(model.calls) == calls
+
+
+def test_heal_cli_without_suspects_says_so(tmp_path, food_site, capsys) -> None:
+    cache_dir = tmp_path / "cache"
+    shutil.copytree(CACHE_DIR, cache_dir)
+    assert toolcache_main(["heal", "--cache", str(cache_dir), "--site", food_site.url, "--json"]) == 0
+    out: dict[str, Any] = json.loads(capsys.readouterr().out)
+    assert out["healed"] == [] and out["failed"] == {} and out["suspects"] == []

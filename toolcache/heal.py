@@ -1,0 +1,382 @@
+"""``toolcache heal``: rebuild the tools a run found broken, verify them on the live site, save a new cache version.
+
+A run with ``record_suspects`` writes each tool that no longer fits the site
+into the cache's ``suspects.json`` (:class:`agentjit.cache.SuspectStore`): the
+page it failed on, the check that failed, its arguments, and, when the stepwise
+agent finished the call instead, the agent's validated answer. Healing one
+suspect:
+
+1. opens the suspect's page fresh on the live site (the URL is kept on
+   ``--site``'s origin);
+2. finds the selectors of the tool (the string literals of its pre_check,
+   execute and post_check that are CSS selectors) that match nothing on that
+   page any more;
+3. proposes replacements from the page itself (its ids, classes and
+   ``data-*``/``name``/``role``/``aria-label`` attributes), closest to the old
+   selector first, each written into the tool through the builder's one
+   literal encoder (:func:`toolcache.literal.js`);
+4. verifies each candidate by running it, read-only, on a fresh load of the
+   page with the suspect's arguments: every check passes, the output fits the
+   schema and is not empty, and, when the agent answered the failed call, it
+   agrees with that answer on at least half of its fields. The first that
+   passes is kept.
+
+A WRITE tool is never run to verify it (verification is read-only): only a
+WRITE whose broken selectors are all in its pre_check is healed, verified by
+its pre_check alone; any other is reported as not healed (rebuild it from a
+demonstration with ``toolcache build``).
+
+Healed tools get ``version + 1``, the cache ``revision + 1``; the plan cache
+keeps every entry whose plan calls no changed tool (re-keyed under the new
+fingerprint) and drops the others; the healed suspects are cleared. Each file
+is written atomically.
+"""
+
+from __future__ import annotations
+
+import ast
+import asyncio
+import difflib
+import itertools
+import json
+import logging
+import re
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from agentjit.cache import SuspectStore, ToolCache
+from agentjit.exceptions import ConfigError
+from agentjit.protocol.manifest import ToolManifest
+from agentjit.protocol.schema import validate_output
+from agentjit.protocol.urls import site_url
+from agentjit.runtime import BrowserPool, call_tool
+
+from .literal import css_attr, css_ident, js
+
+__all__ = ["HealReport", "heal_cache", "selector_literals", "replace_literal"]
+
+log = logging.getLogger(__name__)
+
+MAX_CANDIDATES = 40
+"""Replacement selectors tried per broken selector, closest first."""
+CANDIDATE_TIMEOUT_MS = 400
+"""How long one candidate's checks may poll (a wrong selector fails them quickly)."""
+MIN_AGREEMENT = 0.5
+
+_LITERAL = re.compile(r"""'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*\"""")
+
+#: Every selector-ish handle on the page: ids, classes and the attributes sites key elements by.
+_HANDLES_JS = r"""
+() => {
+  const out = new Set();
+  const keep = /^(data-[\w-]+|name|role|aria-label|type|for|title|placeholder)$/;
+  for (const el of document.querySelectorAll('body *')) {
+    if (out.size > 4000) break;
+    const tag = el.tagName.toLowerCase();
+    if (el.id) out.add(JSON.stringify(['id', '', el.id, tag]));
+    for (const c of el.classList) out.add(JSON.stringify(['class', '', c, tag]));
+    for (const a of el.attributes) {
+      if (keep.test(a.name) && a.value.length <= 80) out.add(JSON.stringify(['attr', a.name, a.value, tag]));
+    }
+  }
+  return [...out].map((s) => JSON.parse(s));
+}
+"""
+
+#: For each selector: -1 when it does not parse, else how many elements it matches.
+_COUNT_JS = r"""
+(sels) => sels.map((s) => { try { return document.querySelectorAll(s).length; } catch (e) { return -1; } })
+"""
+
+
+@dataclass
+class HealReport:
+    cache: str
+    site: str
+    suspects: list[str] = field(default_factory=list)
+    healed: list[str] = field(default_factory=list)
+    failed: dict[str, str] = field(default_factory=dict)
+    changes: dict[str, dict[str, str]] = field(default_factory=dict)
+    """Per healed tool: old selector -> new selector."""
+    candidates_tried: dict[str, int] = field(default_factory=dict)
+    plans_kept: int = 0
+    plans_dropped: int = 0
+    revision: int = 0
+    time_s: float = 0.0
+
+    def to_json(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["time_s"] = round(self.time_s, 3)
+        return data
+
+
+def selector_literals(source: str) -> list[str]:
+    """The JavaScript string literals of ``source``, decoded, in order (duplicates kept once)."""
+    out: list[str] = []
+    for m in _LITERAL.finditer(source):
+        token = m.group(0)
+        try:
+            value = ast.literal_eval(token)  # JS and Python agree on simple quoted strings and their escapes
+        except (ValueError, SyntaxError):
+            continue
+        if isinstance(value, str) and value not in out:
+            out.append(value)
+    return out
+
+
+def replace_literal(source: str, old: str, new: str) -> str:
+    """``source`` with every string literal whose value is ``old`` written as the literal of ``new``."""
+
+    def swap(m: re.Match[str]) -> str:
+        try:
+            value = ast.literal_eval(m.group(0))
+        except (ValueError, SyntaxError):
+            return m.group(0)
+        return js(new) if value == old else m.group(0)
+
+    return _LITERAL.sub(swap, source)
+
+
+def _selectorish(text: str) -> bool:
+    return bool(text) and len(text) <= 200 and any(c in text for c in "[#.") and not text.rstrip().endswith(".")
+
+
+def _candidates(broken: str, handles: list[list[str]]) -> list[str]:
+    """Selectors made of the page's handles, the most like ``broken`` first."""
+    made: set[str] = set()
+    for kind, name, value, _tag in handles:
+        if kind == "id":
+            made.add("#" + css_ident(value))
+        elif kind == "class":
+            made.add("." + css_ident(value))
+        else:
+            made.add(css_attr(name, value))
+    made.discard(broken)
+    return sorted(made, key=lambda s: (-difflib.SequenceMatcher(None, broken, s).ratio(), s))
+
+
+def _leaves(value: Any, path: str = "") -> dict[str, Any]:
+    if isinstance(value, dict):
+        out: dict[str, Any] = {}
+        for k, v in value.items():
+            out.update(_leaves(v, f"{path}.{k}"))
+        return out
+    if isinstance(value, list):
+        out = {f"{path}#len": len(value)}
+        for i, v in enumerate(value[:50]):
+            out.update(_leaves(v, f"{path}[{i}]"))
+        return out
+    return {path: value}
+
+
+def agreement(output: Any, expected: Any) -> float:
+    """The share of ``expected``'s fields (leaves) that ``output`` has with the same value (numbers to 1e-6)."""
+    want, got = _leaves(expected), _leaves(output)
+    if not want:
+        return 1.0
+    same = 0
+    for k, v in want.items():
+        g = got.get(k)
+        if g == v or (isinstance(g, (int, float)) and isinstance(v, (int, float)) and abs(g - v) < 1e-6):
+            same += 1
+    return same / len(want)
+
+
+def _empty(output: Any) -> bool:
+    leaves = _leaves(output)
+    if not leaves:
+        return True
+    lists = [v for k, v in leaves.items() if k.endswith("#len")]
+    return (bool(lists) and all(n == 0 for n in lists)) or all(v in (None, "", 0) for k, v in leaves.items()
+                                                                if not k.endswith("#len"))
+
+
+class _Healer:
+    def __init__(self, pool: BrowserPool, base_url: str) -> None:
+        self.pool = pool
+        self.base_url = base_url
+
+    async def _open(self, page: Any, url: str) -> None:
+        await page.goto(url, wait_until="domcontentloaded", timeout=15_000)
+        try:  # let the page's scripts draw what the tool reads
+            await page.wait_for_load_state("networkidle", timeout=3_000)
+        except Exception:  # a page that keeps polling: go on with what is drawn
+            log.debug("no network idle on %s", url)
+
+    async def _verify(self, page: Any, url: str, tool: ToolManifest, args: dict[str, Any], expected: Any,
+                      *, pre_only: bool) -> str | None:  # fmt: skip
+        """None when ``tool`` passes on a fresh load of ``url``, else why not."""
+        await self._open(page, url)
+        if pre_only:
+            probe = tool.model_copy(update={"execute": "return {};", "post_check": "return true;", "navigates": False,
+                                            "output_schema": {"type": "object"}})  # fmt: skip
+            outcome = await call_tool(page, probe, args, timeout_ms=CANDIDATE_TIMEOUT_MS, validate=False)
+            return None if outcome.ok else f"{outcome.phase}: {outcome.reason}"
+        outcome = await call_tool(page, tool, args, timeout_ms=CANDIDATE_TIMEOUT_MS, validate=False)
+        if not outcome.ok:
+            return f"{outcome.phase}: {outcome.reason}"
+        output = outcome.output if outcome.output is not None else {}
+        try:
+            validate_output(tool, output)
+        except Exception as exc:
+            return str(exc)
+        if _empty(output):
+            return "the output is empty"
+        if expected is not None and agreement(output, expected) < MIN_AGREEMENT:
+            return f"the output agrees with the fallback's answer on {agreement(output, expected):.0%} of its fields"
+        return None
+
+    async def heal(self, tool: ToolManifest, evidence: dict[str, Any], report: HealReport) -> ToolManifest | None:
+        url = site_url(self.base_url, evidence.get("url") or "/")
+        raw_args = evidence.get("args")
+        args: dict[str, Any] = raw_args if isinstance(raw_args, dict) else {}
+        expected = evidence.get("fallback_output")
+        async with self.pool.page() as page:
+            await self._open(page, url)
+            bodies = {"pre_check": tool.pre_check, "execute": tool.execute, "post_check": tool.post_check}
+            literals = [s for body in bodies.values() for s in selector_literals(body) if _selectorish(s)]
+            literals = list(dict.fromkeys(literals))
+            counts = await page.evaluate(_COUNT_JS, literals) if literals else []
+            broken = [s for s, n in zip(literals, counts, strict=True) if n == 0]
+            if not broken:
+                problem = await self._verify(page, url, tool, args, expected, pre_only=tool.is_write)
+                if problem is None:
+                    report.changes[tool.name] = {}
+                    return tool  # it passes again: the page was slow or the state was off, nothing to change
+                report.failed[tool.name] = f"every selector of the tool still matches; it fails with {problem}"
+                return None
+            if tool.is_write and any(s in selector_literals(tool.execute) + selector_literals(tool.post_check) for s in broken):
+                report.failed[tool.name] = ("a WRITE tool whose execute or post_check lost its elements is not healed "
+                                            "(verifying it would send the write): rebuild it with `toolcache build`")
+                return None
+            handles = await page.evaluate(_HANDLES_JS)
+            # one broken selector: its closest MAX_CANDIDATES replacements; several: the product of each one's
+            # closest few, at most about MAX_CANDIDATES trials in all
+            per = MAX_CANDIDATES if len(broken) == 1 else max(2, int(MAX_CANDIDATES ** (1 / len(broken))))
+            options = [_candidates(b, handles)[:per] for b in broken]
+            tried = 0
+            chosen: dict[str, str] | None = None
+            for combo in itertools.islice(itertools.product(*options), MAX_CANDIDATES * 2):
+                tried += 1
+                trial = dict(zip(broken, combo, strict=True))
+                if await self._verify(page, url, _apply(tool, trial), args, expected, pre_only=tool.is_write) is None:
+                    chosen = trial
+                    break
+            if chosen is None:
+                report.candidates_tried[tool.name] = tried
+                report.failed[tool.name] = (f"no replacement for {', '.join(map(repr, broken))} on {url} passes the "
+                                            "tool's checks")  # fmt: skip
+                return None
+            report.candidates_tried[tool.name] = tried
+            report.changes[tool.name] = chosen
+            return _apply(tool, chosen).model_copy(update={"version": tool.version + 1})
+
+
+def _apply(tool: ToolManifest, swaps: dict[str, str]) -> ToolManifest:
+    bodies = {"pre_check": tool.pre_check, "execute": tool.execute, "post_check": tool.post_check}
+    for old, new in swaps.items():
+        bodies = {k: replace_literal(v, old, new) for k, v in bodies.items()}
+    return tool.model_copy(update=bodies)
+
+
+def _plan_tools(source: str, names: set[str]) -> set[str]:
+    """The tools a plan's source calls (every call of a bare name that is a tool); all of them if it does not parse."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return set(names)
+    return {n.func.id for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in names}
+
+
+def rekey_plans(cache: ToolCache, old_fingerprint: str, changed: set[str]) -> tuple[int, int]:
+    """Keep the plan-cache entries of ``old_fingerprint`` that call no tool of ``changed`` under the cache's new
+    fingerprint, drop the others; returns ``(kept, dropped)``. Entries of other fingerprints stay as they are."""
+    new = cache.fingerprint()
+    kept = dropped = 0
+    plans: dict[str, Any] = {}
+    for key, raw in cache.plans.items():
+        if not key.startswith(old_fingerprint + ":"):
+            plans[key] = raw
+            continue
+        source = raw.get("source") if isinstance(raw, dict) else None
+        if not isinstance(source, str) or _plan_tools(source, set(cache.tools)) & changed:
+            dropped += 1
+            continue
+        kept += 1
+        if isinstance(raw, dict) and raw.get("cache_fingerprint") == old_fingerprint:
+            raw = {**raw, "cache_fingerprint": new}
+        plans[new + key[len(old_fingerprint):]] = raw
+    cache.plans = plans
+    return kept, dropped
+
+
+async def heal_cache(cache_dir: str | Path, base_url: str, *, pool: BrowserPool | None = None,
+                     tools: list[str] | None = None) -> HealReport:  # fmt: skip
+    """Heal the suspect tools of the cache at ``cache_dir`` (or only ``tools``) against the site at ``base_url``."""
+    t0 = time.perf_counter()
+    cache = ToolCache.load(cache_dir)
+    store = SuspectStore(cache_dir)
+    suspects = store.suspects()
+    report = HealReport(cache=str(cache_dir), site=base_url, revision=cache.info.revision)
+    names = sorted(suspects if tools is None else [t for t in tools if t in suspects])
+    unknown = [n for n in (tools or []) if n not in cache.tools]
+    if unknown:
+        raise ConfigError(f"no tool named {', '.join(map(repr, unknown))} in {cache_dir}")
+    report.suspects = names
+    if not names:
+        report.time_s = time.perf_counter() - t0
+        return report
+    if pool is None:
+        async with BrowserPool.from_spec() as own:
+            return await _heal(cache, store, names, suspects, base_url, own, report, t0)
+    return await _heal(cache, store, names, suspects, base_url, pool, report, t0)
+
+
+async def _heal(cache: ToolCache, store: SuspectStore, names: list[str], suspects: dict[str, Any], base_url: str,
+                pool: BrowserPool, report: HealReport, t0: float) -> HealReport:  # fmt: skip
+    pool.allow_site(base_url)
+    healer = _Healer(pool, base_url)
+    old_fingerprint = cache.fingerprint()
+    changed: set[str] = set()
+    for name in names:
+        if name not in cache.tools:
+            report.failed[name] = "the cache has no such tool any more"
+            continue
+        new = await healer.heal(cache.tools[name], suspects[name], report)
+        if new is None:
+            continue
+        report.healed.append(name)
+        if new != cache.tools[name]:
+            cache.add_tool(new)
+            changed.add(name)
+    if changed:
+        report.plans_kept, report.plans_dropped = rekey_plans(cache, old_fingerprint, changed)
+        cache.info.revision += 1
+        cache.save()
+    if report.healed:
+        store.clear(report.healed)
+    report.revision = cache.info.revision
+    report.time_s = time.perf_counter() - t0
+    return report
+
+
+def heal_sync(cache_dir: str | Path, base_url: str, *, tools: list[str] | None = None) -> HealReport:
+    """:func:`heal_cache` for the command line."""
+    return asyncio.run(heal_cache(cache_dir, base_url, tools=tools))
+
+
+def render(report: HealReport) -> str:
+    """A few lines for people."""
+    lines = [f"toolcache heal {report.cache} against {report.site}: {len(report.suspects)} suspect(s), "
+             f"{len(report.healed)} healed, {len(report.failed)} not ({report.time_s:.1f} s)"]  # fmt: skip
+    for name in report.healed:
+        swaps = report.changes.get(name) or {}
+        what = "; ".join(f"{json.dumps(o)} -> {json.dumps(n)}" for o, n in swaps.items()) or "passes again, unchanged"
+        lines.append(f"  healed {name}: {what}")
+    for name, why in report.failed.items():
+        lines.append(f"  not healed {name}: {why}")
+    if report.plans_kept or report.plans_dropped:
+        lines.append(f"  plan cache: {report.plans_kept} kept, {report.plans_dropped} dropped (they used a changed tool)")
+    return "\n".join(lines)
