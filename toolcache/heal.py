@@ -201,9 +201,9 @@ class _Healer:
     async def _open(self, page: Any, url: str) -> None:
         await page.goto(url, wait_until="domcontentloaded", timeout=15_000)
         try:  # let the page's scripts draw what the tool reads
-            await page.wait_for_load_state("networkidle", timeout=3_000)
-        except Exception:  # a page that keeps polling: go on with what is drawn
-            log.debug("no network idle on %s", url)
+            await page.wait_for_load_state("load", timeout=5_000)
+        except Exception:  # a page still loading an image: go on with what is drawn
+            log.debug("no load event on %s", url)
 
     async def _verify(self, page: Any, url: str, tool: ToolManifest, args: dict[str, Any], expected: Any,
                       *, pre_only: bool) -> str | None:  # fmt: skip

@@ -20,6 +20,7 @@ from agentjit.exceptions import ToolCallFailed
 from agentjit.llm.base import Message
 from agentjit.llm.function import FunctionModel
 from agentjit.runtime import Runtime
+from agentjit.runtime.healing import FallbackAnswer
 from toolcache.cli import main as toolcache_main
 from toolcache.heal import heal_cache
 
@@ -124,3 +125,64 @@ def test_heal_cli_without_suspects_says_so(tmp_path, food_site, capsys) -> None:
     assert toolcache_main(["heal", "--cache", str(cache_dir), "--site", food_site.url, "--json"]) == 0
     out: dict[str, Any] = json.loads(capsys.readouterr().out)
     assert out["healed"] == [] and out["failed"] == {} and out["suspects"] == []
+
+
+WRITE_PLAN = """
+store = await goto_store(name="Taqueria El Sol")
+added = await add_to_cart(item_name="Horchata")
+result = added.success
+"""
+
+
+class CountingFallback:
+    """Stands in for the agent where a test needs to know whether the runtime asked it at all: it does the
+    WRITE with the food cache's own (intact) tool on the plan's page, and counts its calls."""
+
+    def __init__(self) -> None:
+        self.calls: list[str] = []
+        self.intact = ToolCache.load(CACHE_DIR)
+
+    async def __call__(self, page: Any, tool: Any, args: dict[str, Any], suspect: Any) -> FallbackAnswer:
+        from agentjit.runtime import call_tool
+
+        self.calls.append(tool.name)
+        outcome = await call_tool(page, self.intact.tool(tool.name), args)
+        assert outcome.ok, outcome
+        return FallbackAnswer(output=outcome.output, model_calls=1, time_s=outcome.timings["total"])
+
+
+async def test_write_that_may_have_reached_the_site_is_not_retried(tmp_path, browser_pool, food_site) -> None:
+    # the cart count is read after the add's request went out: the write reached the site, then the tool broke
+    cache_dir = broken_copy(tmp_path, "add_to_cart", "data-testid=cart-count", "data-testid=basket-count")
+    fallback = CountingFallback()
+    runtime = Runtime(ToolCache.load(cache_dir), food_site.url, pool=browser_pool, record_suspects=True,
+                      tool_timeout_ms=TIMEOUT_MS, fallback=fallback)  # fmt: skip
+    with pytest.raises(ToolCallFailed) as info:
+        await runtime.run(WRITE_PLAN)
+    suspect = info.value.suspect  # type: ignore[attr-defined]
+    assert suspect.tool == "add_to_cart" and suspect.phase == "execute" and suspect.write_sent is True
+    assert fallback.calls == []
+    assert [line["item_name"] for line in food_site.state()["cart"]] == ["Horchata"]  # sent once, never again
+    assert SuspectStore(cache_dir).suspects()["add_to_cart"]["write_sent"] is True
+
+
+async def test_write_that_failed_before_sending_falls_back_once(tmp_path, browser_pool, food_site) -> None:
+    # the pre_check looks for a heading the site renamed: execute never ran, nothing reached the site
+    cache_dir = broken_copy(tmp_path, "add_to_cart", "data-testid=full-menu-heading", "data-testid=menu-title")
+    fallback = CountingFallback()
+    runtime = Runtime(ToolCache.load(cache_dir), food_site.url, pool=browser_pool, tool_timeout_ms=TIMEOUT_MS,
+                      fallback=fallback)  # fmt: skip
+    result = await runtime.run(WRITE_PLAN)
+    assert result.value is True and fallback.calls == ["add_to_cart"]
+    assert [s["write_sent"] for s in result.suspects] == [False]
+    assert [f["tool"] for f in result.fallbacks] == ["add_to_cart"] and len(result.writes) == 1
+    assert [line["item_name"] for line in food_site.state()["cart"]] == ["Horchata"]
+
+
+async def test_a_plan_error_is_not_a_suspect(tmp_path, browser_pool, food_site, food_cache) -> None:
+    fallback = CountingFallback()
+    runtime = Runtime(food_cache, food_site.url, pool=browser_pool, tool_timeout_ms=TIMEOUT_MS, fallback=fallback)
+    plan = 'store = await goto_store(name="Taqueria El Sol")\nresult = await get_item_details(item_name="Lasagna")'
+    with pytest.raises(ToolCallFailed, match="Lasagna") as info:
+        await runtime.run(plan)
+    assert info.value.suspect is None and fallback.calls == []  # type: ignore[attr-defined]
