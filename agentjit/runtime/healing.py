@@ -18,7 +18,7 @@ failed, the DOM's hash and where the DOM was kept). A suspect READ may then be
 answered by a :data:`ToolFallback` (the stepwise agent, :func:`agentjit.agent.agent_tool_fallback`),
 its answer checked against the tool's output schema. A suspect WRITE falls back
 only when it is known not to have reached the site: it failed before
-``execute`` (:data:`~agentjit.runtime.effects.NOT_SENT_PHASES`), or ``execute``
+``execute`` (:data:`NOT_SENT_PHASES`), or ``execute``
 threw while the page sent no state-changing request and loaded no document
 (:class:`RequestWatch`). Anything else could duplicate the write: the call
 fails as before.
@@ -36,7 +36,6 @@ from pydantic import BaseModel, Field
 from agentjit.protocol.manifest import ToolManifest
 
 from .browser import READ_METHODS
-from .effects import NOT_SENT_PHASES
 from .invoke import CallOutcome
 
 __all__ = ["Suspect", "FallbackAnswer", "ToolFallback", "Verdict", "classify", "RequestWatch", "write_not_sent"]
@@ -45,6 +44,10 @@ Verdict = Literal["suspect", "plan_error", "site"]
 
 #: Failure phases that say the tool no longer fits the page when the abstract state says it should.
 _SUSPECT_PHASES = frozenset({"pre_check", "execute", "post_check", "output", "navigation"})
+
+NOT_SENT_PHASES: frozenset[str] = frozenset({"precondition", "pre_check"})
+"""Failure phases before ``execute`` ran. The effect log's own set (:data:`agentjit.runtime.effects.NOT_SENT_PHASES`),
+not imported from there: the effect log names the interpreter, which imports this module (a test holds the two equal)."""
 
 QUIET_S = 0.3
 """How long a failed WRITE's page is watched after the call for a request the tool's click started late."""

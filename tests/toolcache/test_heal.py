@@ -186,3 +186,9 @@ async def test_a_plan_error_is_not_a_suspect(tmp_path, browser_pool, food_site, 
     with pytest.raises(ToolCallFailed, match="Lasagna") as info:
         await runtime.run(plan)
     assert info.value.suspect is None and fallback.calls == []  # type: ignore[attr-defined]
+
+
+def test_not_sent_phases_are_the_effect_logs() -> None:
+    from agentjit.runtime import effects, healing
+
+    assert healing.NOT_SENT_PHASES == effects.NOT_SENT_PHASES
