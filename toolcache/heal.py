@@ -61,7 +61,7 @@ log = logging.getLogger(__name__)
 
 MAX_CANDIDATES = 40
 """Replacement selectors tried per broken selector, closest first."""
-CANDIDATE_TIMEOUT_MS = 400
+CANDIDATE_TIMEOUT_MS = 250
 """How long one candidate's checks may poll (a wrong selector fails them quickly)."""
 MIN_AGREEMENT = 0.5
 
@@ -197,6 +197,7 @@ class _Healer:
     def __init__(self, pool: BrowserPool, base_url: str) -> None:
         self.pool = pool
         self.base_url = base_url
+        self._dirty = True
 
     async def _open(self, page: Any, url: str) -> None:
         await page.goto(url, wait_until="domcontentloaded", timeout=15_000)
@@ -207,14 +208,18 @@ class _Healer:
 
     async def _verify(self, page: Any, url: str, tool: ToolManifest, args: dict[str, Any], expected: Any,
                       *, pre_only: bool) -> str | None:  # fmt: skip
-        """None when ``tool`` passes on a fresh load of ``url``, else why not."""
-        await self._open(page, url)
+        """None when ``tool`` passes on ``url`` (loaded fresh unless only pre_checks ran since), else why not."""
+        if self._dirty or page.url != url:
+            await self._open(page, url)
+            self._dirty = False
+        timeout = CANDIDATE_TIMEOUT_MS
         if pre_only:
             probe = tool.model_copy(update={"execute": "return {};", "post_check": "return true;", "navigates": False,
                                             "output_schema": {"type": "object"}})  # fmt: skip
-            outcome = await call_tool(page, probe, args, timeout_ms=CANDIDATE_TIMEOUT_MS, validate=False)
+            outcome = await call_tool(page, probe, args, timeout_ms=timeout, validate=False)
             return None if outcome.ok else f"{outcome.phase}: {outcome.reason}"
-        outcome = await call_tool(page, tool, args, timeout_ms=CANDIDATE_TIMEOUT_MS, validate=False)
+        outcome = await call_tool(page, tool, args, timeout_ms=timeout, validate=False)
+        self._dirty = outcome.phase != "pre_check"  # a pre_check changes nothing; anything after it may have
         if not outcome.ok:
             return f"{outcome.phase}: {outcome.reason}"
         output = outcome.output if outcome.output is not None else {}
@@ -235,6 +240,7 @@ class _Healer:
         expected = evidence.get("fallback_output")
         async with self.pool.page() as page:
             await self._open(page, url)
+            self._dirty = False
             bodies = {"pre_check": tool.pre_check, "execute": tool.execute, "post_check": tool.post_check}
             literals = [s for body in bodies.values() for s in selector_literals(body) if _selectorish(s)]
             literals = list(dict.fromkeys(literals))

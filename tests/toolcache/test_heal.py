@@ -15,6 +15,7 @@ import pytest
 from agentjit.agent import agent_tool_fallback
 from agentjit.bench.food import CACHE_DIR
 from agentjit.bench.food.data import BY_SLUG, dollars
+from agentjit.bench.redesign import RedesignProxy
 from agentjit.cache import SuspectStore, ToolCache
 from agentjit.exceptions import ToolCallFailed
 from agentjit.llm.base import Message
@@ -192,3 +193,24 @@ def test_not_sent_phases_are_the_effect_logs() -> None:
     from agentjit.runtime import effects, healing
 
     assert healing.NOT_SENT_PHASES == effects.NOT_SENT_PHASES
+
+
+async def test_a_redesigned_site_heals(tmp_path, browser_pool, food_site) -> None:
+    """The site changes, not the cache: the proxy renames the store header everywhere (the app's own scripts too)."""
+    cache_dir = tmp_path / "cache"
+    shutil.copytree(CACHE_DIR, cache_dir)
+    model = store_details_model()
+    with RedesignProxy(food_site.url, seed=7, only={"store-header"}) as proxy:
+        runtime = Runtime(ToolCache.load(cache_dir), proxy.url, pool=browser_pool, record_suspects=True,
+                          tool_timeout_ms=TIMEOUT_MS, fallback=agent_tool_fallback(model))  # fmt: skip
+        first = await runtime.run(PLAN)
+        assert first.value == EXPECTED and [f["tool"] for f in first.fallbacks] == ["get_store_details"]
+        report = await heal_cache(cache_dir, proxy.url, pool=browser_pool)
+        renamed = proxy.redesign.new_name("store-header")
+        assert report.healed == ["get_store_details"]
+        assert report.changes["get_store_details"] == {"[data-testid=store-header]": f'[data-testid="{renamed}"]'}
+        runtime = Runtime(ToolCache.load(cache_dir), proxy.url, pool=browser_pool, record_suspects=True,
+                          tool_timeout_ms=TIMEOUT_MS, fallback=agent_tool_fallback(model))  # fmt: skip
+        calls = len(model.calls)
+        second = await runtime.run(PLAN)
+        assert second.value == EXPECTED and second.fallbacks == [] and len(model.calls) == calls
