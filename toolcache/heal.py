@@ -52,10 +52,11 @@ from agentjit.protocol.manifest import ToolManifest
 from agentjit.protocol.schema import validate_output
 from agentjit.protocol.urls import site_url
 from agentjit.runtime import BrowserPool, call_tool
+from agentjit.runtime.healing import LITERAL, missing_selectors, selector_literals
 
 from .literal import css_attr, css_ident, js
 
-__all__ = ["HealReport", "heal_cache", "selector_literals", "replace_literal"]
+__all__ = ["HealReport", "heal_cache", "replace_literal", "rekey_plans"]
 
 log = logging.getLogger(__name__)
 
@@ -65,7 +66,6 @@ CANDIDATE_TIMEOUT_MS = 250
 """How long one candidate's checks may poll (a wrong selector fails them quickly)."""
 MIN_AGREEMENT = 0.5
 
-_LITERAL = re.compile(r"""'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*\"""")
 
 #: Every selector-ish handle on the page: ids, classes and the attributes sites key elements by.
 _HANDLES_JS = r"""
@@ -85,10 +85,6 @@ _HANDLES_JS = r"""
 }
 """
 
-#: For each selector: -1 when it does not parse, else how many elements it matches.
-_COUNT_JS = r"""
-(sels) => sels.map((s) => { try { return document.querySelectorAll(s).length; } catch (e) { return -1; } })
-"""
 
 
 @dataclass
@@ -112,20 +108,6 @@ class HealReport:
         return data
 
 
-def selector_literals(source: str) -> list[str]:
-    """The JavaScript string literals of ``source``, decoded, in order (duplicates kept once)."""
-    out: list[str] = []
-    for m in _LITERAL.finditer(source):
-        token = m.group(0)
-        try:
-            value = ast.literal_eval(token)  # JS and Python agree on simple quoted strings and their escapes
-        except (ValueError, SyntaxError):
-            continue
-        if isinstance(value, str) and value not in out:
-            out.append(value)
-    return out
-
-
 def replace_literal(source: str, old: str, new: str) -> str:
     """``source`` with every string literal whose value is ``old`` written as the literal of ``new``."""
 
@@ -136,11 +118,7 @@ def replace_literal(source: str, old: str, new: str) -> str:
             return m.group(0)
         return js(new) if value == old else m.group(0)
 
-    return _LITERAL.sub(swap, source)
-
-
-def _selectorish(text: str) -> bool:
-    return bool(text) and len(text) <= 200 and any(c in text for c in "[#.") and not text.rstrip().endswith(".")
+    return LITERAL.sub(swap, source)
 
 
 def _candidates(broken: str, handles: list[list[str]]) -> list[str]:
@@ -242,10 +220,9 @@ class _Healer:
             await self._open(page, url)
             self._dirty = False
             bodies = {"pre_check": tool.pre_check, "execute": tool.execute, "post_check": tool.post_check}
-            literals = [s for body in bodies.values() for s in selector_literals(body) if _selectorish(s)]
-            literals = list(dict.fromkeys(literals))
-            counts = await page.evaluate(_COUNT_JS, literals) if literals else []
-            broken = [s for s, n in zip(literals, counts, strict=True) if n == 0]
+            broken: list[str] = []
+            for body in bodies.values():
+                broken += [s for s in await missing_selectors(page, body) if s not in broken]
             if not broken:
                 problem = await self._verify(page, url, tool, args, expected, pre_only=tool.is_write)
                 if problem is None:
@@ -258,26 +235,45 @@ class _Healer:
                                             "(verifying it would send the write): rebuild it with `toolcache build`")
                 return None
             handles = await page.evaluate(_HANDLES_JS)
-            # one broken selector: its closest MAX_CANDIDATES replacements; several: the product of each one's
-            # closest few, at most about MAX_CANDIDATES trials in all
-            per = MAX_CANDIDATES if len(broken) == 1 else max(2, int(MAX_CANDIDATES ** (1 / len(broken))))
-            options = [_candidates(b, handles)[:per] for b in broken]
+            # the pre_check's selectors first, checked by the pre_check alone (it passes on the right page and
+            # changes nothing); then the others, checked by a whole run of the tool
+            in_pre = [b for b in broken if b in selector_literals(tool.pre_check)]
+            rest = [b for b in broken if b not in in_pre]
+            groups = [(in_pre, tool.is_write or bool(rest)), (rest, tool.is_write)]  # the last group: a whole run
+            chosen: dict[str, str] = {}
             tried = 0
-            chosen: dict[str, str] | None = None
-            for combo in itertools.islice(itertools.product(*options), MAX_CANDIDATES * 2):
-                tried += 1
-                trial = dict(zip(broken, combo, strict=True))
-                if await self._verify(page, url, _apply(tool, trial), args, expected, pre_only=tool.is_write) is None:
-                    chosen = trial
-                    break
-            if chosen is None:
-                report.candidates_tried[tool.name] = tried
-                report.failed[tool.name] = (f"no replacement for {', '.join(map(repr, broken))} on {url} passes the "
-                                            "tool's checks")  # fmt: skip
-                return None
+            for group, pre_only in groups:
+                if not group:
+                    continue
+                found, n = await self._search(page, url, tool, args, expected, handles, group, chosen, pre_only=pre_only)
+                tried += n
+                if found is None:
+                    report.candidates_tried[tool.name] = tried
+                    report.failed[tool.name] = (f"no replacement for {', '.join(map(repr, group))} on {url} passes the "
+                                                "tool's checks")  # fmt: skip
+                    return None
+                chosen.update(found)
             report.candidates_tried[tool.name] = tried
             report.changes[tool.name] = chosen
             return _apply(tool, chosen).model_copy(update={"version": tool.version + 1})
+
+    async def _search(self, page: Any, url: str, tool: ToolManifest, args: dict[str, Any], expected: Any,
+                      handles: list[list[str]], group: list[str], chosen: dict[str, str],
+                      *, pre_only: bool) -> tuple[dict[str, str] | None, int]:  # fmt: skip
+        """Replacements for the selectors of ``group`` (with ``chosen`` already applied) that pass; and the trials.
+
+        One selector: its closest MAX_CANDIDATES replacements; several: the product of each one's closest few,
+        at most about MAX_CANDIDATES trials in all.
+        """
+        per = MAX_CANDIDATES if len(group) == 1 else max(2, int(MAX_CANDIDATES ** (1 / len(group))))
+        options = [_candidates(b, handles)[:per] for b in group]
+        tried = 0
+        for combo in itertools.islice(itertools.product(*options), MAX_CANDIDATES * 2):
+            tried += 1
+            trial = {**chosen, **dict(zip(group, combo, strict=True))}
+            if await self._verify(page, url, _apply(tool, trial), args, expected, pre_only=pre_only) is None:
+                return dict(zip(group, combo, strict=True)), tried
+        return None, tried
 
 
 def _apply(tool: ToolManifest, swaps: dict[str, str]) -> ToolManifest:

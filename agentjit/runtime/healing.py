@@ -26,7 +26,9 @@ fails as before.
 
 from __future__ import annotations
 
+import ast
 import asyncio
+import re
 import time
 from collections.abc import Awaitable, Callable
 from typing import Any, Literal
@@ -38,7 +40,10 @@ from agentjit.protocol.manifest import ToolManifest
 from .browser import READ_METHODS
 from .invoke import CallOutcome
 
-__all__ = ["Suspect", "FallbackAnswer", "ToolFallback", "Verdict", "classify", "RequestWatch", "write_not_sent"]
+__all__ = [
+    "Suspect", "FallbackAnswer", "ToolFallback", "Verdict", "classify", "RequestWatch", "write_not_sent",
+    "LITERAL", "selector_literals", "selectorish", "missing_selectors",
+]  # fmt: skip
 
 Verdict = Literal["suspect", "plan_error", "site"]
 
@@ -51,6 +56,45 @@ not imported from there: the effect log names the interpreter, which imports thi
 
 QUIET_S = 0.3
 """How long a failed WRITE's page is watched after the call for a request the tool's click started late."""
+
+
+LITERAL = re.compile(r"""'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*\"""")
+"""A JavaScript string literal in single or double quotes (no template literals)."""
+
+#: For each selector: -1 when it does not parse, else how many elements it matches.
+_COUNT_JS = r"""
+(sels) => sels.map((s) => { try { return document.querySelectorAll(s).length; } catch (e) { return -1; } })
+"""
+
+
+def selector_literals(source: str) -> list[str]:
+    """The JavaScript string literals of ``source``, decoded, in order (duplicates kept once)."""
+    out: list[str] = []
+    for m in LITERAL.finditer(source):
+        try:
+            value = ast.literal_eval(m.group(0))  # JS and Python agree on simple quoted strings and their escapes
+        except (ValueError, SyntaxError):
+            continue
+        if isinstance(value, str) and value not in out:
+            out.append(value)
+    return out
+
+
+def selectorish(text: str) -> bool:
+    """Whether a string literal looks like a CSS selector (an id, a class or an attribute in it), not a message."""
+    return bool(text) and len(text) <= 200 and any(c in text for c in "[#.") and not text.rstrip().endswith(".")
+
+
+async def missing_selectors(page: Any, source: str) -> list[str]:
+    """The selectors written in ``source`` (a tool body) that parse and match nothing on ``page`` now."""
+    literals = [s for s in selector_literals(source) if selectorish(s)]
+    if not literals:
+        return []
+    try:
+        counts = await page.evaluate(_COUNT_JS, literals)
+    except Exception:  # a page mid-navigation: no evidence either way
+        return []
+    return [s for s, n in zip(literals, counts, strict=True) if n == 0]
 
 
 class Suspect(BaseModel):

@@ -55,7 +55,15 @@ from agentjit.protocol.manifest import ToolManifest
 from agentjit.protocol.schema import to_plain, validate_inputs, validate_output
 from agentjit.protocol.trace import StepEvent, TraceWriter
 
-from .healing import FallbackAnswer, RequestWatch, Suspect, ToolFallback, classify, write_not_sent
+from .healing import (
+    FallbackAnswer,
+    RequestWatch,
+    Suspect,
+    ToolFallback,
+    classify,
+    missing_selectors,
+    write_not_sent,
+)
 from .invoke import CallOutcome, call_tool
 from .vm import PlanVM, open_vm
 
@@ -392,8 +400,12 @@ class PlanRun:
         else:
             outcome = await perform()
         suspect = None
-        if not outcome.ok and classify(tool, outcome, args) == "suspect":
-            suspect = await self._suspect(tool, args, outcome, state_before, watch)
+        if not outcome.ok:
+            verdict = classify(tool, outcome, args)
+            if verdict == "plan_error" and outcome.phase == "execute" and await missing_selectors(self.page, tool.execute):
+                verdict = "suspect"  # "no section 'x'" on a page where the tool's own elements are gone: the tool broke
+            if verdict == "suspect":
+                suspect = await self._suspect(tool, args, outcome, state_before, watch)
         await self._record_outcome(tool, args, outcome, suspect=suspect)
         if not outcome.ok:
             if suspect is not None and self.fallback is not None and not suspect.write_sent:
