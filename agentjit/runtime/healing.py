@@ -42,7 +42,7 @@ from .invoke import CallOutcome
 
 __all__ = [
     "Suspect", "FallbackAnswer", "ToolFallback", "Verdict", "classify", "RequestWatch", "write_not_sent",
-    "LITERAL", "selector_literals", "selectorish", "missing_selectors",
+    "LITERAL", "selector_literals", "selectorish", "missing_selectors", "document_selectors",
 ]  # fmt: skip
 
 Verdict = Literal["suspect", "plan_error", "site"]
@@ -85,9 +85,24 @@ def selectorish(text: str) -> bool:
     return bool(text) and len(text) <= 200 and any(c in text for c in "[#.") and not text.rstrip().endswith(".")
 
 
-async def missing_selectors(page: Any, source: str) -> list[str]:
-    """The selectors written in ``source`` (a tool body) that parse and match nothing on ``page`` now."""
-    literals = [s for s in selector_literals(source) if selectorish(s)]
+_DOCUMENT_QUERY = re.compile(r"(?:\bdocument\.querySelector(?:All)?|(?<![\w.$])__q)\(\s*(" + LITERAL.pattern + ")")
+
+
+def document_selectors(source: str) -> list[str]:
+    """The selectors ``source`` looks up in the whole document (``document.querySelector('...')``, the builder's
+    ``__q('...')``): elements that must be on the page whenever the tool runs, unlike those it looks up inside
+    an element it opened (a dialog's fields)."""
+    out: list[str] = []
+    for m in _DOCUMENT_QUERY.finditer(source):
+        out += [s for s in selector_literals(m.group(1)) if s not in out]
+    return out
+
+
+async def missing_selectors(page: Any, source: str, *, document_only: bool = False) -> list[str]:
+    """The selectors written in ``source`` (a tool body) that parse and match nothing on ``page`` now; with
+    ``document_only``, only those it looks up in the whole document (:func:`document_selectors`)."""
+    found = document_selectors(source) if document_only else selector_literals(source)
+    literals = [s for s in found if selectorish(s)]
     if not literals:
         return []
     try:

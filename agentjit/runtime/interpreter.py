@@ -402,8 +402,10 @@ class PlanRun:
         suspect = None
         if not outcome.ok:
             verdict = classify(tool, outcome, args)
-            if verdict == "plan_error" and outcome.phase == "execute" and await missing_selectors(self.page, tool.execute):
-                verdict = "suspect"  # "no section 'x'" on a page where the tool's own elements are gone: the tool broke
+            if verdict == "plan_error" and outcome.phase == "execute":
+                # "no section 'x'" on a page where the elements the tool looks up are gone: the tool broke
+                if await missing_selectors(self.page, tool.execute, document_only=True):
+                    verdict = "suspect"
             if verdict == "suspect":
                 suspect = await self._suspect(tool, args, outcome, state_before, watch)
         await self._record_outcome(tool, args, outcome, suspect=suspect)
