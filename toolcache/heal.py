@@ -47,7 +47,7 @@ from pathlib import Path
 from typing import Any
 
 from agentjit.cache import SuspectStore, ToolCache
-from agentjit.exceptions import ConfigError
+from agentjit.exceptions import ConfigError, SiteUnreachable
 from agentjit.protocol.manifest import ToolManifest
 from agentjit.protocol.schema import validate_output
 from agentjit.protocol.urls import site_url
@@ -178,7 +178,10 @@ class _Healer:
         self._dirty = True
 
     async def _open(self, page: Any, url: str) -> None:
-        await page.goto(url, wait_until="domcontentloaded", timeout=15_000)
+        try:
+            await page.goto(url, wait_until="domcontentloaded", timeout=15_000)
+        except Exception as exc:
+            raise SiteUnreachable(f"cannot open {url}: {str(exc).splitlines()[0]}") from exc
         try:  # let the page's scripts draw what the tool reads
             await page.wait_for_load_state("load", timeout=5_000)
         except Exception:  # a page still loading an image: go on with what is drawn
