@@ -50,8 +50,9 @@ from agentjit.cache import SuspectStore, ToolCache
 from agentjit.exceptions import ConfigError, SiteUnreachable
 from agentjit.protocol.manifest import ToolManifest
 from agentjit.protocol.schema import validate_output
-from agentjit.protocol.urls import site_url
+from agentjit.protocol.urls import OffSiteURL, site_url
 from agentjit.runtime import BrowserPool, call_tool
+from agentjit.runtime.healing import COUNT_JS as _COUNT_JS
 from agentjit.runtime.healing import LITERAL, missing_selectors, selector_literals
 
 from .literal import css_attr, css_ident, js
@@ -121,16 +122,62 @@ def replace_literal(source: str, old: str, new: str) -> str:
     return LITERAL.sub(swap, source)
 
 
+#: What the elements an old selector matched on the tool's last good page are called now: the page's elements
+#: with the same tag and text (or name/type) as one of them, each handle with how many of them it covers.
+_MAPPED_JS = r"""
+([oldHtml, sels]) => {
+  const old = new DOMParser().parseFromString(oldHtml, 'text/html');
+  const norm = (t) => (t || '').replace(/\s+/g, ' ').trim().slice(0, 160);
+  const sig = (el) => [el.tagName, norm(el.textContent), el.getAttribute('name') || '', el.getAttribute('type') || ''].join('|');
+  const keep = /^(data-[\w-]+|name|role|aria-label|type|for|title|placeholder)$/;
+  const here = [...document.querySelectorAll('body *')];
+  const sigs = here.map(sig);
+  return sels.map((sel) => {
+    let olds;
+    try { olds = [...old.querySelectorAll(sel)]; } catch (e) { return {count: 0, handles: []}; }
+    const want = new Set(olds.map(sig));
+    const score = new Map();
+    here.forEach((el, i) => {
+      if (!want.has(sigs[i])) return;
+      const hs = [];
+      if (el.id) hs.push(['id', '', el.id]);
+      for (const c of el.classList) hs.push(['class', '', c]);
+      for (const a of el.attributes) if (keep.test(a.name) && a.value.length <= 80) hs.push(['attr', a.name, a.value]);
+      for (const h of hs) { const k = JSON.stringify(h); score.set(k, (score.get(k) || 0) + 1); }
+    });
+    return {count: olds.length, handles: [...score.entries()].map(([k, n]) => [...JSON.parse(k), n])};
+  });
+}
+"""
+
+
+def _handle_selector(kind: str, name: str, value: str) -> str:
+    if kind == "id":
+        return "#" + css_ident(value)
+    if kind == "class":
+        return "." + css_ident(value)
+    return css_attr(name, value)
+
+
+def _kind(selector: str) -> str:
+    """``#`` for an id, ``.`` for a class, the attribute's name for ``[name=...]``, else ``""``."""
+    if selector[:1] in "#.":
+        return selector[0]
+    m = re.match(r"\[([\w-]+)", selector)
+    return m.group(1) if m else ""
+
+
+def _kind_rank(broken: str, candidate: str) -> int:
+    """0 for a candidate of the broken selector's own kind (a renamed ``data-testid`` is a ``data-testid``), 1 for
+    an id or a class, 2 for another attribute (often the site's data, ``data-category="Mexican"``, true of one
+    item only)."""
+    kind = _kind(candidate)
+    return 0 if kind == _kind(broken) else 1 if kind in ("#", ".") else 2
+
+
 def _candidates(broken: str, handles: list[list[str]]) -> list[str]:
     """Selectors made of the page's handles, the most like ``broken`` first."""
-    made: set[str] = set()
-    for kind, name, value, _tag in handles:
-        if kind == "id":
-            made.add("#" + css_ident(value))
-        elif kind == "class":
-            made.add("." + css_ident(value))
-        else:
-            made.add(css_attr(name, value))
+    made = {_handle_selector(kind, name, value) for kind, name, value, _tag in handles}
     made.discard(broken)
     return sorted(made, key=lambda s: (-difflib.SequenceMatcher(None, broken, s).ratio(), s))
 
@@ -172,7 +219,8 @@ def _empty(output: Any) -> bool:
 
 
 class _Healer:
-    def __init__(self, pool: BrowserPool, base_url: str) -> None:
+    def __init__(self, pool: BrowserPool, base_url: str, store: SuspectStore | None = None) -> None:
+        self.store = store
         self.pool = pool
         self.base_url = base_url
         self._dirty = True
@@ -238,6 +286,7 @@ class _Healer:
                                             "(verifying it would send the write): rebuild it with `toolcache build`")
                 return None
             handles = await page.evaluate(_HANDLES_JS)
+            mapped = await self._mapped(tool, broken)
             # the pre_check's selectors first, checked by the pre_check alone (it passes on the right page and
             # changes nothing); then the others, checked by a whole run of the tool
             in_pre = [b for b in broken if b in selector_literals(tool.pre_check)]
@@ -248,7 +297,8 @@ class _Healer:
             for group, pre_only in groups:
                 if not group:
                     continue
-                found, n = await self._search(page, url, tool, args, expected, handles, group, chosen, pre_only=pre_only)
+                found, n = await self._search(page, url, tool, args, expected, handles, group, chosen, mapped,
+                                              pre_only=pre_only)  # fmt: skip
                 tried += n
                 if found is None:
                     report.candidates_tried[tool.name] = tried
@@ -260,16 +310,42 @@ class _Healer:
             report.changes[tool.name] = chosen
             return _apply(tool, chosen).model_copy(update={"version": tool.version + 1})
 
+    async def _mapped(self, tool: ToolManifest, broken: list[str]) -> dict[str, list[str]]:
+        """For each broken selector, the selectors that now name what it matched on the tool's last good page
+        (that page's URL loaded fresh on the site), the likeliest first: covering every element it matched,
+        and exactly as many."""
+        good = self.store.good(tool.name) if self.store is not None else None
+        path = self.store.root / "suspects" / f"good-{tool.name}.html" if self.store is not None else None
+        if good is None or path is None or not await asyncio.to_thread(path.is_file):
+            return {}
+        old_html = await asyncio.to_thread(path.read_text, encoding="utf-8")
+        try:
+            url = site_url(self.base_url, good.get("url") or "/")
+        except OffSiteURL:
+            return {}
+        out: dict[str, list[str]] = {}
+        async with self.pool.page() as page:
+            await self._open(page, url)
+            found = await page.evaluate(_MAPPED_JS, [old_html, broken])
+            for sel, got in zip(broken, found, strict=True):
+                made = {_handle_selector(k, n, v): cover for k, n, v, cover in got["handles"]}
+                names = list(made)
+                counts = dict(zip(names, await page.evaluate(_COUNT_JS, names), strict=True)) if names else {}
+                want = got["count"]
+                out[sel] = sorted(names, key=lambda c: (-made[c], counts[c] != want, _kind_rank(sel, c),
+                                                        abs(counts[c] - want), c))  # fmt: skip
+        return out
+
     async def _search(self, page: Any, url: str, tool: ToolManifest, args: dict[str, Any], expected: Any,
                       handles: list[list[str]], group: list[str], chosen: dict[str, str],
-                      *, pre_only: bool) -> tuple[dict[str, str] | None, int]:  # fmt: skip
+                      mapped: dict[str, list[str]], *, pre_only: bool) -> tuple[dict[str, str] | None, int]:  # fmt: skip
         """Replacements for the selectors of ``group`` (with ``chosen`` already applied) that pass; and the trials.
 
         One selector: its closest MAX_CANDIDATES replacements; several: the product of each one's closest few,
         at most about MAX_CANDIDATES trials in all.
         """
         per = MAX_CANDIDATES if len(group) == 1 else max(2, int(MAX_CANDIDATES ** (1 / len(group))))
-        options = [_candidates(b, handles)[:per] for b in group]
+        options = [list(dict.fromkeys(mapped.get(b, []) + _candidates(b, handles)))[:per] for b in group]
         tried = 0
         for combo in itertools.islice(itertools.product(*options), MAX_CANDIDATES * 2):
             tried += 1
@@ -342,7 +418,7 @@ async def heal_cache(cache_dir: str | Path, base_url: str, *, pool: BrowserPool 
 async def _heal(cache: ToolCache, store: SuspectStore, names: list[str], suspects: dict[str, Any], base_url: str,
                 pool: BrowserPool, report: HealReport, t0: float) -> HealReport:  # fmt: skip
     pool.allow_site(base_url)
-    healer = _Healer(pool, base_url)
+    healer = _Healer(pool, base_url, store)
     old_fingerprint = cache.fingerprint()
     changed: set[str] = set()
     for name in names:

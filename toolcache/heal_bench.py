@@ -72,7 +72,8 @@ async def measure(app_name: str = "food", *, seed: int = 7, wrap: float = 0.3, r
             async with BrowserPool.from_spec() as pool:
                 original = ToolCache.load(cache_dir)
                 report["tools"] = len(original.tools)
-                report["original"] = _summary(await _run_all(original, site.url, site, tasks, pool, record=False))
+                # recorded: each tool's good page is kept, for heal to see what its selectors matched
+                report["original"] = _summary(await _run_all(original, site.url, site, tasks, pool, record=True))
                 with RedesignProxy(site.url, seed, wrap=wrap) as proxy:
                     broken: set[str] = set()
                     healed: set[str] = set()

@@ -5,8 +5,10 @@ A cache directory may hold, beside its tools::
     suspects.json               {"format": "agentjit-suspects", "format_version": 1, "revision": N,
                                  "suspects": {"<tool>": {evidence...}}}
     suspects/<sha256>.html      the DOM the tool failed on, by content hash
+    suspects/good-<tool>.html   the DOM before the tool's first successful call (``"good"`` in the file)
 
-``revision`` counts the writes of ``suspects.json`` (a reader can tell a fresh
+The last good page of a tool (``"good": {"<tool>": {"version", "url", "dom_path"}}``) shows
+healing what the tool's selectors matched while they worked. ``revision`` counts the writes of ``suspects.json`` (a reader can tell a fresh
 report from one it has seen). Every file is written atomically, like the rest
 of the cache. ``toolcache heal`` reads the suspects, rebuilds and verifies the
 tools, and clears the ones it healed.
@@ -93,6 +95,22 @@ class SuspectStore:
         data["revision"] += 1
         atomic_write_json(self.file, data)
         return int(data["revision"])
+
+    def good(self, tool: str) -> dict[str, Any] | None:
+        """Where ``tool`` last worked: ``{"version", "url", "dom_path"}``, or None."""
+        entry = self.read().get("good", {}).get(tool)
+        return entry if isinstance(entry, dict) else None
+
+    def save_good(self, tool: str, version: int, url: str | None, html: str) -> None:
+        """Keep ``html``, the page ``tool`` (at ``version``) worked on, replacing an earlier one."""
+        path = self.root / "suspects" / f"good-{tool}.html"
+        atomic_write_text(path, html[:SNAPSHOT_MAX_CHARS])
+        data = self.read()
+        good: dict[str, Any] = data["good"] if isinstance(data.get("good"), dict) else {}
+        good[tool] = {"version": version, "url": url, "dom_path": str(path)}
+        data["good"] = good
+        data["revision"] += 1
+        atomic_write_json(self.file, data)
 
     def clear(self, tools: list[str] | set[str]) -> int:
         """Drop ``tools`` from the report (they were healed); returns the new revision."""

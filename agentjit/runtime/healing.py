@@ -42,7 +42,7 @@ from .invoke import CallOutcome
 
 __all__ = [
     "Suspect", "FallbackAnswer", "ToolFallback", "Verdict", "classify", "RequestWatch", "write_not_sent",
-    "LITERAL", "selector_literals", "selectorish", "missing_selectors", "document_selectors",
+    "LITERAL", "selector_literals", "selectorish", "missing_selectors", "document_selectors", "COUNT_JS",
 ]  # fmt: skip
 
 Verdict = Literal["suspect", "plan_error", "site"]
@@ -62,7 +62,7 @@ LITERAL = re.compile(r"""'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*\"""")
 """A JavaScript string literal in single or double quotes (no template literals)."""
 
 #: For each selector: -1 when it does not parse, else how many elements it matches.
-_COUNT_JS = r"""
+COUNT_JS = r"""
 (sels) => sels.map((s) => { try { return document.querySelectorAll(s).length; } catch (e) { return -1; } })
 """
 
@@ -106,7 +106,7 @@ async def missing_selectors(page: Any, source: str, *, document_only: bool = Fal
     if not literals:
         return []
     try:
-        counts = await page.evaluate(_COUNT_JS, literals)
+        counts = await page.evaluate(COUNT_JS, literals)
     except Exception:  # a page mid-navigation: no evidence either way
         return []
     return [s for s, n in zip(literals, counts, strict=True) if n == 0]

@@ -148,6 +148,10 @@ def _bound_plan_function(name: str, serve: Callable[..., Awaitable[Any]]) -> Cal
     return call
 
 
+_GOOD_SEEN: set[tuple[str, str, int]] = set()
+"""(cache directory, tool, version) whose good page is kept already: asked of the store once per process."""
+
+
 def parse_plan(source: str | Plan, tool_names: set[str] | frozenset[str]) -> ast.Module:
     """Parse plan source (or take the tree of a parsed :class:`Plan`) and apply the sandbox.
 
@@ -391,6 +395,7 @@ class PlanRun:
             return await call_tool(self.page, tool, args, timeout_ms=self.timeout_ms, inputs_checked=True)
 
         state_before = dict(self.state)
+        good_before = await self._good_page(tool)
         watch: RequestWatch | None = None
         if tool.is_write:
             async with RequestWatch(self.page) as watch:
@@ -418,9 +423,27 @@ class PlanRun:
                 raise err
         else:
             output = outcome.output if isinstance(outcome.output, dict) else {}
+            if good_before is not None and self.suspect_store is not None:
+                self.suspect_store.save_good(tool.name, tool.version, outcome.url_before, good_before)
+                _GOOD_SEEN.add((str(self.suspect_store.root), tool.name, tool.version))
         bindings = {**output, **args}
         self.state = algebra.apply(self.state, tool.post, bindings)
         return output
+
+    async def _good_page(self, tool: ToolManifest) -> str | None:
+        """The page before the first call of ``tool`` (at its version) this cache records: kept if the call works,
+        so healing can see what the tool's selectors matched while they worked."""
+        if self.suspect_store is None or (str(self.suspect_store.root), tool.name, tool.version) in _GOOD_SEEN:
+            return None
+        good = self.suspect_store.good(tool.name)
+        if good is not None and good.get("version") == tool.version:
+            _GOOD_SEEN.add((str(self.suspect_store.root), tool.name, tool.version))
+            return None
+        try:
+            html: str = await self.page.content()
+        except Exception:  # a page mid-navigation: another call will keep it
+            return None
+        return html
 
     async def _suspect(self, tool: ToolManifest, args: dict[str, Any], outcome: CallOutcome,
                        state: dict[str, Any], watch: RequestWatch | None) -> Suspect:  # fmt: skip

@@ -87,7 +87,8 @@ async def test_broken_read_falls_back_then_heals(tmp_path, browser_pool, food_si
     assert suspect["tool"] == "get_store_details" and suspect["phase"] == "pre_check"
     assert suspect["url"].endswith("/store/taqueria-el-sol") and suspect["state"] == {"page": "store", "store": "taqueria-el-sol"}
     stored = SuspectStore(cache_dir).read()
-    assert stored["revision"] == 2 and set(stored["suspects"]) == {"get_store_details"}  # the report, the answer
+    # goto_store's good page, the report, the answer
+    assert stored["revision"] == 3 and set(stored["suspects"]) == {"get_store_details"}
     evidence = stored["suspects"]["get_store_details"]
     assert evidence["times"] == 1 and evidence["fallback_output"]["name"] == "Taqueria El Sol"
     assert 'data-testid="store-header"' in read(evidence["dom_path"])  # the page as the tool failed on it
@@ -194,6 +195,10 @@ async def test_a_redesigned_site_heals(tmp_path, browser_pool, food_site) -> Non
     cache_dir = tmp_path / "cache"
     shutil.copytree(CACHE_DIR, cache_dir)
     model = store_details_model()
+    # a run on the site as it was keeps the page each tool worked on: what its selectors matched
+    original = Runtime(ToolCache.load(cache_dir), food_site.url, pool=browser_pool, record_suspects=True)
+    assert (await original.run(PLAN)).value == EXPECTED
+    assert SuspectStore(cache_dir).good("get_store_details")["url"].endswith("/store/taqueria-el-sol")
     with RedesignProxy(food_site.url, seed=7, only={"store-header"}) as proxy:
         runtime = Runtime(ToolCache.load(cache_dir), proxy.url, pool=browser_pool, record_suspects=True,
                           tool_timeout_ms=TIMEOUT_MS, fallback=agent_tool_fallback(model))  # fmt: skip
@@ -203,6 +208,7 @@ async def test_a_redesigned_site_heals(tmp_path, browser_pool, food_site) -> Non
         renamed = proxy.redesign.new_name("store-header")
         assert report.healed == ["get_store_details"]
         assert report.changes["get_store_details"] == {"[data-testid=store-header]": f'[data-testid="{renamed}"]'}
+        assert report.candidates_tried["get_store_details"] == 1  # the element of the good page, found by its text
         runtime = Runtime(ToolCache.load(cache_dir), proxy.url, pool=browser_pool, record_suspects=True,
                           tool_timeout_ms=TIMEOUT_MS, fallback=agent_tool_fallback(model))  # fmt: skip
         calls = len(model.calls)
