@@ -270,7 +270,10 @@ class _Healer:
         async with self.pool.page() as page:
             await self._open(page, url)
             self._dirty = False
-            bodies = {"pre_check": tool.pre_check, "execute": tool.execute, "post_check": tool.post_check}
+            # a navigating tool's post_check runs on the page it lands on: its names cannot be judged here
+            bodies = {"pre_check": tool.pre_check, "execute": tool.execute}
+            if not tool.navigates:
+                bodies["post_check"] = tool.post_check
             broken: list[str] = []
             for body in bodies.values():
                 broken += [s for s in await missing_selectors(page, body) if s not in broken]
