@@ -238,7 +238,13 @@ class Session:
         seed: int = 0,
         scheduler_options: Mapping[str, Any] | None = None,
         planner_options: Mapping[str, Any] | None = None,
+        fallback: Any = None,
+        record_suspects: bool = False,
     ) -> None:
+        self.fallback = fallback
+        """Finishes a call of a tool the site broke (:func:`agentjit.agent.agent_tool_fallback`); issue 21."""
+        self.record_suspects = record_suspects
+        """Write broken tools into the cache's ``suspects.json`` for ``toolcache heal``."""
         self._cache = cache if isinstance(cache, ToolCache) else None
         self._cache_dir = None if isinstance(cache, ToolCache) else Path(cache)
         self._model_source = model
@@ -325,7 +331,7 @@ class Session:
             options: dict[str, Any] = {"limits": self.limits} if self.limits is not None else {}
             runtime = Runtime(
                 self.cache, url, pool=self.pool, trace_dir=self.trace_dir, model=self.model, ai_exec=self.ai_exec,
-                analyse=self.usage, **options,
+                analyse=self.usage, fallback=self.fallback, record_suspects=self.record_suspects, **options,
             )  # fmt: skip
             self._runtimes[url] = runtime
         return runtime

@@ -6,6 +6,7 @@
     toolcache import-browser-use history.json -o traces/imported/ [--site food]
     toolcache build traces/food -o CACHE [--site URL | --app food] [--model M] [--json]
         [--verify-writes recorded|live|none] [--reset-command CMD]
+    toolcache heal --cache CACHE --site URL [--tool NAME] [--json]
 """
 
 from __future__ import annotations
@@ -172,6 +173,19 @@ def _cmd_build(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_heal(args: argparse.Namespace) -> int:
+    from agentjit.cli.output import emit_json
+
+    from .heal import heal_sync, render
+
+    report = heal_sync(args.cache, args.site, tools=args.tool or None)
+    if args.json:
+        emit_json(report.to_json())
+    else:
+        print(render(report))
+    return 1 if report.failed else 0
+
+
 def _check_write_flags(args: argparse.Namespace) -> None:
     """``--verify-writes live`` against a site given by URL needs ``--reset-command``; the command
     makes sense only with it."""
@@ -261,6 +275,14 @@ def _parser() -> argparse.ArgumentParser:
                    help=f"seconds a page may take to answer while verifying before the site counts as down, exit 3 (default {STEP_TIMEOUT_S:g})")
     add_browser_arg(b)
     b.set_defaults(func=_cmd_build)
+
+    h = sub.add_parser("heal", help="rebuild the tools runs found broken (suspects.json), verify them, save a new version")
+    h.add_argument("--cache", required=True, help="the cache directory (its suspects.json lists the broken tools)")
+    h.add_argument("--site", required=True, help="base URL of the live site to heal against (read-only)")
+    h.add_argument("--tool", action="append", default=[], metavar="NAME", help="heal only this suspect (repeatable)")
+    h.add_argument("--json", action="store_true", help="print the heal report as JSON")
+    add_browser_arg(h)
+    h.set_defaults(func=_cmd_heal)
     from agentjit.cli.options import finish_parser
 
     finish_parser(p, sub)

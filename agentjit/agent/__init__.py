@@ -7,6 +7,7 @@ Playwright and records the step in the trace format the runtime and the
 recorder share. WRITE actions go through the run's effect log.
 """
 
+from .fallback import agent_tool_fallback, fallback_instruction
 from .observe import Element, Observation, observe, parse_elements
 from .stepwise import (
     SYSTEM_PROMPT,
@@ -21,4 +22,5 @@ from .stepwise import (
 __all__ = [
     "Element", "Observation", "observe", "parse_elements",
     "SYSTEM_PROMPT", "AgentAction", "AgentResult", "AgentStep", "StepwiseAgent", "parse_action", "agent_ai_exec",
+    "agent_tool_fallback", "fallback_instruction",
 ]  # fmt: skip

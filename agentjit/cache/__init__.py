@@ -8,5 +8,6 @@ from .store import (
     atomic_write_json,
     atomic_write_text,
 )
+from .suspects import SuspectStore
 
-__all__ = ["CACHE_FORMAT", "CACHE_FORMAT_VERSION", "CacheInfo", "ToolCache", "atomic_write_json", "atomic_write_text"]
+__all__ = ["CACHE_FORMAT", "CACHE_FORMAT_VERSION", "CacheInfo", "ToolCache", "atomic_write_json", "atomic_write_text", "SuspectStore"]

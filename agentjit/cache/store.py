@@ -84,6 +84,8 @@ class CacheInfo(BaseModel):
     """The abstract state at ``start_path`` (``{"page": "home"}``)."""
     builder: dict[str, Any] | None = None
     """How the offline builder made this cache (traces, verified witness arguments), if it did."""
+    revision: int = 0
+    """Bumped by every ``toolcache heal`` that changed a tool (issue 21)."""
 
     @field_validator("start_path")
     @classmethod

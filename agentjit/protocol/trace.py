@@ -130,6 +130,10 @@ class StepEvent(_Event):
     document: bool | None = None
     """Recorder: whether the step loaded a new document (a page load, not a single-page app's
     redraw in place); None when the writer did not say."""
+    suspect: dict[str, Any] | None = None
+    """A failed tool call that made its tool suspect: the evidence (:class:`agentjit.runtime.healing.Suspect`)."""
+    fallback: dict[str, Any] | None = None
+    """A tool call answered by a fallback instead of the tool: its cost (model calls, tokens, seconds)."""
 
     @property
     def duration(self) -> float:

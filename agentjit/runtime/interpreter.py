@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import ast
 import contextvars
+import hashlib
 import json
 import logging
 import re
@@ -33,6 +34,7 @@ import time
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
+from agentjit.cache.suspects import SuspectStore
 from agentjit.exceptions import (
     ConfigError,
     PlanError,
@@ -50,9 +52,18 @@ from agentjit.plan.sandbox import PLAN_BUILTINS, check_sandbox
 from agentjit.plan.signatures import PLAN_FUNCTIONS, bind_call, bind_tool_call
 from agentjit.protocol import state as algebra
 from agentjit.protocol.manifest import ToolManifest
-from agentjit.protocol.schema import to_plain, validate_inputs
+from agentjit.protocol.schema import to_plain, validate_inputs, validate_output
 from agentjit.protocol.trace import StepEvent, TraceWriter
 
+from .healing import (
+    FallbackAnswer,
+    RequestWatch,
+    Suspect,
+    ToolFallback,
+    classify,
+    missing_selectors,
+    write_not_sent,
+)
 from .invoke import CallOutcome, call_tool
 from .vm import PlanVM, open_vm
 
@@ -137,6 +148,10 @@ def _bound_plan_function(name: str, serve: Callable[..., Awaitable[Any]]) -> Cal
     return call
 
 
+_GOOD_SEEN: set[tuple[str, str, int]] = set()
+"""(cache directory, tool, version) whose good page is kept already: asked of the store once per process."""
+
+
 def parse_plan(source: str | Plan, tool_names: set[str] | frozenset[str]) -> ast.Module:
     """Parse plan source (or take the tree of a parsed :class:`Plan`) and apply the sandbox.
 
@@ -185,8 +200,15 @@ class PlanRun:
         limits: PlanLimits | None = None,
         deadline: float | None = None,
         ai_exec: AiExec | None = None,
+        fallback: ToolFallback | None = None,
+        suspect_store: SuspectStore | None = None,
     ) -> None:
         self.tools = dict(tools)
+        self.fallback = fallback
+        """Answers a suspect tool's call (issue 21; :mod:`agentjit.runtime.healing`), if given."""
+        self.suspect_store = suspect_store
+        """Where suspects and their DOM snapshots are written (the cache directory), if anywhere."""
+        self.suspects: list[Suspect] = []
         self.page = page
         self.state: dict[str, Any] = dict(state or {})
         self.trace = trace
@@ -372,19 +394,127 @@ class PlanRun:
                 self._writes_sent[0] += 1
             return await call_tool(self.page, tool, args, timeout_ms=self.timeout_ms, inputs_checked=True)
 
-        if tool.is_write and self.write_gate is not None:
-            outcome = await self.write_gate(tool, args, perform)
+        state_before = dict(self.state)
+        good_before = await self._good_page(tool)
+        watch: RequestWatch | None = None
+        if tool.is_write:
+            async with RequestWatch(self.page) as watch:
+                outcome = await (self.write_gate(tool, args, perform) if self.write_gate is not None else perform())
+                if not outcome.ok and outcome.phase == "execute":
+                    await watch.settle()
         else:
             outcome = await perform()
-        await self._record_outcome(tool, args, outcome)
+        suspect = None
         if not outcome.ok:
-            raise ToolCallFailed(f"{outcome.phase} failed: {outcome.reason}", tool=name, outcome=outcome)
-        output = outcome.output if isinstance(outcome.output, dict) else {}
+            verdict = classify(tool, outcome, args)
+            if verdict == "plan_error" and outcome.phase == "execute":
+                # "no section 'x'" on a page where the elements the tool looks up are gone: the tool broke
+                if await missing_selectors(self.page, tool.execute, document_only=True):
+                    verdict = "suspect"
+            if verdict == "suspect":
+                suspect = await self._suspect(tool, args, outcome, state_before, watch)
+        await self._record_outcome(tool, args, outcome, suspect=suspect)
+        if not outcome.ok:
+            if suspect is not None and self.fallback is not None and not suspect.write_sent:
+                output = await self._fall_back(tool, args, outcome, suspect)
+            else:
+                err = ToolCallFailed(f"{outcome.phase} failed: {outcome.reason}", tool=name, outcome=outcome)
+                err.suspect = suspect  # type: ignore[attr-defined]
+                raise err
+        else:
+            output = outcome.output if isinstance(outcome.output, dict) else {}
+            if good_before is not None and self.suspect_store is not None:
+                self.suspect_store.save_good(tool.name, tool.version, outcome.url_before, good_before)
+                _GOOD_SEEN.add((str(self.suspect_store.root), tool.name, tool.version))
         bindings = {**output, **args}
         self.state = algebra.apply(self.state, tool.post, bindings)
         return output
 
-    async def _record_outcome(self, tool: ToolManifest, args: dict[str, Any], outcome: CallOutcome) -> None:
+    async def _good_page(self, tool: ToolManifest) -> str | None:
+        """The page before the first call of ``tool`` (at its version) this cache records: kept if the call works,
+        so healing can see what the tool's selectors matched while they worked."""
+        if self.suspect_store is None or (str(self.suspect_store.root), tool.name, tool.version) in _GOOD_SEEN:
+            return None
+        good = self.suspect_store.good(tool.name)
+        if good is not None and good.get("version") == tool.version:
+            _GOOD_SEEN.add((str(self.suspect_store.root), tool.name, tool.version))
+            return None
+        try:
+            html: str = await self.page.content()
+        except Exception:  # a page mid-navigation: another call will keep it
+            return None
+        return html
+
+    async def _suspect(self, tool: ToolManifest, args: dict[str, Any], outcome: CallOutcome,
+                       state: dict[str, Any], watch: RequestWatch | None) -> Suspect:  # fmt: skip
+        """The evidence that ``tool`` broke on this page, kept in the suspect store when there is one."""
+        suspect = Suspect(
+            tool=tool.name, effect=tool.effect.value, phase=outcome.phase or "", reason=outcome.reason,
+            url=outcome.url_before, url_after=outcome.url_after, args=args, state=state, tool_version=tool.version,
+            write_sent=(not write_not_sent(outcome, watch)) if tool.is_write else None,
+        )  # fmt: skip
+        try:
+            html = await self.page.content()
+        except Exception:  # a page mid-navigation or closed: evidence without the DOM
+            log.debug("no DOM for the suspect %s", tool.name, exc_info=True)
+            html = None
+        if html is not None:
+            if self.suspect_store is not None:
+                digest, path = self.suspect_store.save_snapshot(html)
+                suspect.dom_sha256, suspect.dom_path = digest, str(path)
+            else:
+                suspect.dom_sha256 = hashlib.sha256(html.encode("utf-8", "replace")).hexdigest()
+        if self.suspect_store is not None:
+            self.suspect_store.add(tool.name, suspect.model_dump(mode="json"))
+        log.warning("tool %s is suspect: %s failed on %s: %s", tool.name, suspect.phase, suspect.url, suspect.reason)
+        self.suspects.append(suspect)
+        return suspect
+
+    async def _fall_back(self, tool: ToolManifest, args: dict[str, Any], failed: CallOutcome, suspect: Suspect) -> dict[str, Any]:
+        """Finish the suspect call with :attr:`fallback`; its answer must fit the tool's output schema."""
+        assert self.fallback is not None
+        start = time.time()
+        url = getattr(self.page, "url", None)
+        if tool.is_write:
+            self._writes_sent[0] += 1
+        answer: FallbackAnswer | None = None
+        error: str | None = None
+        try:
+            answer = await self.fallback(self.page, tool, args, suspect)
+            output = answer.output if answer.output is not None else {}
+            validate_output(tool, output)
+        except Exception as exc:
+            error = f"{type(exc).__name__}: {exc}"
+        if error is None and not tool.is_write and not tool.navigates and getattr(self.page, "url", url) != url and url:
+            try:  # a READ leaves the page where it was: the plan's next call expects it there
+                await self.page.goto(url, wait_until="domcontentloaded")
+            except Exception as exc:
+                error = f"cannot return to {url} after the fallback: {exc}"
+        cost = (answer or FallbackAnswer()).model_dump(mode="json", exclude={"output"})
+        cost["reason"] = f"{failed.phase} failed: {failed.reason}"
+        if error is not None:
+            cost["error"] = error
+        self._record(
+            StepEvent(
+                index=self._next_index(), worker=self.worker, action="tool", url=url, tool=tool.name, args=args,
+                effect=tool.effect.value, elements=list(tool.elements), start=start, end=time.time(),
+                ok=error is None, output=answer.output if answer is not None else None,
+                phase=None if error is None else "fallback", reason=error,
+                url_after=getattr(self.page, "url", None), fallback=cost,
+            )
+        )  # fmt: skip
+        if error is not None or answer is None:
+            err = ToolCallFailed(f"{failed.phase} failed: {failed.reason}; the fallback failed too: {error}",
+                                 tool=tool.name, outcome=failed)  # fmt: skip
+            err.suspect = suspect  # type: ignore[attr-defined]
+            raise err
+        if self.suspect_store is not None:  # what the tool should have answered here: healing checks against it
+            self.suspect_store.annotate(tool.name, {"fallback_output": to_plain(answer.output, stringify=True)})
+        log.info("tool %s answered by the fallback (%d model calls, %.2f s)", tool.name, answer.model_calls, answer.time_s)
+        return answer.output if isinstance(answer.output, dict) else {}
+
+    async def _record_outcome(self, tool: ToolManifest, args: dict[str, Any], outcome: CallOutcome,
+                              *, suspect: Suspect | None = None) -> None:  # fmt: skip
         snapshot = None
         if self.snapshots and self.trace is not None and outcome.phase != "precondition":
             try:
@@ -411,6 +541,7 @@ class PlanRun:
                 timings=outcome.timings,
                 replayed=bool(getattr(outcome, "replayed", False)),
                 snapshot=snapshot,
+                suspect=suspect.model_dump(mode="json") if suspect is not None else None,
             )
         )
 

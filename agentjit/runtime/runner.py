@@ -23,7 +23,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from agentjit._version import __version__
-from agentjit.cache import ToolCache
+from agentjit.cache import SuspectStore, ToolCache
 from agentjit.exceptions import ConfigError, PlanLimitExceeded, SiteUnreachable
 from agentjit.llm.base import Message, Model
 from agentjit.plan.limits import DEFAULT_LIMITS, PlanLimits
@@ -32,6 +32,7 @@ from agentjit.protocol.trace import SessionEvent, StepEvent, TraceWriter
 from agentjit.protocol.urls import site_url
 
 from .browser import BrowserPool
+from .healing import ToolFallback
 from .interpreter import (
     AiEval,
     AiExec,
@@ -80,6 +81,16 @@ class RunResult(BaseModel):
     @property
     def writes(self) -> list[StepEvent]:
         return [c for c in self.calls if c.effect == "WRITE" and c.ok]
+
+    @property
+    def suspects(self) -> list[dict[str, Any]]:
+        """The evidence of every tool call that made its tool suspect (issue 21)."""
+        return [c.suspect for c in self.calls if c.suspect is not None]
+
+    @property
+    def fallbacks(self) -> list[dict[str, Any]]:
+        """Every call a fallback answered instead of its suspect tool: tool, ok, model calls, seconds."""
+        return [{"tool": c.tool, "ok": c.ok, **c.fallback} for c in self.calls if c.fallback is not None]
 
 
 def model_ai_eval(model: Model) -> AiEval:
@@ -154,8 +165,14 @@ class Runtime:
         limits: PlanLimits | None = None,
         ai_exec: AiExec | None = None,
         analyse: Callable[[str | Plan, ToolCache], Any] | None = None,
+        fallback: ToolFallback | None = None,
+        record_suspects: bool = False,
     ) -> None:
         self.cache = cache
+        self.fallback = fallback
+        """Answers a call of a suspect tool (e.g. :func:`agentjit.agent.agent_tool_fallback`); None: such a call fails."""
+        self.suspect_store = SuspectStore(cache.path) if record_suspects and cache.path is not None else None
+        """With ``record_suspects`` (and a cache loaded from a directory): suspects go to its ``suspects.json``."""
         self.analyse = analyse
         """Reads a plan's usage for the parallel strategy (:func:`agentjit.scheduler.usage.plan_usage`);
         the runtime does not analyse plans itself, so the layer above hands this in."""
@@ -197,6 +214,8 @@ class Runtime:
                 write_gate=write_gate or self.write_gate,
                 limits=self.limits,
                 ai_exec=self.ai_exec,
+                fallback=self.fallback,
+                suspect_store=self.suspect_store,
             )
 
     def _open_trace(self, task: str | None, strategy: str) -> TraceWriter | None:

@@ -1,0 +1,122 @@
+"""Suspect tools: tools a run caught failing on the page they were made for (issue 21).
+
+A cache directory may hold, beside its tools::
+
+    suspects.json               {"format": "agentjit-suspects", "format_version": 1, "revision": N,
+                                 "suspects": {"<tool>": {evidence...}}}
+    suspects/<sha256>.html      the DOM the tool failed on, by content hash
+    suspects/good-<tool>.html   the DOM before the tool's first successful call (``"good"`` in the file)
+
+The last good page of a tool (``"good": {"<tool>": {"version", "url", "dom_path"}}``) shows
+healing what the tool's selectors matched while they worked. ``revision`` counts the writes of ``suspects.json`` (a reader can tell a fresh
+report from one it has seen). Every file is written atomically, like the rest
+of the cache. ``toolcache heal`` reads the suspects, rebuilds and verifies the
+tools, and clears the ones it healed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+from agentjit.exceptions import CacheError
+from agentjit.protocol import jsonio
+
+from .store import atomic_write_json, atomic_write_text
+
+__all__ = ["SUSPECTS_FORMAT", "SUSPECTS_FORMAT_VERSION", "SuspectStore"]
+
+SUSPECTS_FORMAT = "agentjit-suspects"
+SUSPECTS_FORMAT_VERSION = 1
+
+SNAPSHOT_MAX_CHARS = 5_000_000
+"""The longest DOM snapshot kept as evidence (a larger page is cut, the hash is of the whole)."""
+
+
+class SuspectStore:
+    """``suspects.json`` and its snapshots in the cache directory ``root``."""
+
+    def __init__(self, root: str | Path) -> None:
+        self.root = Path(root)
+
+    @property
+    def file(self) -> Path:
+        return self.root / "suspects.json"
+
+    def read(self) -> dict[str, Any]:
+        """The whole file (an empty report when there is none); a malformed one raises CacheError naming it."""
+        if not self.file.exists():
+            return {"format": SUSPECTS_FORMAT, "format_version": SUSPECTS_FORMAT_VERSION, "revision": 0, "suspects": {}}
+        try:
+            data = jsonio.loads(jsonio.read_text(self.file, within=self.root))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise CacheError(f"cannot read suspects: {exc}", path=str(self.file)) from None
+        if not isinstance(data, dict) or data.get("format") != SUSPECTS_FORMAT:
+            raise CacheError(f"not a suspects file (format must be {SUSPECTS_FORMAT!r})", path=str(self.file))
+        if data.get("format_version") != SUSPECTS_FORMAT_VERSION:
+            raise CacheError(f"unknown format_version {data.get('format_version')!r} (this agentjit reads "
+                             f"{SUSPECTS_FORMAT_VERSION})", path=str(self.file))  # fmt: skip
+        if not isinstance(data.get("suspects"), dict) or not isinstance(data.get("revision"), int):
+            raise CacheError("field 'suspects' must be an object and 'revision' an integer", path=str(self.file))
+        return data
+
+    def suspects(self) -> dict[str, dict[str, Any]]:
+        """Tool name -> its latest evidence."""
+        return dict(self.read()["suspects"])
+
+    def save_snapshot(self, html: str) -> tuple[str, Path]:
+        """Keep ``html`` as evidence; returns ``(sha256, path)``. One file per distinct page."""
+        digest = hashlib.sha256(html.encode("utf-8", "replace")).hexdigest()
+        path = self.root / "suspects" / f"{digest[:32]}.html"
+        if not path.exists():
+            atomic_write_text(path, html[:SNAPSHOT_MAX_CHARS])
+        return digest, path
+
+    def add(self, tool: str, evidence: dict[str, Any]) -> int:
+        """Record ``tool`` as suspect with ``evidence`` (a later report of the same tool replaces it, keeping a
+        count); returns the new revision."""
+        data = self.read()
+        before = data["suspects"].get(tool)
+        seen = before.get("times", 1) if isinstance(before, dict) else 0
+        data["suspects"][tool] = {**evidence, "times": seen + 1}
+        data["revision"] += 1
+        atomic_write_json(self.file, data)
+        return int(data["revision"])
+
+    def annotate(self, tool: str, fields: dict[str, Any]) -> int:
+        """Add ``fields`` to ``tool``'s evidence (the fallback's answer, say); returns the new revision."""
+        data = self.read()
+        entry = data["suspects"].get(tool)
+        if not isinstance(entry, dict):
+            return int(data["revision"])
+        entry.update(fields)
+        data["revision"] += 1
+        atomic_write_json(self.file, data)
+        return int(data["revision"])
+
+    def good(self, tool: str) -> dict[str, Any] | None:
+        """Where ``tool`` last worked: ``{"version", "url", "dom_path"}``, or None."""
+        entry = self.read().get("good", {}).get(tool)
+        return entry if isinstance(entry, dict) else None
+
+    def save_good(self, tool: str, version: int, url: str | None, html: str) -> None:
+        """Keep ``html``, the page ``tool`` (at ``version``) worked on, replacing an earlier one."""
+        path = self.root / "suspects" / f"good-{tool}.html"
+        atomic_write_text(path, html[:SNAPSHOT_MAX_CHARS])
+        data = self.read()
+        good: dict[str, Any] = data["good"] if isinstance(data.get("good"), dict) else {}
+        good[tool] = {"version": version, "url": url, "dom_path": str(path)}
+        data["good"] = good
+        data["revision"] += 1
+        atomic_write_json(self.file, data)
+
+    def clear(self, tools: list[str] | set[str]) -> int:
+        """Drop ``tools`` from the report (they were healed); returns the new revision."""
+        data = self.read()
+        for name in tools:
+            data["suspects"].pop(name, None)
+        data["revision"] += 1
+        atomic_write_json(self.file, data)
+        return int(data["revision"])

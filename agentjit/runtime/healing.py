@@ -1,0 +1,240 @@
+"""When the site changed under a tool: tell a broken tool from a plan error, and finish the call anyway (issue 21).
+
+A failed call is one of
+
+* a **plan error**: the plan called the tool in a state its ``pre`` does not
+  allow (phase ``precondition``), or with an argument the page does not have
+  (``execute`` threw naming an argument's value: "no menu item matches 'x'");
+* a **site refusal**: a WRITE's request answered with an HTTP error, the
+  effect log refusing a write it cannot confirm, a timeout;
+* a **suspect tool**: the page is in the state the tool's ``pre`` names (the
+  interpreter tracked it there) and still its ``pre_check`` fails, its
+  ``execute`` cannot find its element (throws without naming an argument), its
+  navigation never comes, its ``post_check`` fails after it ran, or its output
+  no longer fits its schema. The markup the tool was made for has changed.
+
+A suspect is recorded with its evidence (:class:`Suspect`: URL, the check that
+failed, the DOM's hash and where the DOM was kept). A suspect READ may then be
+answered by a :data:`ToolFallback` (the stepwise agent, :func:`agentjit.agent.agent_tool_fallback`),
+its answer checked against the tool's output schema. A suspect WRITE falls back
+only when it is known not to have reached the site: it failed before
+``execute`` (:data:`NOT_SENT_PHASES`), or ``execute``
+threw while the page sent no state-changing request and loaded no document
+(:class:`RequestWatch`). Anything else could duplicate the write: the call
+fails as before.
+"""
+
+from __future__ import annotations
+
+import ast
+import asyncio
+import re
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from agentjit.protocol.manifest import ToolManifest
+
+from .browser import READ_METHODS
+from .invoke import CallOutcome
+
+__all__ = [
+    "Suspect", "FallbackAnswer", "ToolFallback", "Verdict", "classify", "RequestWatch", "write_not_sent",
+    "LITERAL", "selector_literals", "selectorish", "missing_selectors", "document_selectors", "COUNT_JS",
+]  # fmt: skip
+
+Verdict = Literal["suspect", "plan_error", "site"]
+
+#: Failure phases that say the tool no longer fits the page when the abstract state says it should.
+_SUSPECT_PHASES = frozenset({"pre_check", "execute", "post_check", "output", "navigation"})
+
+NOT_SENT_PHASES: frozenset[str] = frozenset({"precondition", "pre_check"})
+"""Failure phases before ``execute`` ran. The effect log's own set (:data:`agentjit.runtime.effects.NOT_SENT_PHASES`),
+not imported from there: the effect log names the interpreter, which imports this module (a test holds the two equal)."""
+
+QUIET_S = 0.3
+"""How long a failed WRITE's page is watched after the call for a request the tool's click started late."""
+
+
+LITERAL = re.compile(r"""'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*\"""")
+"""A JavaScript string literal in single or double quotes (no template literals)."""
+
+#: For each selector: -1 when it does not parse, else how many elements it matches.
+COUNT_JS = r"""
+(sels) => sels.map((s) => { try { return document.querySelectorAll(s).length; } catch (e) { return -1; } })
+"""
+
+
+def selector_literals(source: str) -> list[str]:
+    """The JavaScript string literals of ``source``, decoded, in order (duplicates kept once)."""
+    out: list[str] = []
+    for m in LITERAL.finditer(source):
+        try:
+            value = ast.literal_eval(m.group(0))  # JS and Python agree on simple quoted strings and their escapes
+        except (ValueError, SyntaxError):
+            continue
+        if isinstance(value, str) and value not in out:
+            out.append(value)
+    return out
+
+
+def selectorish(text: str) -> bool:
+    """Whether a string literal looks like a CSS selector (an id, a class or an attribute in it), not a message."""
+    return bool(text) and len(text) <= 200 and any(c in text for c in "[#.") and not text.rstrip().endswith(".")
+
+
+_DOCUMENT_QUERY = re.compile(r"(?:\bdocument\.querySelector(?:All)?|(?<![\w.$])__q)\(\s*(" + LITERAL.pattern + ")")
+
+
+def document_selectors(source: str) -> list[str]:
+    """The selectors ``source`` looks up in the whole document (``document.querySelector('...')``, the builder's
+    ``__q('...')``): elements that must be on the page whenever the tool runs, unlike those it looks up inside
+    an element it opened (a dialog's fields)."""
+    out: list[str] = []
+    for m in _DOCUMENT_QUERY.finditer(source):
+        out += [s for s in selector_literals(m.group(1)) if s not in out]
+    return out
+
+
+async def missing_selectors(page: Any, source: str, *, document_only: bool = False) -> list[str]:
+    """The selectors written in ``source`` (a tool body) that parse and match nothing on ``page`` now; with
+    ``document_only``, only those it looks up in the whole document (:func:`document_selectors`)."""
+    found = document_selectors(source) if document_only else selector_literals(source)
+    literals = [s for s in found if selectorish(s)]
+    if not literals:
+        return []
+    try:
+        counts = await page.evaluate(COUNT_JS, literals)
+    except Exception:  # a page mid-navigation: no evidence either way
+        return []
+    return [s for s, n in zip(literals, counts, strict=True) if n == 0]
+
+
+class Suspect(BaseModel):
+    """The evidence that ``tool`` no longer fits the site."""
+
+    tool: str
+    effect: Literal["READ", "WRITE"]
+    phase: str
+    """The check that failed: ``pre_check``, ``execute`` (element not found), ``post_check``, ``output``, ``navigation``."""
+    reason: str | None = None
+    url: str | None = None
+    url_after: str | None = None
+    args: dict[str, Any] = Field(default_factory=dict)
+    state: dict[str, Any] = Field(default_factory=dict)
+    """The abstract state the interpreter tracked (it satisfied the tool's ``pre``)."""
+    dom_sha256: str | None = None
+    dom_path: str | None = None
+    tool_version: int = 1
+    at: float = Field(default_factory=time.time)
+    write_sent: bool | None = None
+    """For a WRITE: whether it may have reached the site (None for a READ)."""
+
+
+class FallbackAnswer(BaseModel):
+    """What a fallback for one tool call gave: the output (checked against the tool's schema) and its cost."""
+
+    output: Any = None
+    model_calls: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    time_s: float = 0.0
+    steps: int = 0
+    trace_path: str | None = None
+
+
+ToolFallback = Callable[[Any, ToolManifest, dict[str, Any], Suspect], Awaitable[FallbackAnswer]]
+"""``fallback(page, tool, args, suspect)``: do what ``tool`` would have done on ``page``; its answer's output."""
+
+
+def _names_an_argument(reason: str, args: dict[str, Any]) -> bool:
+    text = reason.lower()
+    for value in args.values():
+        if isinstance(value, (str, int, float)) and not isinstance(value, bool):
+            v = str(value).strip().lower()
+            if len(v) >= 2 and v in text:
+                return True
+    return False
+
+
+def classify(tool: ToolManifest, outcome: CallOutcome, args: dict[str, Any]) -> Verdict:
+    """Who is at fault for failed ``outcome`` of a call whose abstract ``pre`` held (the interpreter checked it).
+
+    ``precondition`` (the abstract state did not allow the call) and an execute error that names one of the
+    arguments' values are the plan's; HTTP errors, timeouts and the effect log's refusals are the site's;
+    any other failure of pre_check, execute, navigation, post_check or the output schema makes the tool suspect.
+    """
+    phase = outcome.phase or ""
+    reason = outcome.reason or ""
+    if phase == "precondition":
+        return "plan_error"
+    if outcome.replayed or phase not in _SUSPECT_PHASES:
+        return "site"
+    if phase == "navigation" and "answered HTTP" in reason:
+        return "site"
+    if phase == "execute" and _names_an_argument(reason, args):
+        return "plan_error"
+    return "suspect"
+
+
+class RequestWatch:
+    """The state-changing requests (and document loads) a page starts while a WRITE runs.
+
+    ``async with RequestWatch(page) as watch: ...`` then ``watch.sent``: whether any request that can change the
+    site (not GET/HEAD/OPTIONS, or a document navigation) started. A page without ``on``/``remove_listener``
+    (a fake) counts as having sent: fail closed.
+    """
+
+    def __init__(self, page: Any) -> None:
+        self.page = page
+        self.requests: list[str] = []
+        self.watching = False
+
+    def _on_request(self, request: Any) -> None:
+        try:
+            method = str(request.method).upper()
+            document = request.resource_type == "document"
+        except Exception:  # a request we cannot read: fail closed
+            self.requests.append("?")
+            return
+        if method not in READ_METHODS or document:
+            self.requests.append(f"{method} {request.url}")
+
+    async def __aenter__(self) -> RequestWatch:
+        on = getattr(self.page, "on", None)
+        if callable(on):
+            on("request", self._on_request)
+            self.watching = True
+        return self
+
+    async def settle(self, quiet_s: float = QUIET_S) -> None:
+        """Wait ``quiet_s`` more: a click's handler may send its request after the tool's script returned."""
+        if self.watching:
+            await asyncio.sleep(quiet_s)
+
+    async def __aexit__(self, *exc: object) -> None:
+        if self.watching:
+            try:
+                self.page.remove_listener("request", self._on_request)
+            except Exception:  # a closed page
+                pass
+
+    @property
+    def sent(self) -> bool:
+        return bool(self.requests) or not self.watching
+
+
+def write_not_sent(outcome: CallOutcome, watch: RequestWatch | None) -> bool:
+    """Whether a failed WRITE is known not to have reached the site.
+
+    Failed before ``execute`` (``precondition``, ``pre_check``), or ``execute`` threw while the page started no
+    state-changing request and no document load. A replayed outcome, a navigation, a post_check or output
+    failure all ran the write's click: never known not sent.
+    """
+    if outcome.replayed:
+        return False
+    if outcome.phase in NOT_SENT_PHASES:
+        return True
+    return outcome.phase == "execute" and watch is not None and not watch.sent

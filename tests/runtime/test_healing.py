@@ -1,0 +1,127 @@
+"""Telling a broken tool from a plan error, and the pieces healing is made of (no browser)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from agentjit.bench.redesign import Redesign
+from agentjit.cache import SuspectStore, ToolCache
+from agentjit.cache.store import CacheInfo
+from agentjit.exceptions import CacheError
+from agentjit.protocol.manifest import Effect, ToolManifest, ToolType
+from agentjit.runtime.healing import (
+    RequestWatch,
+    classify,
+    document_selectors,
+    selector_literals,
+    write_not_sent,
+)
+from agentjit.runtime.invoke import CallOutcome
+from toolcache.heal import agreement, rekey_plans, replace_literal
+
+
+def tool(name: str = "t", effect: Effect = Effect.READ, execute: str = "return {};") -> ToolManifest:
+    return ToolManifest(name=name, description="d", type=ToolType.OBSERVE, execute=execute, effect=effect)
+
+
+def failed(phase: str, reason: str = "x", **kw: object) -> CallOutcome:
+    return CallOutcome(tool="t", ok=False, phase=phase, reason=reason, **kw)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("phase", "reason", "args", "verdict"),
+    [
+        ("precondition", "needs page=store", {}, "plan_error"),
+        ("pre_check", "store header missing", {}, "suspect"),
+        ("execute", "threw: Cannot read properties of null (reading 'dataset')", {}, "suspect"),
+        ("execute", 'threw: no menu item matches "Lasagna"', {"item_name": "Lasagna"}, "plan_error"),
+        ("post_check", "check returned false", {}, "suspect"),
+        ("output", "output does not match output_schema", {}, "suspect"),
+        ("navigation", "no navigation within 3000 ms", {}, "suspect"),
+        ("navigation", "the site answered HTTP 500 to the write (http://x/)", {}, "site"),
+        ("effect_log", "uncertain", {}, "site"),
+        ("timeout", "", {}, "site"),
+    ],
+)
+def test_classify(phase: str, reason: str, args: dict, verdict: str) -> None:
+    assert classify(tool(), failed(phase, reason), args) == verdict
+
+
+def test_a_replayed_outcome_is_never_suspect_nor_unsent() -> None:
+    outcome = failed("pre_check", replayed=True)
+    assert classify(tool(effect=Effect.WRITE), outcome, {}) == "site"
+    assert not write_not_sent(outcome, None)
+
+
+def test_write_not_sent() -> None:
+    class Page:  # no event API: the watch fails closed
+        pass
+
+    assert write_not_sent(failed("pre_check"), None)
+    assert not write_not_sent(failed("execute"), None)
+    assert not write_not_sent(failed("execute"), RequestWatch(Page()))
+    watch = RequestWatch(Page())
+    watch.watching = True
+    assert write_not_sent(failed("execute"), watch)
+    watch.requests.append("POST http://x/api/cart")
+    assert not write_not_sent(failed("execute"), watch)
+    assert not write_not_sent(failed("post_check"), watch)
+
+
+def test_selector_literals_and_replacement() -> None:
+    src = "const h = document.querySelector('[data-testid=store-header]');\nreturn h ? true : [false, \"header missing\"];"
+    assert selector_literals(src) == ["[data-testid=store-header]", "header missing"]
+    assert document_selectors(src + " el.querySelector('.inner');") == ["[data-testid=store-header]"]
+    out = replace_literal(src, "[data-testid=store-header]", '[data-testid="rd-1</script>"]')
+    assert "store-header" not in out and '"[data-testid=\\"rd-1\\u003c/script>\\"]"' in out  # through the encoder
+    assert replace_literal(src, "absent", "x") == src
+
+
+def test_agreement() -> None:
+    assert agreement({"a": 1, "b": [1, 2]}, {"a": 1, "b": [1, 2]}) == 1.0
+    assert agreement({"a": 1.0000001, "b": "x"}, {"a": 1, "b": "y"}) == 0.5
+    assert agreement({}, {"a": 1}) == 0.0
+
+
+def test_rekey_plans_keeps_what_no_changed_tool_touches() -> None:
+    cache = ToolCache(CacheInfo(app="x"), [tool("a"), tool("b")])
+    old = cache.fingerprint()
+    cache.plans = {f"{old}:m:one": {"source": "result = await a()"}, f"{old}:m:two": {"source": "x = await b()\nresult = x"},
+                   f"{old}:bad": {"source": "result = ("}, "other:m:three": {"source": "result = await b()"}}  # fmt: skip
+    cache.add_tool(tool("b", execute="return {x: 1};"))
+    new = cache.fingerprint()
+    assert rekey_plans(cache, old, {"b"}) == (1, 2)
+    assert set(cache.plans) == {f"{new}:m:one", "other:m:three"}
+
+
+def test_suspect_store_is_versioned_and_checked(tmp_path) -> None:
+    store = SuspectStore(tmp_path)
+    assert store.suspects() == {}
+    assert store.add("t", {"phase": "pre_check"}) == 1
+    assert store.add("t", {"phase": "execute"}) == 2
+    assert store.annotate("t", {"fallback_output": {"x": 1}}) == 3
+    assert store.suspects()["t"] == {"phase": "execute", "times": 2, "fallback_output": {"x": 1}}
+    digest, path = store.save_snapshot("<html>x</html>")
+    assert path.read_text() == "<html>x</html>" and len(digest) == 64
+    assert store.clear(["t"]) == 4 and store.suspects() == {}
+    store.file.write_text(json.dumps({"format": "agentjit-suspects", "format_version": 9, "revision": 0, "suspects": {}}))
+    with pytest.raises(CacheError, match="format_version 9"):
+        store.suspects()
+
+
+def test_redesign_renames_consistently_and_wraps_by_seed() -> None:
+    page = ('<div class="store-header big" data-testid="store-header"><button id="add-btn">Add</button></div>'
+            "<script>document.querySelector('[data-testid=store-header]');getElementById('add-btn');"
+            "fetch('/store/store-header');</script>")  # fmt: skip
+    a, b = Redesign(3, wrap=1.0, labels={"Add": "Add to bag"}), Redesign(3)
+    out = a.rewrite(page, html=True)
+    new = a.new_name("store-header")
+    assert new != "store-header" and new == b.new_name("store-header")
+    assert f'class="{new} big"' in out and f'data-testid="{new}"' in out and f"[data-testid={new}]" in out
+    assert "/store/store-header" in out  # a URL path is not a name
+    assert f"getElementById('{a.new_name('add-btn')}')" in out
+    assert '<span class="rd-wrap"><button' in out and ">Add to bag<" in out
+    only = Redesign(3, only={"add-btn"}).rewrite(page, html=True)
+    assert "store-header" in only and "add-btn" not in only

@@ -1,0 +1,466 @@
+"""``toolcache heal``: rebuild the tools a run found broken, verify them on the live site, save a new cache version.
+
+A run with ``record_suspects`` writes each tool that no longer fits the site
+into the cache's ``suspects.json`` (:class:`agentjit.cache.SuspectStore`): the
+page it failed on, the check that failed, its arguments, and, when the stepwise
+agent finished the call instead, the agent's validated answer. Healing one
+suspect:
+
+1. opens the suspect's page fresh on the live site (the URL is kept on
+   ``--site``'s origin);
+2. finds the selectors of the tool (the string literals of its pre_check,
+   execute and post_check that are CSS selectors) that match nothing on that
+   page any more;
+3. proposes replacements from the page itself (its ids, classes and
+   ``data-*``/``name``/``role``/``aria-label`` attributes), closest to the old
+   selector first, each written into the tool through the builder's one
+   literal encoder (:func:`toolcache.literal.js`);
+4. verifies each candidate by running it, read-only, on a fresh load of the
+   page with the suspect's arguments: every check passes, the output fits the
+   schema and is not empty, and, when the agent answered the failed call, it
+   agrees with that answer on at least half of its fields. The first that
+   passes is kept.
+
+A WRITE tool is never run to verify it (verification is read-only): only a
+WRITE whose broken selectors are all in its pre_check is healed, verified by
+its pre_check alone; any other is reported as not healed (rebuild it from a
+demonstration with ``toolcache build``).
+
+Healed tools get ``version + 1``, the cache ``revision + 1``; the plan cache
+keeps every entry whose plan calls no changed tool (re-keyed under the new
+fingerprint) and drops the others; the healed suspects are cleared. Each file
+is written atomically.
+"""
+
+from __future__ import annotations
+
+import ast
+import asyncio
+import difflib
+import itertools
+import json
+import logging
+import re
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from agentjit.cache import SuspectStore, ToolCache
+from agentjit.exceptions import ConfigError, SiteUnreachable
+from agentjit.protocol.manifest import ToolManifest
+from agentjit.protocol.schema import validate_output
+from agentjit.protocol.urls import OffSiteURL, site_url
+from agentjit.runtime import BrowserPool, call_tool
+from agentjit.runtime.healing import COUNT_JS as _COUNT_JS
+from agentjit.runtime.healing import LITERAL, missing_selectors, selector_literals
+
+from .literal import css_attr, css_ident, js
+
+__all__ = ["HealReport", "heal_cache", "replace_literal", "rekey_plans"]
+
+log = logging.getLogger(__name__)
+
+MAX_CANDIDATES = 40
+"""Replacement selectors tried per broken selector, closest first."""
+CANDIDATE_TIMEOUT_MS = 250
+"""How long one candidate's checks may poll (a wrong selector fails them quickly)."""
+MIN_AGREEMENT = 0.5
+
+
+#: Every selector-ish handle on the page: ids, classes and the attributes sites key elements by.
+_HANDLES_JS = r"""
+() => {
+  const out = new Set();
+  const keep = /^(data-[\w-]+|name|role|aria-label|type|for|title|placeholder)$/;
+  for (const el of document.querySelectorAll('body *')) {
+    if (out.size > 4000) break;
+    const tag = el.tagName.toLowerCase();
+    if (el.id) out.add(JSON.stringify(['id', '', el.id, tag]));
+    for (const c of el.classList) out.add(JSON.stringify(['class', '', c, tag]));
+    for (const a of el.attributes) {
+      if (keep.test(a.name) && a.value.length <= 80) out.add(JSON.stringify(['attr', a.name, a.value, tag]));
+    }
+  }
+  return [...out].map((s) => JSON.parse(s));
+}
+"""
+
+
+
+@dataclass
+class HealReport:
+    cache: str
+    site: str
+    suspects: list[str] = field(default_factory=list)
+    healed: list[str] = field(default_factory=list)
+    failed: dict[str, str] = field(default_factory=dict)
+    changes: dict[str, dict[str, str]] = field(default_factory=dict)
+    """Per healed tool: old selector -> new selector."""
+    candidates_tried: dict[str, int] = field(default_factory=dict)
+    plans_kept: int = 0
+    plans_dropped: int = 0
+    revision: int = 0
+    time_s: float = 0.0
+
+    def to_json(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["time_s"] = round(self.time_s, 3)
+        return data
+
+
+def replace_literal(source: str, old: str, new: str) -> str:
+    """``source`` with every string literal whose value is ``old`` written as the literal of ``new``."""
+
+    def swap(m: re.Match[str]) -> str:
+        try:
+            value = ast.literal_eval(m.group(0))
+        except (ValueError, SyntaxError):
+            return m.group(0)
+        return js(new) if value == old else m.group(0)
+
+    return LITERAL.sub(swap, source)
+
+
+#: What the elements an old selector matched on the tool's last good page are called now: the page's elements
+#: with the same tag and text (or name/type) as one of them, each handle with how many of them it covers.
+_MAPPED_JS = r"""
+([oldHtml, sels]) => {
+  const old = new DOMParser().parseFromString(oldHtml, 'text/html');
+  const norm = (t) => (t || '').replace(/\s+/g, ' ').trim().slice(0, 160);
+  const sig = (el) => [el.tagName, norm(el.textContent), el.getAttribute('name') || '', el.getAttribute('type') || ''].join('|');
+  const keep = /^(data-[\w-]+|name|role|aria-label|type|for|title|placeholder)$/;
+  const here = [...document.querySelectorAll('body *')];
+  const sigs = here.map(sig);
+  return sels.map((sel) => {
+    let olds;
+    try { olds = [...old.querySelectorAll(sel)]; } catch (e) { return {count: 0, handles: []}; }
+    const want = new Set(olds.map(sig));
+    const score = new Map();
+    here.forEach((el, i) => {
+      if (!want.has(sigs[i])) return;
+      const hs = [];
+      if (el.id) hs.push(['id', '', el.id]);
+      for (const c of el.classList) hs.push(['class', '', c]);
+      for (const a of el.attributes) if (keep.test(a.name) && a.value.length <= 80) hs.push(['attr', a.name, a.value]);
+      for (const h of hs) { const k = JSON.stringify(h); score.set(k, (score.get(k) || 0) + 1); }
+    });
+    return {count: olds.length, handles: [...score.entries()].map(([k, n]) => [...JSON.parse(k), n])};
+  });
+}
+"""
+
+
+def _handle_selector(kind: str, name: str, value: str) -> str:
+    if kind == "id":
+        return "#" + css_ident(value)
+    if kind == "class":
+        return "." + css_ident(value)
+    return css_attr(name, value)
+
+
+def _kind(selector: str) -> str:
+    """``#`` for an id, ``.`` for a class, the attribute's name for ``[name=...]``, else ``""``."""
+    if selector[:1] in "#.":
+        return selector[0]
+    m = re.match(r"\[([\w-]+)", selector)
+    return m.group(1) if m else ""
+
+
+def _kind_rank(broken: str, candidate: str) -> int:
+    """0 for a candidate of the broken selector's own kind (a renamed ``data-testid`` is a ``data-testid``), 1 for
+    an id or a class, 2 for another attribute (often the site's data, ``data-category="Mexican"``, true of one
+    item only)."""
+    kind = _kind(candidate)
+    return 0 if kind == _kind(broken) else 1 if kind in ("#", ".") else 2
+
+
+def _candidates(broken: str, handles: list[list[str]]) -> list[str]:
+    """Selectors made of the page's handles, the most like ``broken`` first."""
+    made = {_handle_selector(kind, name, value) for kind, name, value, _tag in handles}
+    made.discard(broken)
+    return sorted(made, key=lambda s: (-difflib.SequenceMatcher(None, broken, s).ratio(), s))
+
+
+def _leaves(value: Any, path: str = "") -> dict[str, Any]:
+    if isinstance(value, dict):
+        out: dict[str, Any] = {}
+        for k, v in value.items():
+            out.update(_leaves(v, f"{path}.{k}"))
+        return out
+    if isinstance(value, list):
+        out = {f"{path}#len": len(value)}
+        for i, v in enumerate(value[:50]):
+            out.update(_leaves(v, f"{path}[{i}]"))
+        return out
+    return {path: value}
+
+
+def agreement(output: Any, expected: Any) -> float:
+    """The share of ``expected``'s fields (leaves) that ``output`` has with the same value (numbers to 1e-6)."""
+    want, got = _leaves(expected), _leaves(output)
+    if not want:
+        return 1.0
+    same = 0
+    for k, v in want.items():
+        g = got.get(k)
+        if g == v or (isinstance(g, (int, float)) and isinstance(v, (int, float)) and abs(g - v) < 1e-6):
+            same += 1
+    return same / len(want)
+
+
+def _empty(output: Any) -> bool:
+    leaves = _leaves(output)
+    if not leaves:
+        return True
+    lists = [v for k, v in leaves.items() if k.endswith("#len")]
+    return (bool(lists) and all(n == 0 for n in lists)) or all(v in (None, "", 0) for k, v in leaves.items()
+                                                                if not k.endswith("#len"))
+
+
+class _Healer:
+    def __init__(self, pool: BrowserPool, base_url: str, store: SuspectStore | None = None) -> None:
+        self.store = store
+        self.pool = pool
+        self.base_url = base_url
+        self._dirty = True
+
+    async def _open(self, page: Any, url: str) -> None:
+        try:
+            await page.goto(url, wait_until="domcontentloaded", timeout=15_000)
+        except Exception as exc:
+            raise SiteUnreachable(f"cannot open {url}: {str(exc).splitlines()[0]}") from exc
+        try:  # let the page's scripts draw what the tool reads
+            await page.wait_for_load_state("load", timeout=5_000)
+        except Exception:  # a page still loading an image: go on with what is drawn
+            log.debug("no load event on %s", url)
+
+    async def _verify(self, page: Any, url: str, tool: ToolManifest, args: dict[str, Any], expected: Any,
+                      *, pre_only: bool) -> str | None:  # fmt: skip
+        """None when ``tool`` passes on ``url`` (loaded fresh unless only pre_checks ran since), else why not."""
+        if self._dirty or page.url != url:
+            await self._open(page, url)
+            self._dirty = False
+        timeout = CANDIDATE_TIMEOUT_MS
+        if pre_only:
+            probe = tool.model_copy(update={"execute": "return {};", "post_check": "return true;", "navigates": False,
+                                            "output_schema": {"type": "object"}})  # fmt: skip
+            outcome = await call_tool(page, probe, args, timeout_ms=timeout, validate=False)
+            return None if outcome.ok else f"{outcome.phase}: {outcome.reason}"
+        outcome = await call_tool(page, tool, args, timeout_ms=timeout, validate=False)
+        self._dirty = outcome.phase != "pre_check"  # a pre_check changes nothing; anything after it may have
+        if not outcome.ok:
+            return f"{outcome.phase}: {outcome.reason}"
+        output = outcome.output if outcome.output is not None else {}
+        try:
+            validate_output(tool, output)
+        except Exception as exc:
+            return str(exc)
+        if _empty(output):
+            return "the output is empty"
+        if expected is not None and agreement(output, expected) < MIN_AGREEMENT:
+            return f"the output agrees with the fallback's answer on {agreement(output, expected):.0%} of its fields"
+        return None
+
+    async def heal(self, tool: ToolManifest, evidence: dict[str, Any], report: HealReport) -> ToolManifest | None:
+        url = site_url(self.base_url, evidence.get("url") or "/")
+        raw_args = evidence.get("args")
+        args: dict[str, Any] = raw_args if isinstance(raw_args, dict) else {}
+        expected = evidence.get("fallback_output")
+        async with self.pool.page() as page:
+            await self._open(page, url)
+            self._dirty = False
+            # a navigating tool's post_check runs on the page it lands on: its names cannot be judged here
+            bodies = {"pre_check": tool.pre_check, "execute": tool.execute}
+            if not tool.navigates:
+                bodies["post_check"] = tool.post_check
+            broken: list[str] = []
+            for body in bodies.values():
+                broken += [s for s in await missing_selectors(page, body) if s not in broken]
+            if not broken:
+                problem = await self._verify(page, url, tool, args, expected, pre_only=tool.is_write)
+                if problem is None:
+                    report.changes[tool.name] = {}
+                    return tool  # it passes again: the page was slow or the state was off, nothing to change
+                report.failed[tool.name] = f"every selector of the tool still matches; it fails with {problem}"
+                return None
+            if tool.is_write and any(s in selector_literals(tool.execute) + selector_literals(tool.post_check) for s in broken):
+                report.failed[tool.name] = ("a WRITE tool whose execute or post_check lost its elements is not healed "
+                                            "(verifying it would send the write): rebuild it with `toolcache build`")
+                return None
+            handles = await page.evaluate(_HANDLES_JS)
+            mapped = await self._mapped(tool, broken)
+            # the pre_check's selectors first, checked by the pre_check alone (it passes on the right page and
+            # changes nothing); then the others, checked by a whole run of the tool
+            in_pre = [b for b in broken if b in selector_literals(tool.pre_check)]
+            rest = [b for b in broken if b not in in_pre]
+            groups = [(in_pre, tool.is_write or bool(rest)), (rest, tool.is_write)]  # the last group: a whole run
+            chosen: dict[str, str] = {}
+            tried = 0
+            for group, pre_only in groups:
+                if not group:
+                    continue
+                found, n = await self._search(page, url, tool, args, expected, handles, group, chosen, mapped,
+                                              pre_only=pre_only)  # fmt: skip
+                tried += n
+                if found is None:
+                    report.candidates_tried[tool.name] = tried
+                    report.failed[tool.name] = (f"no replacement for {', '.join(map(repr, group))} on {url} passes the "
+                                                "tool's checks")  # fmt: skip
+                    return None
+                chosen.update(found)
+            report.candidates_tried[tool.name] = tried
+            report.changes[tool.name] = chosen
+            return _apply(tool, chosen).model_copy(update={"version": tool.version + 1})
+
+    async def _mapped(self, tool: ToolManifest, broken: list[str]) -> dict[str, list[str]]:
+        """For each broken selector, the selectors that now name what it matched on the tool's last good page
+        (that page's URL loaded fresh on the site), the likeliest first: covering every element it matched,
+        and exactly as many."""
+        good = self.store.good(tool.name) if self.store is not None else None
+        path = self.store.root / "suspects" / f"good-{tool.name}.html" if self.store is not None else None
+        if good is None or path is None or not await asyncio.to_thread(path.is_file):
+            return {}
+        old_html = await asyncio.to_thread(path.read_text, encoding="utf-8")
+        try:
+            url = site_url(self.base_url, good.get("url") or "/")
+        except OffSiteURL:
+            return {}
+        out: dict[str, list[str]] = {}
+        async with self.pool.page() as page:
+            await self._open(page, url)
+            found = await page.evaluate(_MAPPED_JS, [old_html, broken])
+            for sel, got in zip(broken, found, strict=True):
+                made = {_handle_selector(k, n, v): cover for k, n, v, cover in got["handles"]}
+                names = list(made)
+                counts = dict(zip(names, await page.evaluate(_COUNT_JS, names), strict=True)) if names else {}
+                want = got["count"]
+                out[sel] = sorted(names, key=lambda c: (-made[c], counts[c] != want, _kind_rank(sel, c),
+                                                        abs(counts[c] - want), c))  # fmt: skip
+        return out
+
+    async def _search(self, page: Any, url: str, tool: ToolManifest, args: dict[str, Any], expected: Any,
+                      handles: list[list[str]], group: list[str], chosen: dict[str, str],
+                      mapped: dict[str, list[str]], *, pre_only: bool) -> tuple[dict[str, str] | None, int]:  # fmt: skip
+        """Replacements for the selectors of ``group`` (with ``chosen`` already applied) that pass; and the trials.
+
+        One selector: its closest MAX_CANDIDATES replacements; several: the product of each one's closest few,
+        at most about MAX_CANDIDATES trials in all.
+        """
+        per = MAX_CANDIDATES if len(group) == 1 else max(2, int(MAX_CANDIDATES ** (1 / len(group))))
+        options = [list(dict.fromkeys(mapped.get(b, []) + _candidates(b, handles)))[:per] for b in group]
+        tried = 0
+        for combo in itertools.islice(itertools.product(*options), MAX_CANDIDATES * 2):
+            tried += 1
+            trial = {**chosen, **dict(zip(group, combo, strict=True))}
+            if await self._verify(page, url, _apply(tool, trial), args, expected, pre_only=pre_only) is None:
+                return dict(zip(group, combo, strict=True)), tried
+        return None, tried
+
+
+def _apply(tool: ToolManifest, swaps: dict[str, str]) -> ToolManifest:
+    bodies = {"pre_check": tool.pre_check, "execute": tool.execute, "post_check": tool.post_check}
+    for old, new in swaps.items():
+        bodies = {k: replace_literal(v, old, new) for k, v in bodies.items()}
+    return tool.model_copy(update=bodies)
+
+
+def _plan_tools(source: str, names: set[str]) -> set[str]:
+    """The tools a plan's source calls (every call of a bare name that is a tool); all of them if it does not parse."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return set(names)
+    return {n.func.id for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in names}
+
+
+def rekey_plans(cache: ToolCache, old_fingerprint: str, changed: set[str]) -> tuple[int, int]:
+    """Keep the plan-cache entries of ``old_fingerprint`` that call no tool of ``changed`` under the cache's new
+    fingerprint, drop the others; returns ``(kept, dropped)``. Entries of other fingerprints stay as they are."""
+    new = cache.fingerprint()
+    kept = dropped = 0
+    plans: dict[str, Any] = {}
+    for key, raw in cache.plans.items():
+        if not key.startswith(old_fingerprint + ":"):
+            plans[key] = raw
+            continue
+        source = raw.get("source") if isinstance(raw, dict) else None
+        if not isinstance(source, str) or _plan_tools(source, set(cache.tools)) & changed:
+            dropped += 1
+            continue
+        kept += 1
+        if isinstance(raw, dict) and raw.get("cache_fingerprint") == old_fingerprint:
+            raw = {**raw, "cache_fingerprint": new}
+        plans[new + key[len(old_fingerprint):]] = raw
+    cache.plans = plans
+    return kept, dropped
+
+
+async def heal_cache(cache_dir: str | Path, base_url: str, *, pool: BrowserPool | None = None,
+                     tools: list[str] | None = None) -> HealReport:  # fmt: skip
+    """Heal the suspect tools of the cache at ``cache_dir`` (or only ``tools``) against the site at ``base_url``."""
+    t0 = time.perf_counter()
+    cache = ToolCache.load(cache_dir)
+    store = SuspectStore(cache_dir)
+    suspects = store.suspects()
+    report = HealReport(cache=str(cache_dir), site=base_url, revision=cache.info.revision)
+    names = sorted(suspects if tools is None else [t for t in tools if t in suspects])
+    unknown = [n for n in (tools or []) if n not in cache.tools]
+    if unknown:
+        raise ConfigError(f"no tool named {', '.join(map(repr, unknown))} in {cache_dir}")
+    report.suspects = names
+    if not names:
+        report.time_s = time.perf_counter() - t0
+        return report
+    if pool is None:
+        async with BrowserPool.from_spec() as own:
+            return await _heal(cache, store, names, suspects, base_url, own, report, t0)
+    return await _heal(cache, store, names, suspects, base_url, pool, report, t0)
+
+
+async def _heal(cache: ToolCache, store: SuspectStore, names: list[str], suspects: dict[str, Any], base_url: str,
+                pool: BrowserPool, report: HealReport, t0: float) -> HealReport:  # fmt: skip
+    pool.allow_site(base_url)
+    healer = _Healer(pool, base_url, store)
+    old_fingerprint = cache.fingerprint()
+    changed: set[str] = set()
+    for name in names:
+        if name not in cache.tools:
+            report.failed[name] = "the cache has no such tool any more"
+            continue
+        new = await healer.heal(cache.tools[name], suspects[name], report)
+        if new is None:
+            continue
+        report.healed.append(name)
+        if new != cache.tools[name]:
+            cache.add_tool(new)
+            changed.add(name)
+    if changed:
+        report.plans_kept, report.plans_dropped = rekey_plans(cache, old_fingerprint, changed)
+        cache.info.revision += 1
+        cache.save()
+    if report.healed:
+        store.clear(report.healed)
+    report.revision = cache.info.revision
+    report.time_s = time.perf_counter() - t0
+    return report
+
+
+def heal_sync(cache_dir: str | Path, base_url: str, *, tools: list[str] | None = None) -> HealReport:
+    """:func:`heal_cache` for the command line."""
+    return asyncio.run(heal_cache(cache_dir, base_url, tools=tools))
+
+
+def render(report: HealReport) -> str:
+    """A few lines for people."""
+    lines = [f"toolcache heal {report.cache} against {report.site}: {len(report.suspects)} suspect(s), "
+             f"{len(report.healed)} healed, {len(report.failed)} not ({report.time_s:.1f} s)"]  # fmt: skip
+    for name in report.healed:
+        swaps = report.changes.get(name) or {}
+        what = "; ".join(f"{json.dumps(o)} -> {json.dumps(n)}" for o, n in swaps.items()) or "passes again, unchanged"
+        lines.append(f"  healed {name}: {what}")
+    for name, why in report.failed.items():
+        lines.append(f"  not healed {name}: {why}")
+    if report.plans_kept or report.plans_dropped:
+        lines.append(f"  plan cache: {report.plans_kept} kept, {report.plans_dropped} dropped (they used a changed tool)")
+    return "\n".join(lines)

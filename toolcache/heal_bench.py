@@ -1,0 +1,129 @@
+"""How well a cache survives a redesign: tools broken, tools healed, time to heal, task pass rates (issue 21).
+
+::
+
+    python -m toolcache.heal_bench --app food --seed 7 [--wrap 0.3] [--rounds 4] [--json]
+
+Starts the bundled app (latency off), runs every task's reference plan on the
+original site (the baseline), then puts a :class:`~agentjit.bench.redesign.RedesignProxy`
+in front of it (every compound class, id and ``data-testid`` renamed by
+``seed``, a ``wrap`` share of buttons wrapped) and, on a copy of the app's
+cache, repeats: run every task with suspects recorded, ``heal`` the suspects;
+until every task passes, nothing new is suspect, or ``rounds`` ran. No model
+is used: a broken tool fails its task (no fallback), which is what marks it
+suspect. Read-only on the redesigned site except for the tasks' own writes
+(the site is reset before each task).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import shutil
+import statistics
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from agentjit.bench.redesign import RedesignProxy
+from agentjit.cache import SuspectStore, ToolCache
+from agentjit.runtime import BrowserPool, Runtime
+from agentjit.tasks.apps import get_app
+from agentjit.tasks.runner import run_task
+
+from .heal import heal_cache
+
+__all__ = ["measure", "main"]
+
+TOOL_TIMEOUT_MS = 2_000
+
+
+async def _run_all(cache: ToolCache, url: str, site: Any, tasks: list[Any], pool: BrowserPool,
+                   *, record: bool) -> list[dict[str, Any]]:  # fmt: skip
+    runtime = Runtime(cache, url, pool=pool, record_suspects=record, tool_timeout_ms=TOOL_TIMEOUT_MS)
+    out = []
+    for task in tasks:
+        res = await run_task(task, task.plan_source(), runtime=runtime, site=site)
+        out.append({"id": task.id, "ok": res.ok, "latency_s": round(res.latency_s, 3), "reason": None if res.ok else res.reason})
+    return out
+
+
+def _summary(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    lat = [r["latency_s"] for r in runs if r["ok"]]
+    return {"passed": sum(r["ok"] for r in runs), "tasks": len(runs),
+            "median_latency_s": round(statistics.median(lat), 3) if lat else None,
+            "failed": {r["id"]: r["reason"] for r in runs if not r["ok"]}}  # fmt: skip
+
+
+async def measure(app_name: str = "food", *, seed: int = 7, wrap: float = 0.3, rounds: int = 4) -> dict[str, Any]:
+    app = get_app(app_name)
+    tasks = [t for t in app.tasks() if t.has_plan]
+    site = app.site(latency_scale=0)
+    site.start()
+    try:
+        with tempfile.TemporaryDirectory(prefix="heal-bench-") as tmp:
+            cache_dir = Path(tmp) / "cache"
+            shutil.copytree(app.cache_dir, cache_dir)
+            for stale in ("suspects.json", "plans.json"):
+                (cache_dir / stale).unlink(missing_ok=True)
+            report: dict[str, Any] = {"app": app_name, "seed": seed, "wrap": wrap, "tools": 0, "rounds": []}
+            async with BrowserPool.from_spec() as pool:
+                original = ToolCache.load(cache_dir)
+                report["tools"] = len(original.tools)
+                # recorded: each tool's good page is kept, for heal to see what its selectors matched
+                report["original"] = _summary(await _run_all(original, site.url, site, tasks, pool, record=True))
+                with RedesignProxy(site.url, seed, wrap=wrap) as proxy:
+                    broken: set[str] = set()
+                    healed: set[str] = set()
+                    not_healed: dict[str, str] = {}
+                    heal_s = 0.0
+                    for _round in range(rounds):
+                        runs = await _run_all(ToolCache.load(cache_dir), proxy.url, site, tasks, pool, record=True)
+                        summary = _summary(runs)
+                        suspects = set(SuspectStore(cache_dir).suspects())
+                        summary["suspects"] = sorted(suspects)
+                        report["rounds"].append(summary)
+                        new = suspects - set(not_healed)
+                        if summary["passed"] == summary["tasks"] or not new:
+                            break
+                        broken |= new
+                        t0 = time.perf_counter()
+                        heal = await heal_cache(cache_dir, proxy.url, pool=pool, tools=sorted(new))
+                        heal_s += time.perf_counter() - t0
+                        healed |= set(heal.healed)
+                        not_healed.update(heal.failed)
+                    report["renamed_names"] = len(proxy.redesign.names)
+                report.update(tools_broken=sorted(broken), tools_healed=sorted(healed), not_healed=not_healed,
+                              heal_s=round(heal_s, 2))  # fmt: skip
+    finally:
+        site.stop()
+    return report
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m toolcache.heal_bench", description=__doc__.split("\n\n")[0])
+    p.add_argument("--app", default="food")
+    p.add_argument("--seed", type=int, default=7)
+    p.add_argument("--wrap", type=float, default=0.3)
+    p.add_argument("--rounds", type=int, default=4)
+    p.add_argument("--json", action="store_true")
+    args = p.parse_args(argv)
+    report = asyncio.run(measure(args.app, seed=args.seed, wrap=args.wrap, rounds=args.rounds))
+    if args.json:
+        print(json.dumps(report, indent=2))
+    else:
+        o = report["original"]
+        print(f"{report['app']} (seed {report['seed']}, wrap {report['wrap']}): original site {o['passed']}/{o['tasks']} tasks")
+        for i, r in enumerate(report["rounds"], 1):
+            print(f"  redesigned, run {i}: {r['passed']}/{r['tasks']} tasks, suspects {', '.join(r['suspects']) or '-'}")
+        print(f"  tools broken {len(report['tools_broken'])} of {report['tools']}, healed {len(report['tools_healed'])}, "
+              f"heal time {report['heal_s']} s")
+        for name, why in report["not_healed"].items():
+            print(f"  not healed {name}: {why}")
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())
