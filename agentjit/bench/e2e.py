@@ -197,7 +197,7 @@ async def _jit_run(task: Task, run: int, side: str, planner: Planner, model: Sim
                       compile_s=time.perf_counter() - t0, model_calls=model.calls - calls0)  # fmt: skip
     compile_s = time.perf_counter() - t0
     res = await run_task(task, plan.source, runtime=runtime, site=site, strategy="auto",
-                         plan_origin="cache" if plan.origin == "cache" else "model", draws=f"run-{run}")  # fmt: skip
+                         plan_origin=plan.origin if plan.origin in ("cache", "template") else "model", draws=f"run-{run}")  # fmt: skip
     return E2ERun(
         side=side, run=run, ok=res.ok, reason=res.reason, latency_s=compile_s + res.latency_s,
         model_s=model.elapsed_s - spent0, model_calls=model.calls - calls0,
