@@ -286,9 +286,46 @@ async def bench_faults(args: argparse.Namespace) -> int:
     return 0 if report.passed else 1
 
 
+async def bench_templates(args: argparse.Namespace) -> int:
+    """Plan templates: hits on literal variants of every bench task, none on near misses
+    (:mod:`agentjit.bench.templates_bench`)."""
+    from agentjit.bench.templates_bench import APPS, measure_templates
+
+    apps = args.apps.split(",") if args.apps else list(APPS)
+    unknown = [a for a in apps if a not in APPS]
+    if unknown:
+        raise UsageError(f"agentjit bench templates --apps: unknown app(s) {', '.join(unknown)} (have: {', '.join(APPS)})")
+    bench = await measure_templates(apps, variants=args.variants)
+    data = bench.to_json()
+    if args.out:
+        _write_json_file(args.out, data)
+    s = data["summary"]
+    passed = s["near_miss_hits"] == 0 and (s["variant_hit_rate"] or 0.0) >= 0.8
+    if args.json:
+        emit_json(data)
+        return 0 if passed else 1
+    table = Table(title="plan templates: literal variants must hit, near misses must go to the model")
+    _columns(table, ("app", "tasks", "with template", "variants", "hits", "near misses", "near-miss hits"), ids={"app"})
+    for app, a in data["apps"].items():
+        table.add_row(app, str(a["tasks"]), str(a["with_template"]), str(a["variants"]), str(a["variant_hits"]),
+                      str(a["near_misses"]), str(a["near_miss_hits"]))  # fmt: skip
+    out = _out()
+    out.print(table)
+    for p in bench.probes:
+        if (p.kind == "variant") != (p.origin == "template"):
+            out.print(f"  {p.kind} {p.of} ({p.how}): {p.origin}: {p.task}", markup=False)
+    verdict = styled("PASS", "green") if passed else styled("FAIL", "red")
+    out.print(Text.assemble(verdict, (
+        f" {s['variant_hits']}/{s['variants']} variants from a template ({s['variant_hit_rate']:.0%}), "
+        f"{s['model_calls_on_hits']} model calls on hits; {s['near_miss_hits']}/{s['near_misses']} near misses hit; "
+        f"{s['tasks_with_template']}/{s['tasks']} tasks have a template; {s['wall_s']} s")))
+    return 0 if passed else 1
+
+
 BENCHES: dict[str, Handler] = {
     "overhead": bench_overhead, "scheduler": bench_scheduler, "sandbox": bench_sandbox, "isolation": bench_isolation,
     "contexts": bench_contexts, "e2e": bench_e2e, "faults": bench_faults, "planner": bench_planner,
+    "templates": bench_templates,
 }  # fmt: skip
 """Each benchmark's handler, by subcommand name."""
 
@@ -297,7 +334,7 @@ def add_parsers(sub: Any) -> None:
     """Add ``agentjit bench`` and one subcommand per benchmark, each with its own flags (the
     ``agentjit.cli`` entry point)."""
     group = sub.add_parser("bench", help="benchmarks: overhead (tool call vs bare evaluate), scheduler, sandbox, "
-                                         "isolation, contexts, e2e, faults, planner",
+                                         "isolation, contexts, e2e, faults, planner, templates",
                            description="Benchmarks. `agentjit bench NAME --help` lists a benchmark's own flags.")
     benches = group.add_subparsers(dest="bench", required=True, metavar="BENCHMARK")
 
@@ -374,6 +411,13 @@ def add_parsers(sub: Any) -> None:
     site_arg(p)
     cache_dir_arg(p)
     add_browser_arg(p)
+    json_arg(p)
+
+    p = benches.add_parser("templates", help="plan templates: hit rate on literal variants of the bench tasks, "
+                                             "0 hits on near misses (no model, no browser)")
+    p.add_argument("--apps", default=None, help="comma-separated bench apps (default: food,roundup,fava,django_admin,trac)")
+    p.add_argument("--variants", type=positive_int, default=3, help="literal variants per task (default: 3)")
+    p.add_argument("--out", help="also write the JSON report to this file")
     json_arg(p)
 
     p = benches.add_parser("faults", help="writes under injected faults: 0 duplicated, 0 lost")
