@@ -357,9 +357,16 @@ class Planner:
         return await self._search(task, base, start=self.clock(), use_cache=use_cache, workers=1, run_round=run_round)
 
     def forget(self, task: str) -> None:
-        """Drop ``task``'s plan cache entry (a plan that failed when it ran)."""
+        """Drop ``task``'s plan cache entry (a plan that failed when it ran), and the template made of that plan."""
         key, raw = self._entry(task)
-        if raw is not None and self.cache.plans.pop(key, None) is not None and self.cache.path is not None:
+        if raw is None or self.cache.plans.pop(key, None) is None:
+            return
+        source = raw.get("source") if isinstance(raw, dict) else None
+        prefix = f"{TEMPLATE_PREFIX}{self.cache.fingerprint()}:"
+        for other in [k for k, v in self.cache.plans.items()
+                      if k.startswith(prefix) and isinstance(v, dict) and v.get("source") == source]:
+            del self.cache.plans[other]
+        if self.cache.path is not None:
             self.cache.save_part("plans")
 
     async def _search(self, task: str, base: list[Message], *, start: float, use_cache: bool, workers: int | None = None,
