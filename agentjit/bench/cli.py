@@ -295,12 +295,13 @@ async def bench_templates(args: argparse.Namespace) -> int:
     unknown = [a for a in apps if a not in APPS]
     if unknown:
         raise UsageError(f"agentjit bench templates --apps: unknown app(s) {', '.join(unknown)} (have: {', '.join(APPS)})")
-    bench = await measure_templates(apps, variants=args.variants)
+    bench = await measure_templates(apps, variants=args.variants, run=args.run)
     data = bench.to_json()
     if args.out:
         _write_json_file(args.out, data)
     s = data["summary"]
-    passed = s["near_miss_hits"] == 0 and (s["variant_hit_rate"] or 0.0) >= 0.8
+    passed = (s["near_miss_hits"] == 0 and (s["variant_hit_rate"] or 0.0) >= 0.8
+              and s["hits_judged_right"] == s["hits_run"])  # fmt: skip
     if args.json:
         emit_json(data)
         return 0 if passed else 1
@@ -312,12 +313,14 @@ async def bench_templates(args: argparse.Namespace) -> int:
     out = _out()
     out.print(table)
     for p in bench.probes:
-        if (p.kind == "variant") != (p.origin == "template"):
-            out.print(f"  {p.kind} {p.of} ({p.how}): {p.origin}: {p.task}", markup=False)
+        if (p.kind == "variant") != (p.origin == "template") or p.judged is False:
+            wrong = f" judged wrong: {p.judge_reason}" if p.judged is False else ""
+            out.print(f"  {p.kind} {p.of} ({p.how}): {p.origin}: {p.task}{wrong}", markup=False)
     verdict = styled("PASS", "green") if passed else styled("FAIL", "red")
     out.print(Text.assemble(verdict, (
         f" {s['variant_hits']}/{s['variants']} variants from a template ({s['variant_hit_rate']:.0%}), "
         f"{s['model_calls_on_hits']} model calls on hits; {s['near_miss_hits']}/{s['near_misses']} near misses hit; "
+        f"{s['hits_judged_right']}/{s['hits_run']} hits run judged right; "
         f"{s['tasks_with_template']}/{s['tasks']} tasks have a template; {s['wall_s']} s")))
     return 0 if passed else 1
 
@@ -417,6 +420,9 @@ def add_parsers(sub: Any) -> None:
                                              "0 hits on near misses (no model, no browser)")
     p.add_argument("--apps", default=None, help="comma-separated bench apps (default: food,roundup,fava,django_admin,trac)")
     p.add_argument("--variants", type=positive_int, default=3, help="literal variants per task (default: 3)")
+    p.add_argument("--run", action="store_true",
+                   help="run every hit whose judge reads its values from the task on the app's site, and judge it")
+    add_browser_arg(p)
     p.add_argument("--out", help="also write the JSON report to this file")
     json_arg(p)
 

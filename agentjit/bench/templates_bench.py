@@ -20,6 +20,7 @@ Variants are generated from the templates themselves: nothing here knows a task.
 from __future__ import annotations
 
 import copy
+import dataclasses
 import re
 import time
 from collections.abc import Iterable, Sequence
@@ -31,6 +32,7 @@ from agentjit.llm import FunctionModel, Message
 from agentjit.planner import Planner, make_template
 from agentjit.planner.templates import NUMBER_WORDS, Slot, Template
 from agentjit.tasks.apps import get_app
+from agentjit.tasks.task import Task
 
 __all__ = ["APPS", "measure_templates", "literal_variants", "near_misses", "TemplateBench"]
 
@@ -63,12 +65,16 @@ class Probe:
     how: str
     origin: str = ""
     model_calls: int = 0
-    valid: bool = True
     error: str = ""
+    source: str = ""
+    judged: bool | None = None
+    """With ``run``: the hit's plan ran on the site and the task's judge accepted it (None: not run)."""
+    judge_reason: str = ""
 
     def to_json(self) -> dict[str, Any]:
         return {"kind": self.kind, "task": self.task, "of": self.of, "how": self.how, "origin": self.origin,
-                "model_calls": self.model_calls, "error": self.error}  # fmt: skip
+                "model_calls": self.model_calls, "error": self.error, "judged": self.judged,
+                "judge_reason": self.judge_reason}  # fmt: skip
 
 
 @dataclass
@@ -91,6 +97,8 @@ class TemplateBench:
             "variant_hit_rate": round(len(hits) / len(lit), 4) if lit else None,
             "near_misses": len(near), "near_miss_hits": len(near_hits),
             "model_calls_on_hits": sum(p.model_calls for p in hits),
+            "hits_run": sum(p.judged is not None for p in hits),
+            "hits_judged_right": sum(p.judged is True for p in hits),
             "wall_s": round(self.wall_s, 2),
         }  # fmt: skip
 
@@ -221,6 +229,24 @@ def near_misses(template: Template, other_enums: Sequence[Sequence[Any]],
     return out
 
 
+async def _run_hits(app_name: str, cache: ToolCache, runnable: list[tuple[Probe, Task]]) -> None:
+    """Run each hit's plan on the app's own site (reset before each) and record its judge's verdict."""
+    from agentjit.tasks.runner import run_tasks
+
+    site = get_app(app_name).site(latency_scale=0.0)
+    site.start()
+    try:
+        report = await run_tasks([task for _, task in runnable], cache=cache, site=site,
+                                 plan_for=lambda task, _cache: (task.plan_source(), "template"))  # fmt: skip
+    finally:
+        site.stop()
+    verdicts = {r.id: r for r in report.tasks}
+    for probe, task in runnable:
+        res = verdicts.get(task.id)
+        probe.judged = bool(res is not None and res.ok)
+        probe.judge_reason = res.reason if res is not None else "not run"
+
+
 def _value_pool(templates: Iterable[Template]) -> dict[str, list[str]]:
     """For each tool input, the string values the site's reference plans give it (the site's own values)."""
     pool: dict[str, list[str]] = {}
@@ -233,18 +259,22 @@ def _value_pool(templates: Iterable[Template]) -> dict[str, list[str]]:
     return pool
 
 
-async def measure_templates(apps: Sequence[str] = APPS, *, variants: int = 3,
+async def measure_templates(apps: Sequence[str] = APPS, *, variants: int = 3, run: bool = False,
                             on_probe: Any = None) -> TemplateBench:  # fmt: skip
-    """Compile every task of ``apps`` once, then its literal variants and near misses (see the module)."""
+    """Compile every task of ``apps`` once, then its literal variants and near misses (see the module).
+
+    With ``run``, every hit whose task has a judge that reads its values from the task's text (a site judge
+    marked ``reads_task``) runs on the app's own site, started here, and that judge says whether it is right.
+    """
     bench = TemplateBench()
     t0 = time.perf_counter()
     for app_name in apps:
-        await _measure_app(app_name, bench, variants=variants, on_probe=on_probe)
+        await _measure_app(app_name, bench, variants=variants, run=run, on_probe=on_probe)
     bench.wall_s = time.perf_counter() - t0
     return bench
 
 
-async def _measure_app(app_name: str, bench: TemplateBench, *, variants: int, on_probe: Any) -> None:
+async def _measure_app(app_name: str, bench: TemplateBench, *, variants: int, run: bool, on_probe: Any) -> None:
     app = get_app(app_name)
     tasks = [t for t in app.tasks() if t.has_plan]
     cache: ToolCache = copy.copy(app.load_cache())
@@ -276,7 +306,7 @@ async def _measure_app(app_name: str, bench: TemplateBench, *, variants: int, on
         p = Probe(kind, text, of, how)
         try:
             plan = await planner.compile(text)
-            p.origin = plan.origin
+            p.origin, p.source = plan.origin, plan.source
         except Exception as exc:  # a stand-in answer the checker rejects for this task: still a model call
             p.origin, p.error = "model", f"{type(exc).__name__}: {exc}"[:200]
         p.model_calls = len(model.calls) - calls
@@ -284,9 +314,17 @@ async def _measure_app(app_name: str, bench: TemplateBench, *, variants: int, on
         if on_probe is not None:
             on_probe(p)
 
+    by_id = {t.id: t for t in tasks}
+    runnable: list[tuple[Probe, Task]] = []
     for task_id, t in templates:
-        for text, how in literal_variants(t, pool, limit=variants):
+        for n, (text, how) in enumerate(literal_variants(t, pool, limit=variants)):
             await probe("variant", text, f"{app_name}/{task_id}", how, t.source)
+            hit = bench.probes[-1]
+            original = by_id[task_id]
+            if hit.origin == "template" and getattr(original.site_judge, "reads_task", False):
+                runnable.append((hit, dataclasses.replace(original, id=f"{task_id}~{n}", task=text, plan_text=hit.source)))
+    if run and runnable:
+        await _run_hits(app_name, cache, runnable)
     for task_id, t in templates:
         for text, how in near_misses(t, enums, pool):
             cache.plans = dict(after_first)
