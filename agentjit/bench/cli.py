@@ -143,7 +143,7 @@ async def bench_e2e(args: argparse.Namespace) -> int:
     runnable = tasks if args.model else [t for t in tasks if has_demo(t)]
     command = "agentjit " + " ".join(sys.argv[1:]) if sys.argv[1:2] == ["bench"] else "agentjit bench e2e"
     with _progress() as progress:
-        bar = progress.add_task("e2e", total=3 * len(runnable) * args.repeats)
+        bar = progress.add_task("e2e", total=(4 if args.variants else 3) * len(runnable) * args.repeats)
 
         def on_run(task_id: str, run: Any) -> None:
             progress.update(bar, advance=1, description=f"{task_id} {run.side}")
@@ -152,7 +152,7 @@ async def bench_e2e(args: argparse.Namespace) -> int:
             _app_name(args) or "food", runs=args.repeats, model=_model(args.model),
             profile=args.llm_profile or ("none" if args.model else "gpt-4.1"), model_scale=args.llm_scale,
             latency_scale=args.latency_scale, task_ids=[t.id for t in tasks], seed=args.seed, command=command,
-            on_run=on_run,
+            on_run=on_run, variants=args.variants,
         )  # fmt: skip
     data = report.model_dump(mode="json")
     if args.out:
@@ -185,7 +185,15 @@ async def bench_e2e(args: argparse.Namespace) -> int:
             f"at any per-call model latency the ratio of means stays between {lim['free_calls']:.2f}x (free calls: "
             f"time outside the model) and {lim['slow_calls']:.2f}x (slow calls: model calls per task), at most {lim['max']:.2f}x"
         )
-    return 0 if all(v == s["runs"][k] for k, v in s["passed"].items()) else 1
+    var = s["variants"]
+    if var["tasks"]:
+        out.print(
+            f"variants of {var['tasks']} task(s): {var['template_hits']}/{var['runs']} compiled from a template, "
+            f"{var['passed']['agentjit-template']}/{var['runs']} judged right; speedup over the agent: first compile "
+            f"{var['speedup_first_compile'] or 0:.2f}x, template hit {var['speedup_template_hit'] or 0:.2f}x, "
+            f"exact hit {var['speedup_exact_hit'] or 0:.2f}x", markup=False)  # fmt: skip
+    variants_ok = not var["tasks"] or var["passed"]["agentjit-template"] == var["runs"]
+    return 0 if all(v == s["runs"][k] for k, v in s["passed"].items()) and variants_ok else 1
 
 
 async def bench_planner(args: argparse.Namespace) -> int:
@@ -393,6 +401,8 @@ def add_parsers(sub: Any) -> None:
     p.add_argument("--llm-scale", type=nonneg_float, default=1.0, help="multiply the profile's latency (0 = free calls)")
     p.add_argument("--out", help="also write the JSON report to this file")
     p.add_argument("--model", help="a real model both sides use instead of the oracle and the reference plans")
+    p.add_argument("--variants", action="store_true",
+                   help="follow each task whose judge reads the task by a literal variant, compiled from its template")
     app_arg(p)
     add_browser_arg(p)
     json_arg(p)

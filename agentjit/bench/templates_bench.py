@@ -34,7 +34,7 @@ from agentjit.planner.templates import NUMBER_WORDS, Slot, Template
 from agentjit.tasks.apps import get_app
 from agentjit.tasks.task import Task
 
-__all__ = ["APPS", "measure_templates", "literal_variants", "near_misses", "TemplateBench"]
+__all__ = ["APPS", "measure_templates", "literal_variants", "near_misses", "value_pool", "TemplateBench"]
 
 APPS = ("food", "roundup", "fava", "django_admin", "trac")
 
@@ -247,7 +247,7 @@ async def _run_hits(app_name: str, cache: ToolCache, runnable: list[tuple[Probe,
         probe.judge_reason = res.reason if res is not None else "not run"
 
 
-def _value_pool(templates: Iterable[Template]) -> dict[str, list[str]]:
+def value_pool(templates: Iterable[Template]) -> dict[str, list[str]]:
     """For each tool input, the string values the site's reference plans give it (the site's own values)."""
     pool: dict[str, list[str]] = {}
     for t in templates:
@@ -296,7 +296,7 @@ async def _measure_app(app_name: str, bench: TemplateBench, *, variants: int, ru
     bench.apps[app_name] = {"tasks": len(tasks), "with_template": len(templates),
                             "without_template": [t.id for t in tasks if t.id not in {i for i, _ in templates}]}
     after_first = dict(cache.plans)
-    pool = _value_pool(t for _, t in templates)
+    pool = value_pool(t for _, t in templates)
     enums = [tuple(p.get("enum", ())) for tool in cache.tools.values() for p in tool.parameters.values()
              if isinstance(p, dict) and p.get("enum")]  # fmt: skip
 
