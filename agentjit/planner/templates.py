@@ -258,7 +258,8 @@ def _replace_in_literal(text: str, old: str, new: str) -> str:
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
         return repr(_word(old).sub(lambda _m: new, node.value))
     # an f-string: replace only in its literal text, outside {...}; the new text escaped for an f-string
-    escaped = new.replace("\\", "\\\\").replace("{", "{{").replace("}", "}}")
+    escaped = (new.replace("\\", "\\\\").replace('"', '\\"').replace("'", "\\'").replace("\n", "\\n")
+               .replace("\r", "\\r").replace("{", "{{").replace("}", "}}"))
     out: list[str] = []
     depth, i, start = 0, 0, 0
     while i < len(text):

@@ -122,7 +122,7 @@ def test_the_value_is_replaced_in_strings_and_fstrings_too_escaped(food: ToolCac
     assert t is not None and t.masked == "What's the most expensive item from {s0}"
     slot = t.slots[0]
     assert len(slot.places) == 1 and len(slot.inner) == 1
-    odd = "Bob's {x} \\ Shop"  # what a site's name could be: quotes, braces, a backslash
+    odd = "Bob's \"{x}\" \\ Shop"  # what a site's name could be: quotes, braces, a backslash
     filled = t.instantiate({"s0": odd})
     tree = ast.parse(filled)
     call = tree.body[0].value.value  # type: ignore[attr-defined]
