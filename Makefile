@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint chromium venv clean traces help-time
+.PHONY: demo test lint chromium postgresql venv clean traces help-time
 
 chromium:
 	@if [ -z "$$AGENTJIT_CHROMIUM" ] && ! command -v chromium >/dev/null 2>&1; then \
@@ -12,12 +12,19 @@ chromium:
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; \
 	fi
 
+# The PostgreSQL server the effect-log tests start in a temp dir (Debian's package; apt-get only when missing).
+postgresql:
+	@if ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 && ! command -v initdb >/dev/null 2>&1; then \
+		echo "installing Debian postgresql"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql; \
+	fi
+
 $(PY):
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 
 $(STAMP): pyproject.toml | $(PY)
-	$(PY) -m pip install -q -e '.[dev,notebooks,openai,gemini]'
+	$(PY) -m pip install -q -e '.[dev,notebooks,openai,gemini,postgres,ray]'
 	touch $(STAMP)
 
 venv: $(STAMP)
@@ -27,7 +34,7 @@ demo: chromium venv
 	$(VENV)/bin/agentjit demo --app roundup
 	$(VENV)/bin/agentjit demo --app fava
 
-test: chromium venv
+test: chromium postgresql venv
 	$(VENV)/bin/ruff check agentjit toolcache tests
 	$(VENV)/bin/mypy
 	$(PY) -m pytest -q

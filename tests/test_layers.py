@@ -290,7 +290,6 @@ KNOWN_CIRCLES: list[list[str]] = [
     ["agentjit.llm", "agentjit.llm.gemini", "agentjit.llm.guard", "agentjit.llm.infer", "agentjit.llm.openai",
      "agentjit.llm.provider"],
     ["agentjit.planner.checker", "agentjit.planner.gate", "agentjit.planner.planner", "agentjit.planner.prompts"],
-    ["agentjit.bench.cache_corpus", "agentjit.bench.sandbox_bench", "agentjit.bench.site_corpus"],
     ["agentjit.cli", "agentjit.cli.main"],
     ["toolcache.codegen", "toolcache.navlinks", "toolcache.route_goto"],  # builders take codegen's helpers lazily
     ["toolcache.build", "toolcache.coverage", "toolcache.workflow"],

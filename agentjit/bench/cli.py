@@ -45,7 +45,7 @@ async def cmd_bench(args: argparse.Namespace) -> int:
 
 async def bench_sandbox(args: argparse.Namespace) -> int:
     """The hostile corpora: plans, caches and sites (issue 8)."""
-    from agentjit.bench.sandbox_bench import bench_sandbox_command
+    from agentjit.bench.sandbox.command import bench_sandbox_command
 
     return await bench_sandbox_command(args)
 
@@ -333,10 +333,44 @@ async def bench_templates(args: argparse.Namespace) -> int:
     return 0 if passed else 1
 
 
+async def bench_batch(args: argparse.Namespace) -> int:
+    """Tasks per minute against Ray workers on one site with its latency on (issue 23)."""
+    from agentjit.bench.batch_bench import run_batch_bench
+
+    try:
+        counts = [int(n) for n in args.workers.split(",") if n.strip()]
+    except ValueError:
+        raise UsageError(f"--workers: comma-separated worker counts, e.g. 1,2,4 (got {args.workers!r})") from None
+    tasks = _selected_tasks(args) if (args.tasks or args.only) else None
+    err = _err()
+
+    def on_row(row: dict[str, Any]) -> None:
+        err.print(f"  {row['workers']} worker(s): {row['tasks_per_min']} tasks/min, {row['passed']}/{row['tasks']} ok, "
+                  f"engine overhead {row['engine_overhead_s']} s/task")  # fmt: skip
+
+    report = await run_batch_bench(_app_name(args) or "food", workers=counts, latency_scale=args.latency_scale,
+                                   tasks=tasks, repeat=args.repeat, address=args.ray, stores=args.store or (),
+                                   on_row=on_row)  # fmt: skip
+    if args.json:
+        emit_json(report)
+    else:
+        table = Table(title=f"batch on Ray: {len(report['task_ids'])} tasks x{report['repeat']}, latency scale "
+                            f"{report['latency_scale']}, in-process run {report['inprocess_s']} s/task")  # fmt: skip
+        _columns(table, ("workers", "tasks/min", "speed-up", "wall s", "ok", "engine overhead s/task"), ids=set())
+        for row in report["rows"]:
+            table.add_row(str(row["workers"]), str(row["tasks_per_min"]), str(row["speedup"]), str(row["wall_s"]),
+                          f"{row['passed']}/{row['tasks']}", str(row["engine_overhead_s"]))  # fmt: skip
+        _out().print(table)
+        for c in report["claims_per_s"]:
+            _out().print(f"effect store {c['store']}: {c['per_s']} claims/s (claim + commit, one process)")
+    return 0 if all(row["passed"] == row["tasks"] for row in report["rows"]) else 1
+
+
 BENCHES: dict[str, Handler] = {
     "overhead": bench_overhead, "scheduler": bench_scheduler, "sandbox": bench_sandbox, "isolation": bench_isolation,
     "contexts": bench_contexts, "e2e": bench_e2e, "faults": bench_faults, "planner": bench_planner,
     "templates": bench_templates,
+    "batch": bench_batch,
 }  # fmt: skip
 """Each benchmark's handler, by subcommand name."""
 
@@ -345,7 +379,7 @@ def add_parsers(sub: Any) -> None:
     """Add ``agentjit bench`` and one subcommand per benchmark, each with its own flags (the
     ``agentjit.cli`` entry point)."""
     group = sub.add_parser("bench", help="benchmarks: overhead (tool call vs bare evaluate), scheduler, sandbox, "
-                                         "isolation, contexts, e2e, faults, planner, templates",
+                                         "isolation, contexts, e2e, faults, planner, batch, templates",
                            description="Benchmarks. `agentjit bench NAME --help` lists a benchmark's own flags.")
     benches = group.add_subparsers(dest="bench", required=True, metavar="BENCHMARK")
 
@@ -427,13 +461,25 @@ def add_parsers(sub: Any) -> None:
     json_arg(p)
 
     p = benches.add_parser("templates", help="plan templates: hit rate on literal variants of the bench tasks, "
-                                             "0 hits on near misses (no model, no browser)")
+                                             "0 hits on near misses (no model; a browser only with --run)")
     p.add_argument("--apps", default=None, help="comma-separated bench apps (default: food,roundup,fava,django_admin,trac)")
     p.add_argument("--variants", type=positive_int, default=3, help="literal variants per task (default: 3)")
     p.add_argument("--run", action="store_true",
                    help="run every hit whose judge reads its values from the task on the app's site, and judge it")
     add_browser_arg(p)
     p.add_argument("--out", help="also write the JSON report to this file")
+    json_arg(p)
+
+    p = benches.add_parser("batch", help="tasks/min of a batch on 1, 2, 4 Ray workers, one site with its latency on")
+    p.add_argument("--workers", default="1,2,4", help="comma-separated worker counts")
+    p.add_argument("--repeat", type=positive_int, default=2, help="runs of the task list per worker count")
+    p.add_argument("--latency-scale", type=nonneg_float, default=1.0, help="injected latency (0 = off)")
+    p.add_argument("--ray", default=None, metavar="ADDRESS", help="a Ray cluster's address (default: a local one)")
+    p.add_argument("--store", action="append", default=None, metavar="URL",
+                   help="also measure claims per second of this effect store, repeatable (sqlite:///PATH, "
+                        "postgresql://...; its rows are removed after)")
+    tasks_arg(p)
+    app_arg(p)
     json_arg(p)
 
     p = benches.add_parser("faults", help="writes under injected faults: 0 duplicated, 0 lost")

@@ -58,6 +58,16 @@ def site_arg(p: argparse.ArgumentParser) -> None:
     p.add_argument("--site", help="base URL of a running site; nothing is started (default: start the app's own site)")
 
 
+def effects_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--effects", metavar="URL",
+                   help="a shared effect log, so every write reaches the site once across processes and machines: "
+                        "sqlite:///PATH (relative; sqlite:////abs/path), postgresql://USER@HOST/DB, or a JSONL "
+                        "file's path (default: none)")
+    p.add_argument("--run-id", default="", metavar="ID",
+                   help="the run the writes belong to in --effects: the same on every worker of one run, a new one "
+                        "for each run (default: '', the whole log is one run)")
+
+
 def tasks_arg(p: argparse.ArgumentParser) -> None:
     p.add_argument("--tasks", help="a task file (.jsonl or .toml), or comma-separated task ids of the app (default: all the app's tasks)")
     p.add_argument("--only", help="comma-separated task ids to run from --tasks FILE or the app")

@@ -25,6 +25,7 @@ from .options import (
     add_browser_arg,
     app_arg,
     cache_args,
+    effects_args,
     json_arg,
     limit_args,
     nonneg_float,
@@ -39,7 +40,6 @@ from .output import _columns, _out, emit_json, styled
 @command("run")
 async def cmd_run(args: argparse.Namespace) -> int:
     from agentjit.api import read_plan
-    from agentjit.tasks.runner import jsonable
 
     if args.plan is None and args.task is None:
         raise UsageError("agentjit run: give a plan file or --task TEXT")
@@ -55,13 +55,32 @@ async def cmd_run(args: argparse.Namespace) -> int:
                  f"plan template of {compiled.template_task!r} in {compiled.plan_cache}" if origin == "template" else
                  f"the plan {args.model} compiled")
     session = _session(args)
+    strategy: Any = args.strategy or "serial"
+    effects = None
+    if args.effects:  # every WRITE claimed in the shared log first (namespace: the run id)
+        from agentjit.runtime import EffectLog
+        from agentjit.tasks.effectlog import logged_strategy
+
+        effects = EffectLog.open(args.effects, namespace=args.run_id)
+        strategy = logged_strategy(session, source, strategy, effects)
+    try:
+        return await _run_and_report(args, session, source, strategy, compiled, origin, where)
+    finally:
+        if effects is not None:
+            effects.close()
+
+
+async def _run_and_report(args: argparse.Namespace, session: Any, source: str, strategy: Any, compiled: Any,
+                          origin: str, where: str) -> int:
+    from agentjit.tasks.runner import jsonable
+
     if compiled is None:
-        prepared = session.prepare(source, strategy=args.strategy or "serial", origin=where)  # gate, usage, schedule
+        prepared = session.prepare(source, strategy=strategy, origin=where)  # gate, usage, schedule
         result = await _on_site(args, lambda url: session.execute(prepared, site_url=url, task=args.task))
     else:  # a compiled plan that fails before its first WRITE goes back to the model (run-time repair)
         use_cache = not getattr(args, "no_plan_cache", False)
         compiled, result = await _on_site(args, lambda url: session.run_compiled(
-            args.task, compiled, strategy=args.strategy or "serial", site_url=url, use_cache=use_cache))
+            args.task, compiled, strategy=strategy, site_url=url, use_cache=use_cache))
         source = compiled.source
     data = {
         "value": jsonable(result.value),
@@ -204,6 +223,7 @@ def add_parsers(sub: Any) -> None:
     cache_args(p)
     planner_args(p)
     limit_args(p)
+    effects_args(p)
 
     p = sub.add_parser("check", help="check a plan statically: sandbox, types, state flow, cost")
     p.add_argument("plan", help="plan file (.py)")

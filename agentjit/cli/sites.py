@@ -32,6 +32,7 @@ from .options import (
     app_arg,
     cache_args,
     cache_dir_arg,
+    effects_args,
     json_arg,
     limit_args,
     nonneg_float,
@@ -175,10 +176,13 @@ async def cmd_batch(args: argparse.Namespace) -> int:
         mark = styled("  ok", "green") if res.ok else styled("  FAIL", "red")
         progress_console.print(mark, f"{res.id} ({res.latency_s:.2f} s) {'' if res.ok else res.reason}")
 
+    if args.ray is not None:
+        return await _batch_on_ray(args, tasks, browsers, on_result)
     report = await run_batch(
         tasks, app_name=_app_name(args), browsers=browsers, cache=_load_cache(args),
         latency_scale=args.latency_scale, strategy=_demo_strategy(args), per_browser=args.per_browser,
         on_result=on_result, limits=_limits(args), plan_for=_planning(args) if args.model else None,
+        site_url=args.site, effects=args.effects, run_id=args.run_id,
     )  # fmt: skip
     s = report.summary
     if args.json:
@@ -187,6 +191,30 @@ async def cmd_batch(args: argparse.Namespace) -> int:
     else:
         _out().print(f"agentjit batch: {s['passed']}/{s['total']} ok on {s['browsers']} browser(s) x {args.per_browser} "
                      f"worker(s): wall {s['wall_s']:.2f} s, {s['tasks_per_s']} tasks/s; per browser {s['per_browser']}")
+    return 0 if s["passed"] == s["total"] else 1
+
+
+async def _batch_on_ray(args: argparse.Namespace, tasks: list[Any], browsers: list[str | None], on_result: Any) -> int:
+    from agentjit.tasks.distributed import run_batch_ray
+
+    report = await run_batch_ray(
+        tasks, app_name=_app_name(args), task_file=args.tasks if args.taskfile else None, cache=_load_cache(args),
+        cache_dir=args.cache, workers=args.ray_workers, address=args.ray, site_url=args.site, browsers=browsers,
+        latency_scale=args.latency_scale, strategy=_demo_strategy(args), effects=args.effects, run_id=args.run_id,
+        attempts=args.attempts, on_result=on_result, limits=_limits(args),
+        plan_for=_planning(args) if args.model else None,
+    )  # fmt: skip
+    s = report.summary
+    if args.json:
+        emit_json({"tasks": [{k: getattr(r, k) for k in ("id", "ok", "latency_s", "plan_origin", "reason")} for r in report.tasks],
+                   "summary": s})
+    else:
+        _out().print(f"agentjit batch --ray: {s['passed']}/{s['total']} ok on {s['workers']} Ray worker(s): wall "
+                     f"{s['wall_s']:.2f} s, {s['tasks_per_min']} tasks/min, {s['retried']} retried, engine overhead "
+                     f"{s['engine_overhead_s']} s/task")  # fmt: skip
+        for row in s["per_worker"]:
+            _out().print(f"  worker {row['worker']}: {row['tasks']} task(s), {row['tasks_per_min']} tasks/min"
+                         + (" (died)" if row["died"] else ""))  # fmt: skip
     return 0 if s["passed"] == s["total"] else 1
 
 
@@ -295,12 +323,21 @@ def add_parsers(sub: Any) -> None:
                         "(default: $AGENTJIT_BROWSER, else the local Chromium)")
     p.add_argument("--per-browser", type=positive_int, default=1, metavar="N", help="workers (and site copies) per browser")
     p.add_argument("--latency-scale", type=nonneg_float, default=1.0, help="injected latency of each site copy (0 = off)")
+    p.add_argument("--site", help="base URL of a running site every worker shares; never reset (default: a copy of "
+                                  "the app's site per worker; with --ray one site for all)")
+    p.add_argument("--ray", nargs="?", const="local", default=None, metavar="ADDRESS",
+                   help="run the plans on Ray workers, each with its own browser: a cluster's address "
+                        "(ray://HOST:10001, auto) or none for a local one (needs pip install 'agentjit[ray]')")
+    p.add_argument("--ray-workers", type=positive_int, default=2, metavar="N", help="Ray workers (each a browser)")
+    p.add_argument("--attempts", type=positive_int, default=3, metavar="N",
+                   help="runs of a task that fails on a worker (an error, the worker died), each on another worker")
     app_arg(p)
     cache_args(p)
     json_arg(p)
     strategy_arg(p)
     planner_args(p)
     limit_args(p)
+    effects_args(p)
 
     p = sub.add_parser("profile", help="fit per-tool latencies from serial runs of every bench task")
     p.add_argument("--repeats", "-P", type=positive_int, default=3, help="serial runs per task (default: 3)")

@@ -16,9 +16,10 @@ import asyncio
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from .guard import Guard, compile_plan, plan_error, run_code
+from .guard import Guard, plan_error, run_code
 from .limits import DEFAULT_LIMITS, PlanLimits
 from .recorder import Op, Recorder, apply_ops
+from .rewrite import compile_plan
 
 __all__ = ["PlanMachine", "ALL"]
 

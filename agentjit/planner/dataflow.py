@@ -216,11 +216,35 @@ class Dataflow:
             certain = not (isinstance(value, OneOf) or value is UNKNOWN)
             where = self.explain(block, index, key, tool.pre[key])
             verb = "is" if certain else "may be"
+            hint = self.producers_hint(tool, state, key, pattern, want, self.bindings(tool, ev.node))
             self.report(
                 PreconditionNotMet.at(
-                    ev.node, f"{tool.name}() needs {want}, but {where} {key!r} {verb} {describe(value)}"
+                    ev.node, f"{tool.name}() needs {want}, but {where} {key!r} {verb} {describe(value)}{hint}"
                 )
             )
+
+    def producers_hint(
+        self, tool: ToolManifest, state: State, key: str, pattern: Any, want: str, bindings: dict[str, Any]
+    ) -> str:
+        """``; call X() first: it gives page=...``: the tools whose post gives ``key`` what ``tool`` needs (at most three).
+
+        A small model reads "needs page='store{id}'" and does not know which call gets
+        there; the tools that do are named, those callable from the state at the call first.
+        """
+        ready: list[str] = []
+        later: list[str] = []
+        for other in self.tools.values():
+            if other.name == tool.name or key not in (other.post or {}):
+                continue
+            after = apply(state, other.post, {name: ANY for name in other.parameters})
+            if unmet(after, {key: pattern}, bindings):
+                continue
+            (later if other.pre and unmet(state, other.pre) else ready).append(other.name)
+        names = sorted(ready) + sorted(later)
+        if not names:
+            return ""
+        shown = " or ".join(f"{n}()" for n in names[:3]) + (f" (or {len(names) - 3} more)" if len(names) > 3 else "")
+        return f"; call {shown} first: it gives {want}"
 
     def explain(self, block: Block, index: int, key: str, pattern: Any) -> str:
         """Where the offending value of ``key`` comes from, for the message."""

@@ -39,10 +39,21 @@ What a failed write does to its claim (only committed writes enter H):
   fail-closed rule; :meth:`EffectLog.forget` lets an operator who checked the
   site clear the entry.
 
-With a ``path``, every claim is written ahead (``claimed``) and its end
-(``committed`` / ``uncertain`` / ``released``) after, each line fsynced. A
-process that dies between the two leaves a ``claimed`` line; on reload that
-key counts as ``uncertain``, never as free to send.
+With a ``path`` (a JSONL file) or a ``store`` (a URL: ``sqlite:///PATH``,
+``postgresql://...``; see :mod:`.effectstore`), every claim is written ahead
+(``claimed``) and its end (``committed`` / ``uncertain`` / ``released``) after.
+A process that dies between the two leaves a ``claimed`` row; once its owner
+is known to be gone (same host, pid gone; or an earlier log of this same
+process) that key counts as ``uncertain``, never as free to send.
+
+Across processes: a claim is atomic in the store, so every process that opens
+the same store and ``namespace`` sends each write at most once. A caller whose
+key another process holds polls the store until that claim ends (then replays
+or refuses it, or claims it when it was released); a claim still open after
+``claim_wait_s`` (its owner on another machine, hung or dead) is refused
+fail-closed, never sent. In one process, share one log per run: a second log
+over the same store and namespace takes the first's open claims for those of
+a crashed run.
 
 Replays and post_check: a replayed WRITE did not run on the replaying worker's
 page, but the plan continues from that page as if it had. When the log is
@@ -62,6 +73,7 @@ import json
 import logging
 import os
 import time
+import uuid
 from collections import Counter
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -72,6 +84,7 @@ from agentjit.exceptions import SiteUnreachable, ToolInputError, TraceError
 from agentjit.protocol.manifest import ToolManifest
 from agentjit.protocol.urls import site_url
 
+from .effectstore import HOST, EffectStore, JsonlStore, StoredRow, open_store, owner_alive
 from .invoke import CallOutcome, run_post_check
 
 if TYPE_CHECKING:
@@ -160,15 +173,31 @@ class EffectLog:
         self,
         path: str | Path | None = None,
         *,
+        store: EffectStore | str | Path | None = None,
+        namespace: str = "",
         verify_replays: bool = True,
         verify_timeout_ms: int | None = None,
+        claim_wait_s: float = 300.0,
         clock: Callable[[], float] = time.time,
     ) -> None:
+        if store is not None and path is not None:
+            raise ValueError("EffectLog: give path (a JSONL file) or store, not both")
+        if isinstance(store, str | Path):
+            store = open_store(store)
+        elif store is None and path is not None:
+            store = JsonlStore(path)
+        self.store: EffectStore | None = store
         self.path = Path(path) if path is not None else None
+        self.namespace = namespace
+        """The run (and task) this log's keys belong to in a shared store."""
         self.verify_replays = verify_replays
         self.verify_timeout_ms = verify_timeout_ms
         """How long a replay's post_check may poll (default: the run's or the tool's timeout)."""
+        self.claim_wait_s = claim_wait_s
+        """How long to wait for a claim another process holds before refusing the write."""
         self.clock = clock
+        self.owner = f"{HOST}:{os.getpid()}:{uuid.uuid4().hex[:12]}"
+        """Who this log's claims belong to in the store (host, pid, a token of this log)."""
         self.history: list[EffectRecord] = []
         self.working: list[EffectRecord] = []
         self.execution = 0
@@ -178,12 +207,17 @@ class EffectLog:
         """Writes answered from the log instead of being sent."""
         self.sessions: dict[EffectKey, list[dict[str, Any]]] = {}
         """The sender's cookies right after each committed write (in memory only, never in the
-        file: they hold session tokens). A replay in another context restores them, so the
+        store: they hold session tokens). A replay in another context restores them, so the
         session a write left (a login, a server-side cart) goes on in a re-execution."""
         self._records: dict[EffectKey, EffectRecord] = {}
         self._inflight: dict[EffectKey, asyncio.Future[EffectRecord | None]] = {}
-        if self.path is not None and self.path.exists():
-            self._load(self.path)
+        if self.store is not None:
+            self._load()
+
+    @classmethod
+    def open(cls, url: str | Path, *, namespace: str = "", **options: Any) -> EffectLog:
+        """The log kept at ``url``: ``sqlite:///PATH``, ``postgresql://...``, else a JSONL file's path."""
+        return cls(store=open_store(url), namespace=namespace, **options)
 
     # -- the logs ------------------------------------------------------------------
 
@@ -211,7 +245,8 @@ class EffectLog:
         for entries in (self.history, self.working):
             if rec in entries:
                 entries.remove(rec)
-        self._append({"event": "forgotten", **key.to_json()})
+        if self.store is not None:
+            self.store.forget(self._row(key, "claimed"))
 
     # -- claiming --------------------------------------------------------------------
 
@@ -220,19 +255,45 @@ class EffectLog:
 
         Concurrent callers with the same key: the first gets the claim, the
         others wait (cancellation-safe) until it ends. If the claimant releases
-        it, one of the waiters becomes the new claimant.
+        it, one of the waiters becomes the new claimant. A claim another process
+        holds in the store is polled until it ends (at most ``claim_wait_s``).
         """
+        waited_since: float | None = None
+        pause = 0.02
         while True:
             rec = self._records.get(key)
             if rec is not None:
                 return rec
             pending = self._inflight.get(key)
-            if pending is None:
-                future: asyncio.Future[EffectRecord | None] = asyncio.get_running_loop().create_future()
-                self._inflight[key] = future
-                self._append({"event": "claimed", **key.to_json(), "worker": worker, "time": self.clock()})
+            if pending is not None:
+                await asyncio.shield(pending)
+                continue
+            future: asyncio.Future[EffectRecord | None] = asyncio.get_running_loop().create_future()
+            self._inflight[key] = future
+            if self.store is None:
                 return Claim(self, key, future, worker)
-            await asyncio.shield(pending)
+            try:
+                there = self.store.try_claim(self._row(key, "claimed", worker=worker, time=self.clock()))
+            except BaseException:
+                self._inflight.pop(key, None)
+                future.set_result(None)
+                raise
+            if there is None:
+                return Claim(self, key, future, worker)
+            self._inflight.pop(key, None)
+            future.set_result(None)  # callers waiting on this attempt look again
+            if there.status != "claimed":
+                return self._put(self._record_of(there))
+            if self._claim_dead(there):
+                self._bury(there)
+                continue
+            now = time.monotonic()
+            waited_since = now if waited_since is None else waited_since
+            if now - waited_since > self.claim_wait_s:
+                return self._refused(key, there)
+            log.debug("write %s #%d is being sent by %s: waiting", key.tool, key.occurrence, there.owner)
+            await asyncio.sleep(pause)
+            pause = min(pause * 2, 0.5)
 
     def _finish(self, claim: Claim, status: Status, outcome: CallOutcome) -> EffectRecord:
         if not claim.open:
@@ -240,26 +301,71 @@ class EffectLog:
         rec = EffectRecord(claim.key, status, outcome.model_copy(), claim.worker, self.execution, self.clock())
         self._records[claim.key] = rec
         self.working.append(rec)
-        self._append(
-            {
-                "event": status,
-                **claim.key.to_json(),
-                "worker": rec.worker,
-                "execution": rec.execution,
-                "time": rec.time,
-                "outcome": outcome.model_dump(mode="json"),
-            }
-        )
-        self._inflight.pop(claim.key, None)
-        claim._future.set_result(rec)
+        try:
+            if self.store is not None and not self.store.end(self._row_of(rec)):
+                log.warning("the claim of write %s #%d was taken from this log before it ended (%s); "
+                            "recorded here only", claim.key.tool, claim.key.occurrence, status)  # fmt: skip
+        finally:
+            self._inflight.pop(claim.key, None)
+            claim._future.set_result(rec)
         return rec
 
     def _release(self, claim: Claim) -> None:
         if not claim.open:
             raise RuntimeError(f"claim for {claim.key} already ended")
-        self._append({"event": "released", **claim.key.to_json(), "time": self.clock()})
-        self._inflight.pop(claim.key, None)
-        claim._future.set_result(None)
+        try:
+            if self.store is not None:
+                self.store.release(self._row(claim.key, "claimed", time=self.clock()))
+        finally:
+            self._inflight.pop(claim.key, None)
+            claim._future.set_result(None)
+
+    # -- rows of the store -------------------------------------------------------------
+
+    def _row(self, key: EffectKey, status: Any, *, owner: str | None = None, **fields: Any) -> StoredRow:
+        return StoredRow(self.namespace, key.tool, key.args, key.occurrence, key.scope, status,
+                         owner if owner is not None else self.owner, **fields)  # fmt: skip
+
+    def _row_of(self, rec: EffectRecord) -> StoredRow:
+        return self._row(rec.key, rec.status, worker=rec.worker, execution=rec.execution, time=rec.time,
+                         outcome=rec.outcome.model_dump(mode="json"))  # fmt: skip
+
+    def _record_of(self, row: StoredRow) -> EffectRecord:
+        key = EffectKey(row.tool, row.args, row.occurrence, row.scope)
+        try:
+            outcome = CallOutcome.model_validate(row.outcome)
+        except Exception as exc:
+            url = self.store.url if self.store is not None else ""
+            raise TraceError(f"bad outcome in effect log {url} for {row.tool}: {exc}") from None
+        return EffectRecord(key, row.status, outcome, row.worker, row.execution, row.time)  # type: ignore[arg-type]
+
+    def _claim_dead(self, row: StoredRow) -> bool:
+        """Whether ``row``'s claimant surely stopped: a process gone from this host, an earlier
+        log of this process (see the module's docstring) or a line written before owners were."""
+        if row.owner == self.owner:
+            return row.ident[1:] not in {(k.tool, k.args, k.occurrence, k.scope) for k in self._inflight}
+        host, _, rest = row.owner.partition(":")
+        if host == HOST and rest.partition(":")[0] == str(os.getpid()):
+            return True
+        return owner_alive(row.owner) is False
+
+    def _bury(self, row: StoredRow) -> None:
+        """Record a dead claim as uncertain (it may have reached the site)."""
+        outcome = CallOutcome(tool=row.tool, ok=False, phase="interrupted",
+                              reason="the process stopped while this write was being sent")  # fmt: skip
+        log.warning("write %s #%d was claimed by %s, which stopped before it ended: uncertain",
+                    row.tool, row.occurrence, row.owner)  # fmt: skip
+        assert self.store is not None
+        dead = StoredRow(row.namespace, row.tool, row.args, row.occurrence, row.scope, "uncertain", row.owner,
+                         worker=row.worker, execution=row.execution, time=row.time,
+                         outcome=outcome.model_dump(mode="json"))  # fmt: skip
+        self.store.end(dead)
+
+    def _refused(self, key: EffectKey, row: StoredRow) -> EffectRecord:
+        """The fail-closed answer for a claim held elsewhere past ``claim_wait_s`` (not stored)."""
+        outcome = CallOutcome(tool=key.tool, ok=False, phase="interrupted",
+                              reason=f"claimed by {row.owner} and still being sent after {self.claim_wait_s:g} s")  # fmt: skip
+        return EffectRecord(key, "uncertain", outcome, row.worker, row.execution, self.clock())
 
     # -- one write ------------------------------------------------------------------------
 
@@ -314,64 +420,35 @@ class EffectLog:
 
     # -- persistence ------------------------------------------------------------------------
 
-    def _append(self, entry: dict[str, Any]) -> None:
-        if self.path is None:
-            return
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        line = json.dumps(entry, ensure_ascii=False, default=str) + "\n"
-        with self.path.open("a", encoding="utf-8") as fh:
-            fh.write(line)
-            fh.flush()
-            os.fsync(fh.fileno())
-
-    def _load(self, path: Path) -> None:
-        """Read H back; a ``claimed`` line with no end becomes ``uncertain`` (crash mid-write)."""
-        pending: dict[EffectKey, dict[str, Any]] = {}
-        with path.open(encoding="utf-8") as fh:
-            for lineno, line in enumerate(fh, 1):
-                if not line.strip():
-                    continue
-                try:
-                    entry = json.loads(line)
-                    key = EffectKey(entry["tool"], entry["args"], int(entry["occurrence"]), entry.get("scope", ""))
-                    event = entry["event"]
-                except (json.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
-                    raise TraceError(f"bad effect log entry: {exc}", path=str(path), line=lineno) from None
-                if event == "claimed":
-                    pending[key] = entry
-                elif event == "released":
-                    pending.pop(key, None)
-                elif event in ("committed", "uncertain"):
-                    pending.pop(key, None)
-                    try:
-                        outcome = CallOutcome.model_validate(entry["outcome"])
-                    except Exception as exc:
-                        raise TraceError(f"bad outcome in effect log: {exc}", path=str(path), line=lineno) from None
-                    self._put(EffectRecord(key, event, outcome, entry.get("worker", 0), entry.get("execution", 0),
-                                           entry.get("time", 0.0)))
-                elif event == "forgotten":
-                    pending.pop(key, None)
-                    rec = self._records.pop(key, None)
-                    if rec is not None:
-                        self.history.remove(rec)
-                else:
-                    raise TraceError(f"unknown effect log event {event!r}", path=str(path), line=lineno)
-        for key, entry in pending.items():
-            outcome = CallOutcome(
-                tool=key.tool, ok=False, phase="interrupted",
-                reason="the process stopped while this write was being sent",
-            )  # fmt: skip
-            self._put(EffectRecord(key, "uncertain", outcome, entry.get("worker", 0), 0, entry.get("time", 0.0)))
+    def _load(self) -> None:
+        """Read H back from the store; an open claim whose owner stopped becomes ``uncertain``."""
+        assert self.store is not None
+        for row in self.store.rows(self.namespace):
+            if row.status == "claimed":
+                if self._claim_dead(row):
+                    self._bury(row)
+                    outcome = CallOutcome(tool=row.tool, ok=False, phase="interrupted",
+                                          reason="the process stopped while this write was being sent")  # fmt: skip
+                    self._put(EffectRecord(EffectKey(row.tool, row.args, row.occurrence, row.scope), "uncertain",
+                                           outcome, row.worker, 0, row.time))  # fmt: skip
+                continue  # a live claim elsewhere: claim() waits for it
+            self._put(self._record_of(row))
         if self.history:
             self.execution = max(r.execution for r in self.history)
-        log.debug("effect log %s: %d records read back", path, len(self.history))
+        log.debug("effect log %s: %d records read back", self.store.url, len(self.history))
 
-    def _put(self, rec: EffectRecord) -> None:
+    def _put(self, rec: EffectRecord) -> EffectRecord:
         old = self._records.get(rec.key)
         if old is not None:
             self.history.remove(old)
         self._records[rec.key] = rec
         self.history.append(rec)
+        return rec
+
+    def close(self) -> None:
+        """Close the store's connection."""
+        if self.store is not None:
+            self.store.close()
 
 
 def replayed_outcome(rec: EffectRecord) -> CallOutcome:

@@ -43,9 +43,9 @@ from agentjit.exceptions import (
     ToolInputError,
 )
 from agentjit.plan.data import plain, to_plan_value, to_record
-from agentjit.plan.guard import PLAN_FILENAME
 from agentjit.plan.limits import DEFAULT_LIMITS, PlanLimits
 from agentjit.plan.parsed import Plan, as_plan
+from agentjit.plan.rewrite import PLAN_FILENAME
 from agentjit.plan.sandbox import PLAN_BUILTINS, check_sandbox
 from agentjit.plan.signatures import PLAN_FUNCTIONS, bind_call, bind_tool_call
 from agentjit.protocol import state as algebra

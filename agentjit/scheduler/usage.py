@@ -31,7 +31,7 @@ from __future__ import annotations
 import ast
 import logging
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Literal
 
@@ -42,6 +42,18 @@ from agentjit.plan.sandbox import scan
 from agentjit.plan.trips import PASS_THROUGH, literal_count, range_count, slice_count
 from agentjit.protocol.manifest import Effect, ToolManifest
 from agentjit.protocol.trace import StepEvent
+
+from .loop_shape import (
+    ACCUMULATE,
+    COMPS,
+    MUTATING,
+    base_name,
+    comprehension_targets,
+    later_reads,
+    loop_body_nodes,
+    parallel_check,
+    stored_names,
+)
 
 __all__ = [
     "DEFAULT_TRIPS",
@@ -71,10 +83,6 @@ LLM_CALL = "ai_eval"
 
 TripSource = Literal["slice", "range", "literal", "observed", "default", "llm"]
 
-_ACCUMULATE = frozenset({"append", "extend", "add", "update"})
-_MUTATING = frozenset(
-    {"pop", "insert", "remove", "clear", "sort", "reverse", "setdefault", "popitem", "discard"}
-)
 _LOOPS = (
     ast.For,
     ast.AsyncFor,
@@ -84,7 +92,6 @@ _LOOPS = (
     ast.DictComp,
     ast.GeneratorExp,
 )
-_COMPS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 
 
 @dataclass(frozen=True)
@@ -210,19 +217,19 @@ class _Analyzer:
             for t in (stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target])
             if isinstance(t, ast.Name)
         }
-        local = _comprehension_targets(tree)
+        local = comprehension_targets(tree)
         for node in ast.walk(tree):
             if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store | ast.Del):
                 if id(node) not in top_level_targets and id(node) not in local:
                     self.unstable.add(node.id)
             elif isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Store | ast.Del):
-                base = _base_name(node)
+                base = base_name(node)
                 if base is not None:
                     self.unstable.add(base.id)
                     self.mutations[base.id] += 1
             elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
-                if node.func.attr in _ACCUMULATE | _MUTATING:
-                    base = _base_name(node.func.value)
+                if node.func.attr in ACCUMULATE | MUTATING:
+                    base = base_name(node.func.value)
                     if base is not None:
                         self.unstable.add(base.id)
                         self.mutations[base.id] += 1
@@ -387,7 +394,7 @@ class _Analyzer:
             for stmt in node.orelse:
                 self.collect(stmt, mult, out, region, main)
             return
-        if isinstance(node, _COMPS):
+        if isinstance(node, COMPS):
             self.collect_comprehension(node, mult, out, region, main)
             return
         for child in ast.iter_child_nodes(node):
@@ -407,7 +414,7 @@ class _Analyzer:
         *,
         as_main: bool = False,
     ) -> None:
-        assert isinstance(node, _COMPS)
+        assert isinstance(node, COMPS)
         gens = node.generators
         self.collect(gens[0].iter, mult, out, region, main)
         if as_main:
@@ -462,238 +469,8 @@ def _find_main_loop(analyzer: _Analyzer, stmt: ast.stmt) -> ast.AST | None:
     return None
 
 
-def _loop_body_nodes(node: ast.AST) -> list[ast.AST]:
-    if isinstance(node, ast.For | ast.AsyncFor):
-        return list(node.body)
-    if isinstance(node, ast.While):
-        return [node.test, *node.body]
-    assert isinstance(node, _COMPS)
-    parts: list[ast.AST] = [node.key, node.value] if isinstance(node, ast.DictComp) else [node.elt]
-    parts.extend(node.generators[0].ifs)
-    for gen in node.generators[1:]:
-        parts.extend([gen.iter, *gen.ifs])
-    return parts
-
-
 def _loop_body_has_call(analyzer: _Analyzer, node: ast.AST) -> bool:
-    return any(analyzer.has_tool_call(part) for part in _loop_body_nodes(node))
-
-
-# -- is the loop map- or reduction-shaped? ------------------------------------------------
-
-
-def _comprehension_targets(node: ast.AST) -> set[int]:
-    """Ids of the Name nodes bound by comprehension generators (local to the comprehension)."""
-    ids: set[int] = set()
-    for n in ast.walk(node):
-        if isinstance(n, ast.comprehension):
-            ids.update(id(t) for t in ast.walk(n.target) if isinstance(t, ast.Name))
-    return ids
-
-
-def _stored_names(nodes: Iterable[ast.AST]) -> set[str]:
-    """Names bound at plan level by ``nodes`` (comprehension variables are local and left out)."""
-    names: set[str] = set()
-    for node in nodes:
-        local = _comprehension_targets(node)
-        for n in ast.walk(node):
-            if (
-                isinstance(n, ast.Name)
-                and isinstance(n.ctx, ast.Store | ast.Del)
-                and id(n) not in local
-            ):
-                names.add(n.id)
-    return names
-
-
-def _loaded_names(node: ast.AST) -> set[str]:
-    """Names read by ``node``, leaving out the variables its comprehensions bind themselves."""
-    local = {
-        n.id
-        for n in ast.walk(node)
-        if isinstance(n, ast.comprehension)
-        for n in ast.walk(n.target)
-        if isinstance(n, ast.Name)
-    }
-    return {
-        n.id
-        for n in ast.walk(node)
-        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id not in local
-    }
-
-
-def _walk_own(nodes: Iterable[ast.AST]) -> Iterator[ast.AST]:
-    """Walk ``nodes`` but not into nested loops (for finding this loop's own ``break``)."""
-    stack = list(nodes)
-    while stack:
-        node = stack.pop()
-        yield node
-        if isinstance(node, ast.For | ast.AsyncFor | ast.While):
-            continue
-        stack.extend(ast.iter_child_nodes(node))
-
-
-def _base_name(node: ast.expr) -> ast.Name | None:
-    while isinstance(node, ast.Subscript | ast.Attribute):
-        node = node.value
-    return node if isinstance(node, ast.Name) else None
-
-
-def _parallel_check(
-    analyzer: _Analyzer,
-    loop: ast.AST,
-    body_calls: list[CallUse],
-    outer: set[str],
-    later_reads: set[str],
-    accumulators: dict[str, str],
-) -> tuple[bool, str]:
-    """Is the loop map- or reduction-shaped? Fills ``accumulators`` (name -> kind) as it goes."""
-    writes = [c for c in body_calls if c.effect is Effect.WRITE]
-    if writes:
-        w = writes[0]
-        return (
-            False,
-            f"WRITE tool {w.tool!r} on line {w.line} in the loop body (writes are never parallelized)",
-        )
-    if isinstance(loop, ast.While):
-        return (
-            False,
-            f"while loop on line {getattr(loop, 'lineno', 0)}: the trip count depends on the body",
-        )
-    body = _loop_body_nodes(loop)
-    for node in (n for part in body for n in ast.walk(part)):
-        if isinstance(node, ast.NamedExpr):
-            return (
-                False,
-                f"assignment expression to {node.target.id!r} on line {node.lineno} in the loop body",
-            )
-    if isinstance(loop, _COMPS):
-        return True, "comprehension: map-shaped"
-    assert isinstance(loop, ast.For | ast.AsyncFor)
-    for node in _walk_own(loop.body):
-        if isinstance(node, ast.Break):
-            return False, f"break on line {node.lineno}: later iterations depend on earlier ones"
-
-    allowed_bases: set[int] = set()  # ids of the Name nodes that are the base of an accumulation
-
-    def outer_target(target: ast.expr, line: int) -> str | None:
-        if isinstance(target, ast.Name):
-            if target.id in outer:
-                return f"assignment to outer variable {target.id!r} on line {line}"
-            return None
-        if isinstance(target, ast.Tuple | ast.List):
-            for elt in target.elts:
-                problem = outer_target(elt.value if isinstance(elt, ast.Starred) else elt, line)
-                if problem:
-                    return problem
-            return None
-        if isinstance(target, ast.Subscript):
-            base = _base_name(target)
-            if base is not None and base.id in outer:
-                if isinstance(target.value, ast.Name):
-                    accumulators[base.id] = "dict store"
-                    allowed_bases.add(id(base))
-                    return None
-                return f"nested store into outer variable {base.id!r} on line {line}"
-            return None
-        if isinstance(target, ast.Attribute):
-            base = _base_name(target)
-            if base is not None and base.id in outer:
-                return f"attribute assignment on outer variable {base.id!r} on line {line}"
-        return None
-
-    for node in (n for stmt in loop.body for n in ast.walk(stmt)):
-        problem: str | None = None
-        if isinstance(node, ast.Assign):
-            for target in node.targets:
-                problem = problem or outer_target(target, node.lineno)
-        elif isinstance(node, ast.AnnAssign):
-            problem = outer_target(node.target, node.lineno)
-        elif isinstance(node, ast.AugAssign):
-            target = node.target
-            base = _base_name(target)
-            if base is not None and base.id in outer:
-                if not isinstance(node.op, ast.Add):
-                    problem = f"'{type(node.op).__name__}=' on outer variable {base.id!r} on line {node.lineno}"
-                elif isinstance(target, ast.Name) or (
-                    isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name)
-                ):
-                    accumulators[base.id] = "counter"
-                    allowed_bases.add(id(base))
-                else:
-                    problem = f"nested update of outer variable {base.id!r} on line {node.lineno}"
-        elif isinstance(node, ast.For | ast.AsyncFor | ast.comprehension):
-            problem = outer_target(
-                node.target, getattr(node, "lineno", getattr(node.target, "lineno", 0))
-            )
-        elif isinstance(node, ast.Delete):
-            for target in node.targets:
-                base = _base_name(target)
-                if base is not None and base.id in outer:
-                    problem = f"del on outer variable {base.id!r} on line {node.lineno}"
-        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
-            base = _base_name(node.func.value)
-            if base is not None and base.id in outer:
-                if node.func.attr in _ACCUMULATE and isinstance(node.func.value, ast.Name):
-                    accumulators[base.id] = node.func.attr
-                    allowed_bases.add(id(base))
-                elif node.func.attr in _MUTATING or node.func.attr in _ACCUMULATE:
-                    problem = f"{base.id}.{node.func.attr}(...) on line {node.lineno} mutates an outer variable"
-        if problem:
-            return False, problem
-
-    # an accumulator read inside the body makes iterations depend on each other
-    for node in (n for stmt in loop.body for n in ast.walk(stmt)):
-        if (
-            isinstance(node, ast.Name)
-            and node.id in accumulators
-            and isinstance(node.ctx, ast.Load)
-            and id(node) not in allowed_bases
-        ):
-            return (
-                False,
-                f"the body reads accumulator {node.id!r} on line {node.lineno}: iterations depend on each other",
-            )
-
-    carried = (_stored_names(loop.body) | _stored_names([loop.target])) - outer
-    leaked = sorted(carried & later_reads)
-    if leaked:
-        return (
-            False,
-            f"{leaked[0]!r} is set in the loop body and read after the loop (its last value leaks)",
-        )
-    if accumulators:
-        kinds = ", ".join(f"{name}: {kind}" for name, kind in sorted(accumulators.items()))
-        return True, f"reduction-shaped ({kinds})"
-    return True, "map-shaped: no outer state is changed"
-
-
-def _free_reads(stmts: Iterable[ast.stmt], bound: set[str]) -> set[str]:
-    """Names the statements read before binding them themselves (a loop binds its target first)."""
-    reads: set[str] = set()
-    bound = set(bound)
-    for stmt in stmts:
-        if isinstance(stmt, ast.For | ast.AsyncFor):
-            reads |= _loaded_names(stmt.iter) - bound
-            inner = bound | _stored_names([stmt.target])
-            reads |= _free_reads([*stmt.body, *stmt.orelse], inner)
-        elif isinstance(stmt, ast.If | ast.While):
-            reads |= _loaded_names(stmt.test) - bound
-            reads |= _free_reads(stmt.body, bound) | _free_reads(stmt.orelse, bound)
-        elif isinstance(stmt, ast.AugAssign):
-            reads |= (_loaded_names(stmt) | _stored_names([stmt.target])) - bound
-        else:
-            reads |= _loaded_names(stmt) - bound
-        bound |= _stored_names([stmt])
-    return reads
-
-
-def _later_reads(stmts: list[ast.stmt]) -> set[str]:
-    """Names read after the loop before being rebound there, plus ``result`` (the plan's value)."""
-    reads = _free_reads(stmts, set())
-    if "result" not in _stored_names(stmts):
-        reads.add("result")  # the runtime reads the plan's final value
-    return reads
+    return any(analyzer.has_tool_call(part) for part in loop_body_nodes(node))
 
 
 # -- entry point --------------------------------------------------------------------------
@@ -745,17 +522,17 @@ def plan_usage(
             trips, trip_source = analyzer.trips(None)
             kind = "while"
         else:
-            assert isinstance(main, _COMPS)
+            assert isinstance(main, COMPS)
             trips, trip_source = analyzer.trips(main.generators[0].iter)
             kind = "comprehension"
         analyzer.collect(stmt, 1, found, region, main)
         prefix.extend(c for c, r in found if r == "before")
         body = [c for c, r in found if r == "body"]
         suffix.extend(c for c, r in found if r == "after")
-        outer = _stored_names(tree.body[:index])
-        later = _later_reads(tree.body[index + 1 :])
+        outer = stored_names(tree.body[:index])
+        later = later_reads(tree.body[index + 1 :])
         accumulators: dict[str, str] = {}
-        ok, reason = _parallel_check(analyzer, main, body, outer, later, accumulators)
+        ok, reason = parallel_check(main, body, outer, later, accumulators)
         replay = [
             c
             for c in prefix

@@ -111,6 +111,7 @@ async def run_task(
     draws: str = "",
     repair: Callable[[Task, str, str, int], Any] | None = None,
     run_repairs: int = DEFAULT_RUN_REPAIRS,
+    reset: bool = True,
 ) -> TaskResult:
     """Check ``source`` (the gate), run it for ``task`` from a freshly reset site and judge the outcome.
 
@@ -126,6 +127,8 @@ async def run_task(
     ``repair(task, source, error, round)``, when given, is awaited with a plan that failed when it ran
     before any WRITE (a failure the plan can be blamed for) and returns a new plan's source, which runs
     from a freshly reset site, at most ``run_repairs`` times (as :meth:`Session.run_compiled` does).
+
+    ``reset=False`` leaves the site as it is (a site other runs share at the same time).
     """
     if session is None:
         if runtime is None:
@@ -139,7 +142,8 @@ async def run_task(
         return TaskResult(**base, ok=False, reason=f"{type(exc).__name__}: {exc}", error=str(exc), latency_s=time.perf_counter() - t0)
     rounds: list[dict[str, Any]] = []
     for attempt in range(run_repairs + 1):
-        site.reset(draws=f"{task.id}/{draws}" if draws else task.id)
+        if reset:
+            site.reset(draws=f"{task.id}/{draws}" if draws else task.id)
         before = site.state()
         t0 = time.perf_counter()
         try:
@@ -373,6 +377,9 @@ async def run_batch(
     on_result: Callable[[TaskResult], None] | None = None,
     limits: PlanLimits | None = None,
     plan_for: Callable[[Task, ToolCache], Any] | None = None,
+    site_url: str | None = None,
+    effects: str | Path | None = None,
+    run_id: str = "",
 ) -> DemoReport:
     """Spread ``tasks``' plans over several browsers (specs for
     :meth:`BrowserPool.from_spec`; ``None`` is the default browser) and judge each.
@@ -383,9 +390,19 @@ async def run_batch(
     ``plan_for`` as in :func:`run_tasks` (default: the reference plans); every
     plan is made before any browser opens, so the wall time and throughput are
     the runs' alone (``compile_s`` in the summary is the time spent making them).
+
+    ``site_url``: every worker runs on that one site (shared with whoever else uses it: never
+    reset). ``effects``: a shared effect log (``sqlite:///PATH``, ``postgresql://...``, or a JSONL
+    file's path); each task's writes are claimed under ``RUN_ID/TASK_ID`` (``run_id``), so every
+    batch that runs the same tasks of the same run on the same site sends each write once.
     """
     if not browsers:
         raise ConfigError("run_batch needs at least one browser")
+    from agentjit.runtime.effectstore import open_store
+
+    from .effectlog import logged_strategy, task_effects
+
+    store = open_store(effects) if effects is not None else None
     cache = resolve_target(app_name, cache=cache, tasks=tasks, need_tasks=False).cache
     t_plans = time.perf_counter()
     made = {task.id: await _plan_or_failure(task, cache, plan_for) for task in tasks}
@@ -403,7 +420,7 @@ async def run_batch(
     versions: set[str] = set()
 
     async def worker(pool: BrowserPool, label: str) -> None:
-        target = resolve_target(app_name, cache=cache, tasks=tasks, latency_scale=latency_scale)
+        target = resolve_target(app_name, site_url=site_url, cache=cache, tasks=tasks, latency_scale=latency_scale)
         site = target.site
         site.start()
         try:
@@ -414,7 +431,11 @@ async def run_batch(
                 except asyncio.QueueEmpty:
                     return
                 source, origin = plans[task.id]
-                res = await run_task(task, source, session=session, site=site, strategy=strategy, plan_origin=origin)
+                how = strategy
+                if store is not None:
+                    how = logged_strategy(session, source, strategy, task_effects(store, run_id, task.id))
+                res = await run_task(task, source, session=session, site=site, strategy=how, plan_origin=origin,
+                                     reset=site_url is None)  # fmt: skip
                 results.append(res)
                 per_endpoint[label] = per_endpoint.get(label, 0) + 1
                 if on_result is not None:
@@ -424,6 +445,8 @@ async def run_batch(
 
     t0 = time.perf_counter()
     async with contextlib.AsyncExitStack() as stack:
+        if store is not None:
+            stack.callback(store.close)
         pools = [(await stack.enter_async_context(BrowserPool.from_spec(spec)), spec or "local") for spec in browsers]
         versions.update(pool.version for pool, _ in pools)
         async with asyncio.TaskGroup() as group:
@@ -444,5 +467,7 @@ async def run_batch(
         "tasks_per_s": round(len(results) / wall, 3) if wall > 0 else None,
         "latency_scale": latency_scale,
         "compile_s": round(compile_s, 3),
+        "effects": store.url if store is not None else None,
+        "run_id": run_id if store is not None else None,
     }
     return DemoReport(tasks=results, summary=summary)

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from agentjit.cache import ToolCache
+from agentjit.cache.store import CacheInfo
 from agentjit.planner import ALL_CODES, PreconditionNotMet, render
 
-from .helpers import assert_codes, check_src
+from .helpers import assert_codes, check_src, food_tools
 
 
 def test_valid_plan_has_no_diagnostics_and_a_cost() -> None:
@@ -203,7 +205,22 @@ def test_precondition_straight_line_names_the_call() -> None:
         "precondition",
         lines=[3],
     )
-    assert r.diagnostics[0].message == "get_store_details() needs page='store', but in the initial state, 'page' is 'home'"
+    assert r.diagnostics[0].message == ("get_store_details() needs page='store', but in the initial state, 'page' is "
+                                         "'home'; call goto_store() first: it gives page='store'")
+
+
+def test_precondition_names_the_tools_that_lead_there_and_none_when_no_tool_does() -> None:
+    # goto_checkout gives page='checkout' but needs a cart first: still named, as the way there
+    r = assert_codes("await goto_home()\nresult = await place_order()\n", "precondition", lines=[2])
+    assert r.diagnostics[0].message.endswith("; call goto_checkout() first: it gives page='checkout'")
+    # from the search page, only goto_home gives page='home' (search and browse_category give other pages)
+    r = assert_codes("await search(query='x')\nresult = await list_stores()\n", "precondition", lines=[2])
+    assert r.diagnostics[0].message.endswith("'page' is 'search'; call goto_home() first: it gives page='home'")
+    # no tool of the cache gives what place_order needs: no advice is made up
+    tools = [t for t in food_tools() if t.name != "goto_checkout"]
+    cache = ToolCache(CacheInfo(app="food-test", initial_state={"page": "home"}), tools)
+    r = assert_codes("result = await place_order()\n", "precondition", lines=[1], cache=cache)
+    assert "call " not in r.diagnostics[0].message and r.diagnostics[0].message.endswith("'page' is 'home'")
 
 
 def test_every_code_is_covered() -> None:

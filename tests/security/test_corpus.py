@@ -1,7 +1,7 @@
 """The hostile plan corpus (issue 8, item 6): headers, static verdicts, and a sampled run (see SAMPLE_EVERY).
 
 ``tests/security/corpus/<class>/NNN_name.py`` holds the plans; the runner is
-:mod:`agentjit.bench.sandbox_bench` (also ``agentjit bench sandbox``).
+:mod:`agentjit.bench.sandbox` (also ``agentjit bench sandbox``).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from agentjit.bench.sandbox_bench import (
+from agentjit.bench.sandbox import (
     DEFAULT_CORPUS,
     CorpusPlan,
     load_corpus,

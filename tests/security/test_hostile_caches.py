@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from agentjit.bench.cache_corpus import CASES, run_cache_corpus
+from agentjit.bench.sandbox.caches import CASES, run_cache_corpus
 from agentjit.cache import ToolCache
 from agentjit.cache.store import CacheInfo
 from agentjit.exceptions import CacheError, ManifestError

@@ -33,7 +33,7 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from agentjit.bench.hostile_site import DIALOG_OPENER, INJECTED_PAGE, SCRIPT, HostileSite
+from agentjit.bench.sandbox.hostile_site import DIALOG_OPENER, INJECTED_PAGE, SCRIPT, HostileSite
 from agentjit.cache.store import ToolCache
 from agentjit.planner.checker import check
 from agentjit.protocol.manifest import ToolType

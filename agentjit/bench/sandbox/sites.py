@@ -1,6 +1,6 @@
 """The hostile-site corpus: a site whose every name, label and text is code, built and run as a user would.
 
-:class:`~agentjit.bench.hostile_site.HostileSite` puts a hostile text in
+:class:`~agentjit.bench.sandbox.hostile_site.HostileSite` puts a hostile text in
 every place the builder reads from a page (page names with ``|`` and ``*``,
 labels, ids, test ids, link targets, options, headings, a dialog opener's
 name); a request for ``/x`` is what any text that became code would send.
@@ -34,7 +34,7 @@ from typing import Any
 from agentjit.cache import ToolCache
 from agentjit.protocol.manifest import ToolType
 
-from .cache_corpus import is_strict_json, run_command
+from .caches import is_strict_json, run_command
 from .hostile_site import SCRIPT, HostileSite
 
 __all__ = ["TEXTS", "SiteVerdict", "SiteReport", "run_site_corpus"]

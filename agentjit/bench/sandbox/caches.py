@@ -43,6 +43,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .listeners import Listeners
+
 __all__ = ["CacheCase", "CacheVerdict", "CASES", "run_cache_corpus", "run_command", "is_strict_json"]
 
 HANG_S = 30.0
@@ -51,7 +53,6 @@ own plan time limit is :data:`PLAN_TIME_S`)."""
 
 PLAN_TIME_S = 5
 
-_FOOD_CACHE = Path(__file__).parent / "food" / "cache"
 
 BENIGN_PLAN = "found = await search(query='noodles')\nresult = len(found.items) >= 0\n"
 """A plan over the poisoned tool (``search``): the checker and the runtime both read its schemas."""
@@ -308,8 +309,6 @@ async def run_cache_corpus(
     Without ``site_url`` (needed by the cases that ``run``) the food site is started here."""
     from agentjit.tasks.apps import get_app
 
-    from .sandbox_bench import Listeners
-
     todo = cases if cases is not None else CASES
     site = None
     if site_url is None and any("run" in c.expect for c in todo):
@@ -330,7 +329,7 @@ async def run_cache_corpus(
             canary = outside / "canary.json"
             canary.write_text(json.dumps({"secret": secret}))
             ctx = Ctx(root=base / "cache", port=listeners.open(), canary=canary, secret=secret)
-            shutil.copytree(_FOOD_CACHE, ctx.root)
+            shutil.copytree(get_app("food").cache_dir, ctx.root)
             case.poison(ctx)
             plan = base / "plan.py"
             plan.write_text(case.plan)

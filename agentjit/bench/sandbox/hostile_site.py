@@ -17,7 +17,7 @@ whose header sorts it, a link to the first item and a button that opens a
 (a demonstration script as plain data, the format of ``traces/README.md``).
 
 Used by the injection tests (``tests/toolcache/test_injection.py``) and by
-``agentjit bench sandbox`` (:mod:`agentjit.bench.site_corpus`).
+``agentjit bench sandbox`` (:mod:`agentjit.bench.sandbox.sites`).
 """
 
 from __future__ import annotations
