@@ -495,7 +495,9 @@ class Session:
         """
         rounds: list[dict[str, Any]] = []
         for attempt in range(run_repairs + 1):
-            origin = f"plan cache {self.cache.plans_file}" if plan.origin == "cache" else f"the plan {plan.model} compiled"
+            origin = (f"plan cache {self.cache.plans_file}" if plan.origin == "cache" else
+                      f"plan template of {plan.template_task!r} in {self.cache.plans_file}" if plan.origin == "template"
+                      else f"the plan {plan.model} compiled")
             try:
                 result = await self.run(plan.plan, strategy=strategy, task=task, origin=origin, site_url=site_url)
             except Exception as exc:

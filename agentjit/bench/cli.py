@@ -143,7 +143,7 @@ async def bench_e2e(args: argparse.Namespace) -> int:
     runnable = tasks if args.model else [t for t in tasks if has_demo(t)]
     command = "agentjit " + " ".join(sys.argv[1:]) if sys.argv[1:2] == ["bench"] else "agentjit bench e2e"
     with _progress() as progress:
-        bar = progress.add_task("e2e", total=3 * len(runnable) * args.repeats)
+        bar = progress.add_task("e2e", total=(4 if args.variants else 3) * len(runnable) * args.repeats)
 
         def on_run(task_id: str, run: Any) -> None:
             progress.update(bar, advance=1, description=f"{task_id} {run.side}")
@@ -152,7 +152,7 @@ async def bench_e2e(args: argparse.Namespace) -> int:
             _app_name(args) or "food", runs=args.repeats, model=_model(args.model),
             profile=args.llm_profile or ("none" if args.model else "gpt-4.1"), model_scale=args.llm_scale,
             latency_scale=args.latency_scale, task_ids=[t.id for t in tasks], seed=args.seed, command=command,
-            on_run=on_run,
+            on_run=on_run, variants=args.variants,
         )  # fmt: skip
     data = report.model_dump(mode="json")
     if args.out:
@@ -185,7 +185,15 @@ async def bench_e2e(args: argparse.Namespace) -> int:
             f"at any per-call model latency the ratio of means stays between {lim['free_calls']:.2f}x (free calls: "
             f"time outside the model) and {lim['slow_calls']:.2f}x (slow calls: model calls per task), at most {lim['max']:.2f}x"
         )
-    return 0 if all(v == s["runs"][k] for k, v in s["passed"].items()) else 1
+    var = s["variants"]
+    if var["tasks"]:
+        out.print(
+            f"variants of {var['tasks']} task(s): {var['template_hits']}/{var['runs']} compiled from a template, "
+            f"{var['passed']['agentjit-template']}/{var['runs']} judged right; speedup over the agent: first compile "
+            f"{var['speedup_first_compile'] or 0:.2f}x, template hit {var['speedup_template_hit'] or 0:.2f}x, "
+            f"exact hit {var['speedup_exact_hit'] or 0:.2f}x", markup=False)  # fmt: skip
+    variants_ok = not var["tasks"] or var["passed"]["agentjit-template"] == var["runs"]
+    return 0 if all(v == s["runs"][k] for k, v in s["passed"].items()) and variants_ok else 1
 
 
 async def bench_planner(args: argparse.Namespace) -> int:
@@ -286,6 +294,45 @@ async def bench_faults(args: argparse.Namespace) -> int:
     return 0 if report.passed else 1
 
 
+async def bench_templates(args: argparse.Namespace) -> int:
+    """Plan templates: hits on literal variants of every bench task, none on near misses
+    (:mod:`agentjit.bench.templates_bench`)."""
+    from agentjit.bench.templates_bench import APPS, measure_templates
+
+    apps = args.apps.split(",") if args.apps else list(APPS)
+    unknown = [a for a in apps if a not in APPS]
+    if unknown:
+        raise UsageError(f"agentjit bench templates --apps: unknown app(s) {', '.join(unknown)} (have: {', '.join(APPS)})")
+    bench = await measure_templates(apps, variants=args.variants, run=args.run)
+    data = bench.to_json()
+    if args.out:
+        _write_json_file(args.out, data)
+    s = data["summary"]
+    passed = (s["near_miss_hits"] == 0 and (s["variant_hit_rate"] or 0.0) >= 0.8
+              and s["hits_judged_right"] == s["hits_run"])  # fmt: skip
+    if args.json:
+        emit_json(data)
+        return 0 if passed else 1
+    table = Table(title="plan templates: literal variants must hit, near misses must go to the model")
+    _columns(table, ("app", "tasks", "with template", "variants", "hits", "near misses", "near-miss hits"), ids={"app"})
+    for app, a in data["apps"].items():
+        table.add_row(app, str(a["tasks"]), str(a["with_template"]), str(a["variants"]), str(a["variant_hits"]),
+                      str(a["near_misses"]), str(a["near_miss_hits"]))  # fmt: skip
+    out = _out()
+    out.print(table)
+    for p in bench.probes:
+        if (p.kind == "variant") != (p.origin == "template") or p.judged is False:
+            wrong = f" judged wrong: {p.judge_reason}" if p.judged is False else ""
+            out.print(f"  {p.kind} {p.of} ({p.how}): {p.origin}: {p.task}{wrong}", markup=False)
+    verdict = styled("PASS", "green") if passed else styled("FAIL", "red")
+    out.print(Text.assemble(verdict, (
+        f" {s['variant_hits']}/{s['variants']} variants from a template ({s['variant_hit_rate']:.0%}), "
+        f"{s['model_calls_on_hits']} model calls on hits; {s['near_miss_hits']}/{s['near_misses']} near misses hit; "
+        f"{s['hits_judged_right']}/{s['hits_run']} hits run judged right; "
+        f"{s['tasks_with_template']}/{s['tasks']} tasks have a template; {s['wall_s']} s")))
+    return 0 if passed else 1
+
+
 async def bench_batch(args: argparse.Namespace) -> int:
     """Tasks per minute against Ray workers on one site with its latency on (issue 23)."""
     from agentjit.bench.batch_bench import run_batch_bench
@@ -322,6 +369,7 @@ async def bench_batch(args: argparse.Namespace) -> int:
 BENCHES: dict[str, Handler] = {
     "overhead": bench_overhead, "scheduler": bench_scheduler, "sandbox": bench_sandbox, "isolation": bench_isolation,
     "contexts": bench_contexts, "e2e": bench_e2e, "faults": bench_faults, "planner": bench_planner,
+    "templates": bench_templates,
     "batch": bench_batch,
 }  # fmt: skip
 """Each benchmark's handler, by subcommand name."""
@@ -331,7 +379,7 @@ def add_parsers(sub: Any) -> None:
     """Add ``agentjit bench`` and one subcommand per benchmark, each with its own flags (the
     ``agentjit.cli`` entry point)."""
     group = sub.add_parser("bench", help="benchmarks: overhead (tool call vs bare evaluate), scheduler, sandbox, "
-                                         "isolation, contexts, e2e, faults, planner, batch",
+                                         "isolation, contexts, e2e, faults, planner, batch, templates",
                            description="Benchmarks. `agentjit bench NAME --help` lists a benchmark's own flags.")
     benches = group.add_subparsers(dest="bench", required=True, metavar="BENCHMARK")
 
@@ -387,6 +435,8 @@ def add_parsers(sub: Any) -> None:
     p.add_argument("--llm-scale", type=nonneg_float, default=1.0, help="multiply the profile's latency (0 = free calls)")
     p.add_argument("--out", help="also write the JSON report to this file")
     p.add_argument("--model", help="a real model both sides use instead of the oracle and the reference plans")
+    p.add_argument("--variants", action="store_true",
+                   help="follow each task whose judge reads the task by a literal variant, compiled from its template")
     app_arg(p)
     add_browser_arg(p)
     json_arg(p)
@@ -408,6 +458,16 @@ def add_parsers(sub: Any) -> None:
     site_arg(p)
     cache_dir_arg(p)
     add_browser_arg(p)
+    json_arg(p)
+
+    p = benches.add_parser("templates", help="plan templates: hit rate on literal variants of the bench tasks, "
+                                             "0 hits on near misses (no model; a browser only with --run)")
+    p.add_argument("--apps", default=None, help="comma-separated bench apps (default: food,roundup,fava,django_admin,trac)")
+    p.add_argument("--variants", type=positive_int, default=3, help="literal variants per task (default: 3)")
+    p.add_argument("--run", action="store_true",
+                   help="run every hit whose judge reads its values from the task on the app's site, and judge it")
+    add_browser_arg(p)
+    p.add_argument("--out", help="also write the JSON report to this file")
     json_arg(p)
 
     p = benches.add_parser("batch", help="tasks/min of a batch on 1, 2, 4 Ray workers, one site with its latency on")

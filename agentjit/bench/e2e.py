@@ -14,6 +14,13 @@ For each task and run, on a freshly reset site:
   planner prompt), then the scheduler picks a strategy and the plan runs:
   compile calls, tokens, compile time, run time, strategy, the judge;
 * **agentjit, plan-cache hit**: the same task compiled again (0 model calls), run.
+* **agentjit, template hit** (``variants=True``): a literal variant of the task (other values in its
+  slots, :mod:`agentjit.bench.templates_bench`) compiled from the template the first compile stored
+  (0 model calls when it hits), run and judged. Only tasks whose judge reads its values from the
+  task's text (a site judge marked ``reads_task``) get a variant: any other judge holds for the
+  task's own values only. The agent is not run on the variant (the oracle replays the task's own
+  demonstration); its runs of the task itself, same steps with other values, are the baseline
+  the variant's speedup is taken against.
 
 Offline, a task runs only if it has a recorded demonstration for the oracle
 (``traces/<app>/tasks/<task id>.jsonl``): every task of food, Roundup and Fava
@@ -70,7 +77,7 @@ class E2ERun(BaseModel):
     """One side of one task run."""
 
     side: str
-    """``agent``, ``agentjit`` or ``agentjit-cached``."""
+    """``agent``, ``agentjit``, ``agentjit-cached`` or ``agentjit-template`` (a literal variant)."""
     run: int
     ok: bool
     reason: str = ""
@@ -88,11 +95,17 @@ class E2ERun(BaseModel):
     strategy: str = ""
     answer: Any = None
     error: str | None = None
+    task: str = ""
+    """For ``agentjit-template``: the variant's text."""
+    plan_origin: str = ""
+    """For the agentjit sides: where the plan came from (``model``, ``cache``, ``template``)."""
 
 
 class E2ETask(BaseModel):
     id: str
     kind: str
+    variant: str | None = None
+    """With variants: the literal variant of this task that was compiled from its template."""
     runs: list[E2ERun] = Field(default_factory=list)
     summary: dict[str, Any] = Field(default_factory=dict)
 
@@ -197,13 +210,46 @@ async def _jit_run(task: Task, run: int, side: str, planner: Planner, model: Sim
                       compile_s=time.perf_counter() - t0, model_calls=model.calls - calls0)  # fmt: skip
     compile_s = time.perf_counter() - t0
     res = await run_task(task, plan.source, runtime=runtime, site=site, strategy="auto",
-                         plan_origin="cache" if plan.origin == "cache" else "model", draws=f"run-{run}")  # fmt: skip
+                         plan_origin=plan.origin if plan.origin in ("cache", "template") else "model", draws=f"run-{run}")  # fmt: skip
     return E2ERun(
         side=side, run=run, ok=res.ok, reason=res.reason, latency_s=compile_s + res.latency_s,
+        task=task.task if side == "agentjit-template" else "", plan_origin=plan.origin,
         model_s=model.elapsed_s - spent0, model_calls=model.calls - calls0,
         input_tokens=model.input_tokens - in0, output_tokens=model.output_tokens - out0, steps=res.tool_calls,
         compile_s=compile_s, run_s=res.latency_s, strategy=res.strategy, answer=res.answer, error=res.error,
     )  # fmt: skip
+
+
+def _all_tasks(app_name: str, chosen: Sequence[Task]) -> Sequence[Task]:
+    """Every task of the app (the values its reference plans use are the variants' values), else ``chosen``."""
+    from agentjit.tasks.apps import get_app
+
+    try:
+        return get_app(app_name).tasks()
+    except (AgentJITError, KeyError):
+        return chosen
+
+
+def _variants(tasks: Sequence[Task], cache: ToolCache, every: Sequence[Task]) -> dict[str, Task]:
+    """One literal variant per task of ``tasks`` that has a template and a judge that reads its values from the
+    task; other values come from the enums and from the reference plans of ``every`` task of the app."""
+    import dataclasses
+
+    from agentjit.bench.templates_bench import literal_variants, value_pool
+    from agentjit.planner import make_template
+
+    templates = {t.id: make_template(t.task, t.plan_source(), cache) for t in every if t.has_plan}
+    templates.update({t.id: make_template(t.task, t.plan_source(), cache) for t in tasks if t.has_plan})
+    pool = value_pool(t for t in templates.values() if t is not None)
+    out: dict[str, Task] = {}
+    for task in tasks:
+        template = templates.get(task.id)
+        if template is None or not getattr(task.site_judge, "reads_task", False):
+            continue
+        found = literal_variants(template, pool, limit=1)
+        if found:
+            out[task.id] = dataclasses.replace(task, task=found[0][0])
+    return out
 
 
 def mean_or_zero(values: Sequence[float]) -> float:
@@ -235,7 +281,32 @@ def _summarize_task(t: E2ETask) -> None:
     s: dict[str, Any] = {side: _side(t.runs, side) for side in ("agent", "agentjit", "agentjit-cached")}
     s["speedup"] = _ratio(s["agent"]["latency_s"], s["agentjit"]["latency_s"])
     s["speedup_cached"] = _ratio(s["agent"]["latency_s"], s["agentjit-cached"]["latency_s"])
+    if t.variant is not None:
+        s["agentjit-template"] = _side(t.runs, "agentjit-template")
+        s["agentjit-template"]["template_hits"] = sum(
+            r.plan_origin == "template" and r.model_calls == 0 for r in t.runs if r.side == "agentjit-template")
+        s["speedup_template"] = _ratio(s["agent"]["latency_s"], s["agentjit-template"]["latency_s"])
     t.summary = s
+
+
+def _summarize_variants(tasks: list[E2ETask]) -> dict[str, Any]:
+    """The variants apart: first compiles, template hits and exact hits of the same tasks, side by side."""
+    mine = [t for t in tasks if t.variant is not None]
+    if not mine:
+        return {"tasks": 0}
+    sides = ("agent", "agentjit", "agentjit-cached", "agentjit-template")
+    sums = {side: sum(t.summary[side]["latency_s"] for t in mine) for side in sides}
+    return {
+        "tasks": len(mine),
+        "runs": sum(t.summary["agentjit-template"]["runs"] for t in mine),
+        "template_hits": sum(t.summary["agentjit-template"]["template_hits"] for t in mine),
+        "passed": {side: sum(t.summary[side]["passed"] for t in mine) for side in sides},
+        "mean_latency_s": {side: sums[side] / len(mine) for side in sides},
+        "model_calls_per_task": {side: sum(t.summary[side]["model_calls"] for t in mine) / len(mine) for side in sides},
+        "speedup_first_compile": _ratio(sums["agent"], sums["agentjit"]),
+        "speedup_template_hit": _ratio(sums["agent"], sums["agentjit-template"]),
+        "speedup_exact_hit": _ratio(sums["agent"], sums["agentjit-cached"]),
+    }
 
 
 def _geomean(values: list[float]) -> float | None:
@@ -290,6 +361,7 @@ def _summarize(report: E2EReport, sweep: Sequence[float]) -> None:
         "speedup_cached_ratio_of_means": _ratio(sums["agent"], sums["agentjit-cached"]),
         "speedup_cached_geomean": _geomean([t.summary["speedup_cached"] for t in tasks if t.summary["speedup_cached"]]),
         "speedup_limits": _limits(tasks),
+        "variants": _summarize_variants(tasks),
     }
     rows = []
     for per_call in sweep:
@@ -323,6 +395,7 @@ async def run_e2e(
     model: Model | None = None,
     command: str = "",
     on_run: Callable[[str, E2ERun], None] | None = None,
+    variants: bool = False,
 ) -> E2EReport:
     """Run the bench on ``app_name``'s tasks (``task_ids`` to pick some); see the module docstring.
 
@@ -331,6 +404,7 @@ async def run_e2e(
     With ``model`` (a real provider, or any :class:`Model`) both sides ask it
     instead: the agent for every action, the planner for the plan (one
     worker, so repairs are the only extra calls); pass profile ``none`` then.
+    With ``variants`` each task whose judge reads the task is followed by a literal variant of it.
     """
     prof = get_profile(profile)
     if model_scale != 1.0:
@@ -349,6 +423,10 @@ async def run_e2e(
         if not tasks:
             raise ConfigError(f"no task of {app_name!r} has a demonstration for the oracle: {report.skipped[0]['reason']}")
     by_id = {t.id: E2ETask(id=t.id, kind=t.kind) for t in tasks}
+    variant_of = _variants(target.tasks, target.cache, _all_tasks(app_name, target.tasks)) if variants else {}
+    for task_id, variant in variant_of.items():
+        if task_id in by_id:
+            by_id[task_id].variant = variant.task
     site.start()
     try:
         async with _pool(pool) as active:
@@ -364,8 +442,11 @@ async def run_e2e(
                     compiler = SimulatedLatency(model if model is not None else reference_model(task), prof)
                     planner = Planner(compiler, _fresh_cache(target.cache), n=1, k=1)
                     runtime.cache = planner.cache
-                    for side in ("agentjit", "agentjit-cached"):
-                        j = await _jit_run(task, r, side, planner, compiler, runtime=runtime, site=site)
+                    for side in ("agentjit", "agentjit-cached", "agentjit-template"):
+                        subject = variant_of.get(task.id) if side == "agentjit-template" else task
+                        if subject is None:
+                            continue
+                        j = await _jit_run(subject, r, side, planner, compiler, runtime=runtime, site=site)
                         entry.runs.append(j)
                         if on_run is not None:
                             on_run(task.id, j)

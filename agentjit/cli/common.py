@@ -274,6 +274,9 @@ def _plan_source_line(plan: Any) -> str:
     """Where a compiled plan came from, and what compiling it cost now."""
     if plan.origin == "cache":
         return f"plan: from the plan cache {plan.plan_cache} (compiled by {plan.model}); no model was called"
+    if plan.origin == "template":
+        return (f"plan: from the plan template of {plan.template_task!r} in {plan.plan_cache} with {plan.slot_values} "
+                f"(compiled by {plan.model}); no model was called")
     st = plan.stats
     return (f"plan: compiled by {plan.model} in {plan.time_s:.1f} s, {st.answered} model calls answered, "
             f"tokens {plan.usage.input_tokens}+{plan.usage.output_tokens}")

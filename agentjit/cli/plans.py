@@ -51,7 +51,9 @@ async def cmd_run(args: argparse.Namespace) -> int:
     else:
         compiled = await _compile(args.task, args)
         source, origin = compiled.source, compiled.origin
-        where = f"plan cache {_load_cache(args).plans_file}" if origin == "cache" else f"the plan {args.model} compiled"
+        where = (f"plan cache {_load_cache(args).plans_file}" if origin == "cache" else
+                 f"plan template of {compiled.template_task!r} in {compiled.plan_cache}" if origin == "template" else
+                 f"the plan {args.model} compiled")
     session = _session(args)
     strategy: Any = args.strategy or "serial"
     effects = None
@@ -143,6 +145,8 @@ async def cmd_compile(args: argparse.Namespace) -> int:
         "candidates": [c.model_dump() for c in plan.candidates],
         "model_calls": plan.stats.answered,  # requests answered (not those cancelled before an answer)
         "plan_cache": plan.plan_cache,
+        "template_task": plan.template_task,
+        "slot_values": plan.slot_values,
     }
     if args.json:
         emit_json(data)
@@ -154,6 +158,12 @@ async def cmd_compile(args: argparse.Namespace) -> int:
         out.print(
             f"cost {plan.cost}, from the plan cache {plan.plan_cache} (compiled by {plan.model}); "
             f"no model was called: 0 requests, 0 tokens, {plan.time_s:.2f} s"
+        )
+        return 0
+    if plan.origin == "template":
+        out.print(
+            f"cost {plan.cost}, from the plan template of {plan.template_task!r} in {plan.plan_cache} with "
+            f"{plan.slot_values} (compiled by {plan.model}); no model was called: 0 requests, 0 tokens, {plan.time_s:.2f} s"
         )
         return 0
     out.print(

@@ -40,6 +40,7 @@ from .gate import admit, rejection
 from .planner import Planner, normalize_task, pass_at_k, pass_at_t, plan_key
 from .prompts import SYSTEM_PROMPT, extract_code, plan_messages, repair_messages
 from .stubs import render_stubs, tool_stub
+from .templates import Slot, Template, make_template
 
 __all__ = [
     "CFG", "Block", "build_cfg",
@@ -53,4 +54,5 @@ __all__ = [
     "SYSTEM_PROMPT", "extract_code", "plan_messages", "repair_messages",
     "PLAN_BUILTINS", "SAFE_BUILTINS", "SAFE_EXCEPTIONS", "check_sandbox", "parse_source",
     "render_stubs", "tool_stub",
+    "Slot", "Template", "make_template",
 ]  # fmt: skip

@@ -13,7 +13,7 @@ from .cost import CallSite
 
 __all__ = ["CompiledPlan", "PlanStats", "CandidateReport", "PlanOrigin", "compile_report"]
 
-PlanOrigin = Literal["model", "cache", "reference", "file"]
+PlanOrigin = Literal["model", "cache", "template", "reference", "file"]
 
 
 class CandidateReport(BaseModel):
@@ -66,7 +66,12 @@ class CompiledPlan(BaseModel):
     plan_cache: str | None = None
     """For ``origin == "cache"``: the plan cache file the plan came from. ``stats``, ``usage`` and
     ``candidates`` then describe this compile (no model call: all zero); ``model`` names the model
-    that compiled the plan originally."""
+    that compiled the plan originally. For ``origin == "template"`` too: the file that holds the template."""
+    template_task: str | None = None
+    """For ``origin == "template"``: the task the template was compiled for (its plan, with other values, is
+    this plan)."""
+    slot_values: dict[str, Any] = Field(default_factory=dict)
+    """For ``origin == "template"``: the value of each slot in this task (``{"s0": "Petco"}``)."""
     _parsed: Plan | None = PrivateAttr(default=None)
 
     @property

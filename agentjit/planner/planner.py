@@ -14,6 +14,12 @@ again against the current tools: a stored plan is untrusted (the file may have
 been edited), so an entry the checker rejects is dropped with a warning that
 names the plan cache file, and the task is compiled afresh.
 
+Beside each plan a model compiled, the plan cache keeps its *template*
+(:mod:`.templates`): the task with the values it shares with the plan masked. A
+task that matches a template with other values, each typed against the tool
+inputs it flows into, gets that plan with the new values, again with no model
+call, once the checker accepts it with those values (``origin == "template"``).
+
 ``pass_at_k`` and ``pass_at_t`` are the paper's planning-efficiency metrics
 (section 5, RQ2).
 """
@@ -40,6 +46,7 @@ from .compiled import CandidateReport, CompiledPlan, PlanStats, compile_report
 from .cost import CostModel
 from .gate import rejection
 from .prompts import extract_code, plan_messages, repair_messages, run_repair_messages
+from .templates import TEMPLATE_PREFIX, Template, make_template, template_entry_key
 
 __all__ = ["Planner", "model_name", "normalize_task", "plan_key", "pass_at_k", "pass_at_t"]
 
@@ -210,6 +217,8 @@ class Planner:
         cheapest valid candidate so far wins, and with none the compile fails (:class:`NoValidPlan`)."""
         self.rejected: list[PlanRejected] = []
         """Plan cache entries the checker refused (each names the cache file), oldest first."""
+        self._templates: dict[tuple[str, str], Template | None] = {}
+        """Templates derived from stored ``(task, source)`` pairs (derived once per planner)."""
 
     # -- plan cache -----------------------------------------------------------------
 
@@ -262,9 +271,53 @@ class Planner:
         return "", None
 
     def store(self, plan: CompiledPlan) -> None:
-        self.cache.plans[plan_key(plan.task, self.cache, plan.model or model_name(self.model))] = plan.model_dump(mode="json")
+        """Keep ``plan`` for its task, and, for a plan a model wrote, its template for tasks like it."""
+        model = plan.model or model_name(self.model)
+        self.cache.plans[plan_key(plan.task, self.cache, model)] = plan.model_dump(mode="json")
+        template = make_template(plan.task, plan.source, self.cache) if plan.origin == "model" else None
+        if template is not None:
+            self.cache.plans[template_entry_key(self.cache.fingerprint(), model, template.key)] = {
+                "task": plan.task, "source": plan.source, "model": model, "masked": template.masked}
         if self.cache.path is not None:
             self.cache.save_part("plans")
+
+    # -- plan templates -------------------------------------------------------------
+
+    def templated(self, task: str) -> CompiledPlan | None:
+        """``task``'s plan from a stored template it matches with typed values the checker accepts, if any.
+
+        This model's templates first, then (with ``any_model``) any model's; among those that match, the
+        most recently stored wins. A template whose plan the checker rejects with the new values is skipped.
+        """
+        prefix = f"{TEMPLATE_PREFIX}{self.cache.fingerprint()}:"
+        name = model_name(self.model)
+        entries = [(key, raw) for key, raw in reversed(self.cache.plans.items())
+                   if key.startswith(prefix) and isinstance(raw, dict)]
+        entries.sort(key=lambda e: e[1].get("model") != name)  # stable: this model's first
+        for _key, raw in entries:
+            if raw.get("model") != name and not self.any_model:
+                continue
+            stored_task, source = raw.get("task"), raw.get("source")
+            if not isinstance(stored_task, str) or not isinstance(source, str):
+                continue
+            memo = (stored_task, source)
+            if memo not in self._templates:
+                self._templates[memo] = make_template(stored_task, source, self.cache)
+            template = self._templates[memo]
+            values = template.match(task) if template is not None else None
+            if template is None or values is None:
+                continue
+            filled = template.instantiate(values)
+            result = check(filled, self.cache, cost_model=self.cost_model)
+            if not result.valid:
+                log.info("template of %r matches %r but the checker rejects it with %s", stored_task, task, values)
+                continue
+            return CompiledPlan(
+                task=task, source=filled, cost=result.cost, calls=result.calls, origin="template",
+                model=str(raw.get("model") or ""), cache_fingerprint=self.cache.fingerprint(),
+                plan_cache=_plans_file(self.cache), template_task=stored_task, slot_values=dict(values),
+            )  # fmt: skip
+        return None
 
     # -- Algorithm 1 ----------------------------------------------------------------
 
@@ -280,6 +333,13 @@ class Planner:
                     "origin": "cache", "time_s": self.clock() - start, "stats": PlanStats(), "usage": Usage(),
                     "candidates": [], "plan_cache": _plans_file(self.cache),
                 })
+            filled = self.templated(task)
+            if filled is not None:
+                log.info("plan template hit for %r (template of %r, values %s)", task, filled.template_task,
+                         filled.slot_values)
+                filled.time_s = self.clock() - start
+                self.store(filled)  # the same task again is an exact hit
+                return filled
         return await self._search(task, plan_messages(task, self.cache, now=self.now), start=start, use_cache=use_cache)
 
     async def repair_after_run(self, task: str, source: str, error: str, *, run_round: int = 1,
@@ -297,9 +357,16 @@ class Planner:
         return await self._search(task, base, start=self.clock(), use_cache=use_cache, workers=1, run_round=run_round)
 
     def forget(self, task: str) -> None:
-        """Drop ``task``'s plan cache entry (a plan that failed when it ran)."""
+        """Drop ``task``'s plan cache entry (a plan that failed when it ran), and the template made of that plan."""
         key, raw = self._entry(task)
-        if raw is not None and self.cache.plans.pop(key, None) is not None and self.cache.path is not None:
+        if raw is None or self.cache.plans.pop(key, None) is None:
+            return
+        source = raw.get("source") if isinstance(raw, dict) else None
+        prefix = f"{TEMPLATE_PREFIX}{self.cache.fingerprint()}:"
+        for other in [k for k, v in self.cache.plans.items()
+                      if k.startswith(prefix) and isinstance(v, dict) and v.get("source") == source]:
+            del self.cache.plans[other]
+        if self.cache.path is not None:
             self.cache.save_part("plans")
 
     async def _search(self, task: str, base: list[Message], *, start: float, use_cache: bool, workers: int | None = None,

@@ -86,15 +86,17 @@ EXAMPLE_TOOLS: frozenset[str] = frozenset({
 })  # fmt: skip
 """The made-up tools of :data:`SYSTEM_PROMPT`'s examples (the checker says so when a plan calls one)."""
 
-MAX_SOLVED_EXAMPLES = 2
+MAX_SOLVED_EXAMPLES = 3
 MAX_SOLVED_CHARS = 1200
+_WORD = re.compile(r"\w+")
 
 
 def solved_examples(cache: ToolCache, task: str, *, limit: int = MAX_SOLVED_EXAMPLES) -> list[tuple[str, str]]:
     """``(task, plan)`` of up to ``limit`` other tasks this cache's plan cache solved under its current tools.
 
-    Only short plans the checker still accepts, shortest first: examples of this site's own tools that a
-    model can copy from without copying a tool that is not there.
+    Only short plans the checker still accepts, the nearest tasks first (most words shared with ``task``,
+    then the shortest plan): examples of this site's own tools, for tasks like this one, that a model can
+    copy from without copying a tool that is not there.
     """
     from .checker import (
         check,  # the checker imports nothing of the prompts; a late import keeps it so
@@ -114,7 +116,13 @@ def solved_examples(cache: ToolCache, task: str, *, limit: int = MAX_SOLVED_EXAM
             continue
         found[normalize_task(other)] = (other.strip(), source.strip() + "\n")
     out: list[tuple[str, str]] = []
-    for other, source in sorted(found.values(), key=lambda e: (len(e[1]), e[0])):
+    words = set(_WORD.findall(own))
+
+    def nearness(entry: tuple[str, str]) -> tuple[float, int, str]:
+        theirs = set(_WORD.findall(normalize_task(entry[0])))
+        return (-len(words & theirs) / max(len(words | theirs), 1), len(entry[1]), entry[0])
+
+    for other, source in sorted(found.values(), key=nearness):
         if len(out) >= limit:
             break
         if check(source, cache).valid:

@@ -187,6 +187,8 @@ def _origin(task: Task, plan_origin: str, cache: ToolCache) -> str:
         return str(task.reference_plan)
     if plan_origin == "cache":
         return f"plan cache {cache.plans_file or ''}".rstrip()
+    if plan_origin == "template":
+        return f"plan template in {cache.plans_file or 'the plan cache'}"
     return f"{plan_origin} plan of task {task.id}"
 
 

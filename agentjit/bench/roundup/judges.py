@@ -13,7 +13,9 @@ issue, and nothing else (a duplicate message or issue fails).
 from __future__ import annotations
 
 import json
+import re
 import urllib.request
+from collections.abc import Callable
 from typing import Any
 
 from agentjit.tasks.task import JudgeResult, answer_text, norm_text, numbers_in
@@ -38,6 +40,8 @@ __all__ = [
 ]
 
 SEED = 0
+
+SiteJudgeFn = Callable[[Any, Any, str], JudgeResult]
 
 
 def tracker_state(site_url: str) -> dict[str, Any]:
@@ -104,21 +108,48 @@ def _one_change(site_url: str, want: tuple[str, ...]) -> JudgeResult:
     return JudgeResult(False, f"wanted {want}, the tracker shows {diff[:4] or 'no change'}")
 
 
+def _from_task(task: Any, pattern: str, default: tuple[str, ...]) -> tuple[str, ...]:
+    """The values ``pattern``'s groups find in the task's text, or ``default`` (the bundled task's own values).
+
+    The judges read what was asked from the task, so the same judge holds for the task with other values
+    (a literal variant: another issue, status or message, as ``agentjit bench templates --run`` makes).
+    """
+    text = getattr(task, "task", None)
+    m = re.search(pattern, text) if isinstance(text, str) else None
+    return tuple(m.groups()) if m is not None else default
+
+
+def reads_task(judge: SiteJudgeFn) -> SiteJudgeFn:
+    """Mark ``judge`` as one that reads its expected values from the task's text (see :func:`_from_task`)."""
+    judge.reads_task = True  # type: ignore[attr-defined]
+    return judge
+
+
+_QUOTED = r"'(.+?)'"
+
+
 # -- read tasks ----------------------------------------------------------------
 
+@reads_task
 def issue_status_priority(task: Any, result: Any, site_url: str) -> JudgeResult:
-    spec = generate(SEED).issue("Calendar shows the wrong week")
+    (title,) = _from_task(task, _QUOTED, ("Calendar shows the wrong week",))
+    spec = generate(SEED).issue(title)
     return _read(site_url, result, [spec.status, spec.priority])
 
 
+@reads_task
 def issue_assignee(task: Any, result: Any, site_url: str) -> JudgeResult:
-    spec = generate(SEED).issue("Duplicate entries after import")
+    (title,) = _from_task(task, _QUOTED, ("Duplicate entries after import",))
+    spec = generate(SEED).issue(title)
     return _read(site_url, result, [spec.assignedto or "nobody"])
 
 
+@reads_task
 def search_login(task: Any, result: Any, site_url: str) -> JudgeResult:
+    (word,) = _from_task(task, _QUOTED, ("login",))
     data = generate(SEED)
-    hits = [i.title for i in data.issues if "login" in i.title.lower() or any("login" in t.lower() for _, t in i.messages)]
+    word = word.lower()
+    hits = [i.title for i in data.issues if word in i.title.lower() or any(word in t.lower() for _, t in i.messages)]
     return _read(site_url, result, hits)
 
 
@@ -127,13 +158,25 @@ def unassigned_count(task: Any, result: Any, site_url: str) -> JudgeResult:
     return _count(site_url, result, sum(1 for i in data.issues if i.assignedto is None and i.status != "resolved"))
 
 
+@reads_task
 def deferred_sorted(task: Any, result: Any, site_url: str) -> JudgeResult:
+    status, key = _from_task(task, r"titles of the (.+?) issues, sorted by (\w+)", ("deferred", "title"))
     data = generate(SEED)
-    return _read(site_url, result, sorted(i.title for i in data.issues if i.status == "deferred"), ordered=True)
+    # the search page's own choices besides the statuses: any status, any but resolved, none set
+    keep = {"don't care": lambda st: True, "not resolved": lambda st: st != "resolved",
+            "not selected": lambda st: st is None}.get(status, lambda st: st == status)  # fmt: skip
+    chosen = [(n, i) for n, i in enumerate(data.issues) if keep(i.status)]
+    if key == "title":
+        return _read(site_url, result, sorted(i.title for _, i in chosen), ordered=True)
+    if key == "id":
+        return _read(site_url, result, [i.title for _, i in chosen], ordered=True)
+    return _read(site_url, result, [i.title for _, i in chosen])  # an order the seed data does not say
 
 
+@reads_task
 def last_message(task: Any, result: Any, site_url: str) -> JudgeResult:
-    author, text = generate(SEED).issue("Export to CSV drops the last row").messages[-1]
+    (title,) = _from_task(task, _QUOTED, ("Export to CSV drops the last row",))
+    author, text = generate(SEED).issue(title).messages[-1]
     return _read(site_url, result, [author, text])
 
 
@@ -149,27 +192,47 @@ NEW_NOTE = "The export button is hidden on small screens."
 MESSAGE = "Fixed in the next release."
 
 
+@reads_task
 def create_issue(task: Any, result: Any, site_url: str) -> JudgeResult:
-    verdict = _one_change(site_url, ("new issue", NEW_TITLE))
+    user, title, priority, note = _from_task(
+        task, r"Log in as (\w+) .*file a new issue '(.+?)' with priority (\S+) and the description '(.+)'",
+        ("alice", NEW_TITLE, "bug", NEW_NOTE))  # fmt: skip
+    verdict = _one_change(site_url, ("new issue", title))
     if not verdict.ok:
         return verdict
     new = tracker_state(site_url)["issues"][-1]
-    if new["priority"] != "bug" or new["creator"] != "alice" or [m["content"] for m in new["messages"]] != [NEW_NOTE]:
+    if new["priority"] != priority or new["creator"] != user or [m["content"] for m in new["messages"]] != [note]:
         return JudgeResult(False, f"the new issue is {new['priority']}, by {new['creator']}, messages {new['messages']}")
     return verdict
 
 
+def _set(site_url: str, title: str, field: str, value: str) -> JudgeResult:
+    """One field of one issue set to ``value``: one change, or none when it had that value already."""
+    if getattr(generate(SEED).issue(title), field) == value:
+        diff = changes(tracker_state(site_url))
+        return JudgeResult(not diff, f"{field} was {value} already: " + (f"changed {diff[:4]}" if diff else "no change"))
+    return _one_change(site_url, (title, field, value))
+
+
+@reads_task
 def set_status(task: Any, result: Any, site_url: str) -> JudgeResult:
-    return _one_change(site_url, ("Allow renaming of projects", "status", "testing"))
+    title, status = _from_task(task, r"status of '(.+?)' to ([\w-]+)", ("Allow renaming of projects", "testing"))
+    return _set(site_url, title, "status", status)
 
 
+@reads_task
 def set_priority(task: Any, result: Any, site_url: str) -> JudgeResult:
-    return _one_change(site_url, ("Graph legend is cut off", "priority", "critical"))
+    title, priority = _from_task(task, r"priority of '(.+?)' to ([\w-]+)", ("Graph legend is cut off", "critical"))
+    return _set(site_url, title, "priority", priority)
 
 
+@reads_task
 def set_assignee(task: Any, result: Any, site_url: str) -> JudgeResult:
-    return _one_change(site_url, ("Improve the error messages", "assignedto", "carol"))
+    title, user = _from_task(task, r"assign '(.+?)' to (\w+)", ("Improve the error messages", "carol"))
+    return _set(site_url, title, "assignedto", user)
 
 
+@reads_task
 def add_message(task: Any, result: Any, site_url: str) -> JudgeResult:
-    return _one_change(site_url, ("Spell checker flags URLs", "message", MESSAGE))
+    text, title = _from_task(task, r"add the message '(.+?)' to the issue '(.+?)'", (MESSAGE, "Spell checker flags URLs"))
+    return _one_change(site_url, (title, "message", text))
