@@ -37,11 +37,13 @@ def _flags(parser: argparse.ArgumentParser) -> set[str]:
 def test_each_benchmark_has_only_its_own_flags() -> None:
     benches = dict(_subparsers(build_parser()))
     names = {prog.split()[-1] for prog in benches if prog.startswith("agentjit bench ")}
-    assert names == {"overhead", "scheduler", "sandbox", "isolation", "contexts", "e2e", "faults", "planner", "batch", "templates"}
+    assert names == {"overhead", "scheduler", "sandbox", "isolation", "contexts", "e2e", "faults", "planner", "batch",
+                     "templates", "heal"}
     common = {"-h", "--help", "-v", "--verbose", "--json", "--browser"}
     assert _flags(benches["agentjit bench batch"]) - common == {"--workers", "--repeat", "--latency-scale", "--ray",
                                                                 "--store", "--tasks", "--only", "--app"}
     assert _flags(benches["agentjit bench faults"]) - common == {"--runs", "--app"}
+    assert _flags(benches["agentjit bench heal"]) - common == {"--seed", "--wrap", "--rounds", "--app"}
     assert _flags(benches["agentjit bench sandbox"]) - common == {"--corpus"}
     assert _flags(benches["agentjit bench isolation"]) - common == {"-n", "--repeats", "-R"}
     assert "--llm-profile" in _flags(benches["agentjit bench e2e"])

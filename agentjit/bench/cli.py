@@ -366,11 +366,32 @@ async def bench_batch(args: argparse.Namespace) -> int:
     return 0 if all(row["passed"] == row["tasks"] for row in report["rows"]) else 1
 
 
+async def bench_heal(args: argparse.Namespace) -> int:
+    """A reproducible redesign of a bundled app, and what ``toolcache heal`` makes of it (issue 21)."""
+    from agentjit.bench.heal_bench import measure
+
+    report = await measure(_app_name(args) or "food", seed=args.seed, wrap=args.wrap, rounds=args.rounds)
+    if args.json:
+        emit_json(report)
+        return 0
+    o = report["original"]
+    out = _out()
+    out.print(f"{report['app']} (seed {report['seed']}, wrap {report['wrap']}): original site {o['passed']}/{o['tasks']} "
+              f"tasks, median {o['median_latency_s']} s")  # fmt: skip
+    for i, r in enumerate(report["rounds"], 1):
+        out.print(f"  redesigned, run {i}: {r['passed']}/{r['tasks']} tasks, median {r['median_latency_s']} s, "
+                  f"suspects {', '.join(r['suspects']) or '-'}")  # fmt: skip
+    out.print(f"  tools broken {len(report['tools_broken'])} of {report['tools']}, healed {len(report['tools_healed'])}, "
+              f"heal time {report['heal_s']} s")  # fmt: skip
+    for name, why in report["not_healed"].items():
+        out.print(f"  not healed {name}: {why}", markup=False)
+    return 0
+
+
 BENCHES: dict[str, Handler] = {
     "overhead": bench_overhead, "scheduler": bench_scheduler, "sandbox": bench_sandbox, "isolation": bench_isolation,
     "contexts": bench_contexts, "e2e": bench_e2e, "faults": bench_faults, "planner": bench_planner,
-    "templates": bench_templates,
-    "batch": bench_batch,
+    "templates": bench_templates, "batch": bench_batch, "heal": bench_heal,
 }  # fmt: skip
 """Each benchmark's handler, by subcommand name."""
 
@@ -379,7 +400,7 @@ def add_parsers(sub: Any) -> None:
     """Add ``agentjit bench`` and one subcommand per benchmark, each with its own flags (the
     ``agentjit.cli`` entry point)."""
     group = sub.add_parser("bench", help="benchmarks: overhead (tool call vs bare evaluate), scheduler, sandbox, "
-                                         "isolation, contexts, e2e, faults, planner, batch, templates",
+                                         "isolation, contexts, e2e, faults, planner, batch, templates, heal",
                            description="Benchmarks. `agentjit bench NAME --help` lists a benchmark's own flags.")
     benches = group.add_subparsers(dest="bench", required=True, metavar="BENCHMARK")
 
@@ -468,6 +489,15 @@ def add_parsers(sub: Any) -> None:
                    help="run every hit whose judge reads its values from the task on the app's site, and judge it")
     add_browser_arg(p)
     p.add_argument("--out", help="also write the JSON report to this file")
+    json_arg(p)
+
+    p = benches.add_parser("heal", help="a seeded redesign of an app: tools broken, healed by toolcache heal, "
+                                        "time to heal, tasks passing before and after")
+    p.add_argument("--seed", type=int, default=7, help="the redesign's seed")
+    p.add_argument("--wrap", type=nonneg_float, default=0.3, help="share of buttons wrapped in a new element")
+    p.add_argument("--rounds", type=positive_int, default=4, help="most run-and-heal rounds")
+    app_arg(p)
+    add_browser_arg(p)
     json_arg(p)
 
     p = benches.add_parser("batch", help="tasks/min of a batch on 1, 2, 4 Ray workers, one site with its latency on")

@@ -2,7 +2,7 @@
 
 ::
 
-    python -m toolcache.heal_bench --app food --seed 7 [--wrap 0.3] [--rounds 4] [--json]
+    agentjit bench heal --app food --seed 7 [--wrap 0.3] [--rounds 4] [--json]
 
 Starts the bundled app (latency off), runs every task's reference plan on the
 original site (the baseline), then puts a :class:`~agentjit.bench.redesign.RedesignProxy`
@@ -12,30 +12,35 @@ cache, repeats: run every task with suspects recorded, ``heal`` the suspects;
 until every task passes, nothing new is suspect, or ``rounds`` ran. No model
 is used: a broken tool fails its task (no fallback), which is what marks it
 suspect. Read-only on the redesigned site except for the tasks' own writes
-(the site is reset before each task).
+(the site is reset before each task). Healing is the user's own command,
+``toolcache heal --json``, run as a process (nothing in agentjit imports the
+builder).
 """
 
 from __future__ import annotations
 
-import argparse
-import asyncio
 import json
 import shutil
 import statistics
+import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
-from agentjit.bench.redesign import RedesignProxy
 from agentjit.cache import SuspectStore, ToolCache
+from agentjit.exceptions import InfrastructureError
 from agentjit.runtime import BrowserPool, Runtime
 from agentjit.tasks.apps import get_app
 from agentjit.tasks.runner import run_task
 
-from .heal import heal_cache
+from .redesign import RedesignProxy
+from .sandbox.caches import run_command
 
-__all__ = ["measure", "main"]
+__all__ = ["measure", "HEAL_TIMEOUT_S"]
+
+HEAL_TIMEOUT_S = 600.0
+"""The longest one ``toolcache heal`` may take before the bench gives up on it."""
 
 TOOL_TIMEOUT_MS = 2_000
 
@@ -55,6 +60,19 @@ def _summary(runs: list[dict[str, Any]]) -> dict[str, Any]:
     return {"passed": sum(r["ok"] for r in runs), "tasks": len(runs),
             "median_latency_s": round(statistics.median(lat), 3) if lat else None,
             "failed": {r["id"]: r["reason"] for r in runs if not r["ok"]}}  # fmt: skip
+
+
+async def _heal(cache_dir: Path, site_url: str, tools: list[str]) -> dict[str, Any]:
+    """``toolcache heal --json`` on ``tools``: its report (exit 1 only means some stayed broken)."""
+    argv = [sys.executable, "-m", "toolcache.cli", "heal", "--cache", str(cache_dir), "--site", site_url, "--json"]
+    for name in tools:
+        argv += ["--tool", name]
+    code, out, err = await run_command(argv, HEAL_TIMEOUT_S)
+    if code not in (0, 1):
+        why = "ran past its time limit" if code is None else f"exited {code}"
+        raise InfrastructureError(f"toolcache heal {why}: {err.strip()[-800:]}")
+    report: dict[str, Any] = json.loads(out)
+    return report
 
 
 async def measure(app_name: str = "food", *, seed: int = 7, wrap: float = 0.3, rounds: int = 4) -> dict[str, Any]:
@@ -90,40 +108,13 @@ async def measure(app_name: str = "food", *, seed: int = 7, wrap: float = 0.3, r
                             break
                         broken |= new
                         t0 = time.perf_counter()
-                        heal = await heal_cache(cache_dir, proxy.url, pool=pool, tools=sorted(new))
+                        heal = await _heal(cache_dir, proxy.url, sorted(new))
                         heal_s += time.perf_counter() - t0
-                        healed |= set(heal.healed)
-                        not_healed.update(heal.failed)
+                        healed |= set(heal.get("healed") or [])
+                        not_healed.update(heal.get("failed") or {})
                     report["renamed_names"] = len(proxy.redesign.names)
                 report.update(tools_broken=sorted(broken), tools_healed=sorted(healed), not_healed=not_healed,
                               heal_s=round(heal_s, 2))  # fmt: skip
     finally:
         site.stop()
     return report
-
-
-def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m toolcache.heal_bench", description=__doc__.split("\n\n")[0])
-    p.add_argument("--app", default="food")
-    p.add_argument("--seed", type=int, default=7)
-    p.add_argument("--wrap", type=float, default=0.3)
-    p.add_argument("--rounds", type=int, default=4)
-    p.add_argument("--json", action="store_true")
-    args = p.parse_args(argv)
-    report = asyncio.run(measure(args.app, seed=args.seed, wrap=args.wrap, rounds=args.rounds))
-    if args.json:
-        print(json.dumps(report, indent=2))
-    else:
-        o = report["original"]
-        print(f"{report['app']} (seed {report['seed']}, wrap {report['wrap']}): original site {o['passed']}/{o['tasks']} tasks")
-        for i, r in enumerate(report["rounds"], 1):
-            print(f"  redesigned, run {i}: {r['passed']}/{r['tasks']} tasks, suspects {', '.join(r['suspects']) or '-'}")
-        print(f"  tools broken {len(report['tools_broken'])} of {report['tools']}, healed {len(report['tools_healed'])}, "
-              f"heal time {report['heal_s']} s")
-        for name, why in report["not_healed"].items():
-            print(f"  not healed {name}: {why}")
-    return 0
-
-
-if __name__ == "__main__":  # pragma: no cover
-    raise SystemExit(main())
