@@ -176,6 +176,10 @@ class ToolIndex:
     def __init__(self, tools: Iterable[ToolManifest], start: Mapping[str, Any] | None = None) -> None:
         import bm25s  # a third of a second to import: only when a menu is wanted
 
+        # bm25s sets its own logger to DEBUG on import, which would print its records through whatever handler the
+        # application has; NOTSET gives the application's levels back
+        logging.getLogger("bm25s").setLevel(logging.NOTSET)
+
         self.tools: dict[str, ToolManifest] = {t.name: t for t in sorted(tools, key=lambda t: t.name)}
         self.names = list(self.tools)
         self.start: dict[str, Any] = dict(start or {})
@@ -349,7 +353,8 @@ class ToolIndex:
 
         chosen: dict[str, tuple[str, str]] = {}
         edges: list[tuple[str, str]] = []
-        for name in itertools.chain([n for n in include if n in self.tools], runnable(), ranked):
+        relevant = [n for n in ranked if scores[n] > 0]  # a tool that shares no word with the task is no target
+        for name in itertools.chain([n for n in include if n in self.tools], runnable(), relevant):
             if len(chosen) >= k:
                 break
             if name in chosen:
