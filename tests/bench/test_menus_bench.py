@@ -7,7 +7,13 @@ import json
 import pytest
 
 from agentjit.bench.menus_bench import menu_metrics, run_menus_bench
-from agentjit.bench.tool_catalog import _Source, bench_sources, distractor_tools, large_catalog, plan_tools
+from agentjit.bench.tool_catalog import (
+    _Source,
+    bench_sources,
+    distractor_tools,
+    large_catalog,
+    plan_tools,
+)
 from agentjit.cli import main
 
 
