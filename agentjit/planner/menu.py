@@ -78,11 +78,26 @@ def tokenize(text: str) -> list[str]:
     return out
 
 
+_HINTS: dict[tuple[str, ...], tuple[str, ...]] = {
+    ("how", "much"): ("price", "cost", "amount", "total"),
+    ("how", "many"): ("count", "number", "total"),
+    ("who",): ("owner", "author", "assignee", "name"),
+    ("when",): ("date", "time"),
+    ("where",): ("location", "address"),
+    ("cheapest",): ("price",), ("expensive",): ("price",),
+    ("latest",): ("date",), ("recent",): ("date",), ("oldest",): ("date", "year"),
+}  # fmt: skip
+"""Question words and the field names their answers usually sit in (a question asks for a value a schema names)."""
+
+
 def _query_tokens(task: str) -> list[str]:
-    """The task's words plus each adjacent pair run together ("log in" -> ``login``, "check out")."""
+    """The task's words, each adjacent pair run together ("log in" -> ``login``, "check out"), and the field
+    names of :data:`_HINTS` its question words point to."""
     words = [w.lower() for w in _WORD.findall(task)]
     joined = [_stem(a + b) for a, b in zip(words, words[1:], strict=False)]
-    return tokenize(task) + joined
+    hints = [h for cue, fields in _HINTS.items()
+             if any(tuple(words[i:i + len(cue)]) == cue for i in range(len(words))) for h in fields]  # fmt: skip
+    return tokenize(task) + joined + hints
 
 
 def _schema_words(schema: Any, depth: int = 0) -> list[str]:
@@ -249,7 +264,7 @@ class ToolIndex:
         return r
 
     def _expand(self, name: str, scores: Mapping[str, float], r: _Route, start: Mapping[str, Any], *, depth: int,
-                seen: set[str]) -> None:  # fmt: skip
+                seen: set[str], relations_only_state: bool = False) -> None:  # fmt: skip
         if name in seen:
             return
         seen.add(name)
@@ -268,13 +283,18 @@ class ToolIndex:
                 for p in self._best(found, scores, start, n=ALTERNATES if depth == 0 else 1):
                     r.roles.setdefault(p, ("producer", f"makes {key}={tool.pre[key]!r} for {name}"))
                     r.edges.append((p, name))
-                    self._expand(p, scores, r, start, depth=depth + 1, seen=seen)
-            for param, providers in sorted(tool.pre_tools.items()):
-                for p in providers:
-                    if p in self.tools and p != name:
+                    self._expand(p, scores, r, start, depth=depth + 1, seen=seen,
+                                 relations_only_state=relations_only_state)
+            # the verified provider of each input (the best one, like a state producer) of the target and of its
+            # state producers; a provider's own providers are not followed (a dense relation graph would pull
+            # half the site into every route)
+            if not relations_only_state:
+                for param, providers in sorted(tool.pre_tools.items()):
+                    known = [p for p in providers if p in self.tools and p != name]
+                    for p in self._best(known, scores, start) if known else []:
                         r.roles.setdefault(p, ("relation", f"gives {param} to {name} (verified)"))
                         r.edges.append((p, name))
-                        self._expand(p, scores, r, start, depth=depth + 1, seen=seen)
+                        self._expand(p, scores, r, start, depth=depth + 1, seen=seen, relations_only_state=True)
         if name not in r.tools:
             r.tools.append(name)
 
