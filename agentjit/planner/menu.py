@@ -27,7 +27,7 @@ import heapq
 import itertools
 import logging
 import re
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -139,7 +139,9 @@ class MenuEntry:
     name: str
     role: str
     """``target`` (relevant to the task), ``producer`` (makes a state a route tool needs), ``relation`` (a verified
-    provider of an input), ``restore`` (brings back a state another route tool leaves), ``relevant`` (fill)."""
+    provider of an input), ``restore`` (brings back a state another route tool leaves), ``reader`` (reads the state a
+    target leaves), ``follows`` (runs in a state the menu's tools lead to), ``relevant`` (the relevance-only
+    baseline), ``widened`` (added for a repair)."""
     score: float
     why: str = ""
 
@@ -373,8 +375,20 @@ class ToolIndex:
 
         chosen: dict[str, tuple[str, str]] = {}
         edges: list[tuple[str, str]] = []
+        def following() -> Iterator[str]:
+            """Tools that run in a state a chosen tool leaves (reading a page a route opens), READ first, by score."""
+            states = [apply(begin, self.tools[n].post) for n in chosen if self.tools[n].post]
+            keys = {k for n in chosen for k in self.tools[n].post}
+            near = [n for n, t in self.tools.items() if n not in chosen and keys & set(t.pre)
+                    and any(not unmet(st, t.pre) for st in states)]  # fmt: skip
+            for n in sorted(near, key=lambda n: (self.tools[n].is_write, -scores[n], n)):
+                followers.add(n)
+                yield n
+
+        begin = self.start if start is None else start
+        followers: set[str] = set()
         relevant = [n for n in ranked if scores[n] > 0]  # a tool that shares no word with the task is no target
-        for name in itertools.chain([n for n in include if n in self.tools], runnable(), relevant):
+        for name in itertools.chain([n for n in include if n in self.tools], runnable(), _Lazy(following), relevant):
             if len(chosen) >= k:
                 break
             if name in chosen:
@@ -384,7 +398,8 @@ class ToolIndex:
             if len(chosen) + len(new) > k:
                 continue  # a route goes in whole or not at all; a shorter one further down may fit
             for t in new:
-                chosen[t] = r.roles.get(t, ("target", ""))
+                follows = t == name and name in followers and scores[name] <= 0
+                chosen[t] = ("follows", "runs where the menu's tools lead") if follows else r.roles.get(t, ("target", ""))
             edges += [e for e in r.edges if e not in edges]
         order = _producers_first(list(chosen), edges)
         entries = [MenuEntry(n, chosen[n][0], scores[n], chosen[n][1]) for n in order]
@@ -419,6 +434,16 @@ class ToolIndex:
                 if m is not None and m.group(1) in self.tools:
                     take(self.route(m.group(1), self.scores(menu.task)).tools)
         return add
+
+
+class _Lazy:
+    """An iterable that calls ``make`` only when iteration reaches it (after the sources before it in a chain)."""
+
+    def __init__(self, make: Callable[[], Iterator[str]]) -> None:
+        self.make = make
+
+    def __iter__(self) -> Iterator[str]:
+        return self.make()
 
 
 def _producers_first(names: list[str], edges: Sequence[tuple[str, str]]) -> list[str]:
