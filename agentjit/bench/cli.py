@@ -291,7 +291,7 @@ async def bench_menus(args: argparse.Namespace) -> int:
     """State-path menus against relevance-only menus on the large catalog (issue 22)."""
     from agentjit.bench.menus_bench import DEFAULT_KS, run_menus_bench
 
-    report = run_menus_bench(seed=args.seed, ks=tuple(args.ks or DEFAULT_KS), hosted=not args.no_sections)
+    report = run_menus_bench(seed=args.seed, ks=tuple(args.ks or DEFAULT_KS), hosted=args.sections)
     if args.out:
         _write_json_file(args.out, report)
     if args.json:
@@ -412,8 +412,9 @@ def add_parsers(sub: Any) -> None:
     p.add_argument("--seed", type=int, default=0, help="seed of the generated distractor tools")
     p.add_argument("-k", dest="ks", type=positive_int, action="append", default=None, metavar="K",
                    help="menu size, repeatable (default: 8, 16 and 32)")
-    p.add_argument("--no-sections", action="store_true",
-                   help="keep every made-up site apart (default: one becomes a section of each bench app)")
+    p.add_argument("--sections", action="store_true",
+                   help="harder: one made-up site becomes a section of each bench app, its tools reachable from the "
+                        "app's start (default: every made-up site stays apart)")
     p.add_argument("--out", help="also write the JSON report to this file")
     json_arg(p)
 

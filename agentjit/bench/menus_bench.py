@@ -66,7 +66,7 @@ def _task_row(index: ToolIndex, cat: Catalog, task: CatalogTask, ks: Sequence[in
 
 
 
-def run_menus_bench(*, seed: int = 0, ks: Sequence[int] = DEFAULT_KS, hosted: bool = True,
+def run_menus_bench(*, seed: int = 0, ks: Sequence[int] = DEFAULT_KS, hosted: bool = False,
                     catalog: Catalog | None = None) -> dict[str, Any]:  # fmt: skip
     """Every task of the catalog (made from ``seed``) at every K; a summary per method and K."""
     t0 = time.perf_counter()

@@ -268,7 +268,7 @@ def _pairs(chain: Sequence[str], tools: Mapping[str, ToolManifest], start: Mappi
 
 
 def large_catalog(*, seed: int = 0, distractor_sites: int | None = None, sources: list[_Source] | None = None,
-                  hosted: bool = True) -> Catalog:  # fmt: skip
+                  hosted: bool = False) -> Catalog:  # fmt: skip
     """Every bench app's tools and the distractors of :func:`distractor_tools` in one cache, with every bench
     task that has a reference plan as a :class:`CatalogTask`. ``hosted``: one made-up site per app becomes a
     section of that app (competitors in its own state space); otherwise every made-up site stays apart."""

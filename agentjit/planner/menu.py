@@ -376,9 +376,10 @@ class ToolIndex:
         chosen: dict[str, tuple[str, str]] = {}
         edges: list[tuple[str, str]] = []
         def following() -> Iterator[str]:
-            """Tools that run in a state a chosen tool leaves (reading a page a route opens), READ first, by score."""
-            states = [apply(begin, self.tools[n].post) for n in chosen if self.tools[n].post]
-            keys = {k for n in chosen for k in self.tools[n].post}
+            """Tools that run from the start (entries) or in a state a chosen tool leaves (reading a page a route
+            opens), READ first, by score."""
+            states = [begin, *(apply(begin, self.tools[n].post) for n in chosen if self.tools[n].post)]
+            keys = set(begin) | {k for n in chosen for k in self.tools[n].post}
             near = [n for n, t in self.tools.items() if n not in chosen and keys & set(t.pre)
                     and any(not unmet(st, t.pre) for st in states)]  # fmt: skip
             for n in sorted(near, key=lambda n: (self.tools[n].is_write, -scores[n], n)):
