@@ -37,7 +37,7 @@ def _flags(parser: argparse.ArgumentParser) -> set[str]:
 def test_each_benchmark_has_only_its_own_flags() -> None:
     benches = dict(_subparsers(build_parser()))
     names = {prog.split()[-1] for prog in benches if prog.startswith("agentjit bench ")}
-    assert names == {"overhead", "scheduler", "sandbox", "isolation", "contexts", "e2e", "faults", "planner"}
+    assert names == {"overhead", "scheduler", "sandbox", "isolation", "contexts", "e2e", "faults", "planner", "menus"}
     common = {"-h", "--help", "-v", "--verbose", "--json", "--browser"}
     assert _flags(benches["agentjit bench faults"]) - common == {"--runs", "--app"}
     assert _flags(benches["agentjit bench sandbox"]) - common == {"--corpus"}
@@ -48,6 +48,7 @@ def test_each_benchmark_has_only_its_own_flags() -> None:
     assert "--runs" not in _flags(benches["agentjit bench overhead"])
     assert {"--compile-budget", "--samples", "-k"} <= _flags(benches["agentjit bench planner"])
     assert "--compile-budget" not in _flags(benches["agentjit bench e2e"])
+    assert _flags(benches["agentjit bench menus"]) - common == {"--seed", "-k", "--sections", "--out"}
 
 
 def test_a_benchmark_given_another_ones_flag_is_a_usage_error(capsys) -> None:

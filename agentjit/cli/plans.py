@@ -11,8 +11,6 @@ from typing import Any
 
 from rich.table import Table
 
-from agentjit.planner.menu import DEFAULT_MENU_K
-
 from .base import command
 from .common import (
     _compile,
@@ -183,10 +181,10 @@ async def cmd_schedule(args: argparse.Namespace) -> int:
 @command("menu")
 async def cmd_menu(args: argparse.Namespace) -> int:
     """The state-path tool menu the planner would show for a task (producers before consumers)."""
-    from agentjit.planner.menu import ToolIndex
+    from agentjit.planner.menu import DEFAULT_MENU_K, ToolIndex
 
     cache = _load_cache(args)
-    menu = ToolIndex.of(cache).menu(args.task, args.k, state_path=not args.relevance_only)
+    menu = ToolIndex.of(cache).menu(args.task, args.k or DEFAULT_MENU_K, state_path=not args.relevance_only)
     if args.json:
         emit_json(menu.to_dict())
         return 0
@@ -232,7 +230,7 @@ def add_parsers(sub: Any) -> None:
 
     p = sub.add_parser("menu", help="the state-path tool menu a compile of a task shows the model (large caches)")
     p.add_argument("task", help="the task in plain words")
-    p.add_argument("--k", type=positive_int, default=DEFAULT_MENU_K, help=f"most tools in the menu (default: {DEFAULT_MENU_K})")
+    p.add_argument("--k", type=positive_int, default=None, help="most tools in the menu (default: the planner's menu size)")
     p.add_argument("--relevance-only", action="store_true", help="the BM25 top K alone, no routes (the baseline)")
     app_arg(p)
     json_arg(p)
