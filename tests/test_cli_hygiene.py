@@ -38,7 +38,7 @@ def test_each_benchmark_has_only_its_own_flags() -> None:
     benches = dict(_subparsers(build_parser()))
     names = {prog.split()[-1] for prog in benches if prog.startswith("agentjit bench ")}
     assert names == {"overhead", "scheduler", "sandbox", "isolation", "contexts", "e2e", "faults", "planner", "batch",
-                     "templates", "heal"}
+                     "templates", "heal", "menus"}
     common = {"-h", "--help", "-v", "--verbose", "--json", "--browser"}
     assert _flags(benches["agentjit bench batch"]) - common == {"--workers", "--repeat", "--latency-scale", "--ray",
                                                                 "--store", "--tasks", "--only", "--app"}
@@ -53,6 +53,7 @@ def test_each_benchmark_has_only_its_own_flags() -> None:
     assert {"--compile-budget", "--samples", "-k"} <= _flags(benches["agentjit bench planner"])
     assert "--compile-budget" not in _flags(benches["agentjit bench e2e"])
     assert _flags(benches["agentjit bench templates"]) - common == {"--apps", "--variants", "--run", "--out"}
+    assert _flags(benches["agentjit bench menus"]) - common == {"--seed", "-k", "--sections", "--out"}
 
 
 def test_a_benchmark_given_another_ones_flag_is_a_usage_error(capsys) -> None:

@@ -388,10 +388,40 @@ async def bench_heal(args: argparse.Namespace) -> int:
     return 0
 
 
+async def bench_menus(args: argparse.Namespace) -> int:
+    """State-path menus against relevance-only menus on the large catalog (issue 22)."""
+    from agentjit.bench.menus_bench import DEFAULT_KS, run_menus_bench
+
+    report = run_menus_bench(seed=args.seed, ks=tuple(args.ks or DEFAULT_KS), hosted=args.sections)
+    if args.out:
+        _write_json_file(args.out, report)
+    if args.json:
+        emit_json(report)
+        return 0
+    cat = report["catalog"]
+    table = Table(title=f"menus on {cat['tools']} tools, {cat['tasks']} tasks (seed {cat['seed']}); every stub: "
+                        f"{report['prompt_tokens_all']:.0f} prompt tokens")
+    _columns(table, ("menu", "K", "complete chain", "recall", "NDCG", "order violations", "prompt tokens", "drop"),
+             ids={"menu"})
+    for method, per_k in report["summary"].items():
+        for k, m in per_k.items():
+            table.add_row(method, k, f"{m['chain']:.0%}", f"{m['recall']:.0%}", f"{m['ndcg']:.3f}",
+                          str(m["order_violations"]), f"{m['prompt_tokens']:.0f}", f"{m['token_drop']}x")
+    out = _out()
+    out.print(table)
+    done = report["done_when"]
+    if done is not None:
+        out.print(f"K={done['k']}: complete chain {done['chain']:.0%} (target {done['chain_target']:.0%}; relevance-only "
+                  f"{done['relevance_chain']:.0%}), prompt tokens {done['token_drop']}x fewer (target "
+                  f"{done['token_drop_target']:g}x): {'met' if done['met'] else 'NOT met'}")
+    return 0
+
+
 BENCHES: dict[str, Handler] = {
     "overhead": bench_overhead, "scheduler": bench_scheduler, "sandbox": bench_sandbox, "isolation": bench_isolation,
     "contexts": bench_contexts, "e2e": bench_e2e, "faults": bench_faults, "planner": bench_planner,
     "templates": bench_templates, "batch": bench_batch, "heal": bench_heal,
+    "menus": bench_menus,
 }  # fmt: skip
 """Each benchmark's handler, by subcommand name."""
 
@@ -400,7 +430,7 @@ def add_parsers(sub: Any) -> None:
     """Add ``agentjit bench`` and one subcommand per benchmark, each with its own flags (the
     ``agentjit.cli`` entry point)."""
     group = sub.add_parser("bench", help="benchmarks: overhead (tool call vs bare evaluate), scheduler, sandbox, "
-                                         "isolation, contexts, e2e, faults, planner, batch, templates, heal",
+                                         "isolation, contexts, e2e, faults, planner, batch, templates, heal, menus",
                            description="Benchmarks. `agentjit bench NAME --help` lists a benchmark's own flags.")
     benches = group.add_subparsers(dest="bench", required=True, metavar="BENCHMARK")
 
@@ -510,6 +540,17 @@ def add_parsers(sub: Any) -> None:
                         "postgresql://...; its rows are removed after)")
     tasks_arg(p)
     app_arg(p)
+    json_arg(p)
+
+    p = benches.add_parser("menus", help="state-path tool menus against relevance-only ones on the 300+ tool catalog: "
+                                         "chain coverage, recall, NDCG, order, prompt tokens at K = 8/16/32")
+    p.add_argument("--seed", type=int, default=0, help="seed of the generated distractor tools")
+    p.add_argument("-k", dest="ks", type=positive_int, action="append", default=None, metavar="K",
+                   help="menu size, repeatable (default: 8, 16 and 32)")
+    p.add_argument("--sections", action="store_true",
+                   help="harder: one made-up site becomes a section of each bench app, its tools reachable from the "
+                        "app's start (default: every made-up site stays apart)")
+    p.add_argument("--out", help="also write the JSON report to this file")
     json_arg(p)
 
     p = benches.add_parser("faults", help="writes under injected faults: 0 duplicated, 0 lost")

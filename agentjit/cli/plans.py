@@ -1,5 +1,5 @@
 """The plan commands: ``run`` a plan (or a task compiled first), ``check`` it statically,
-``compile`` a task into one, ``schedule`` its strategies.
+``compile`` a task into one, show the tool ``menu`` a compile would use, ``schedule`` its strategies.
 """
 
 from __future__ import annotations
@@ -207,6 +207,25 @@ async def cmd_schedule(args: argparse.Namespace) -> int:
     return 0
 
 
+@command("menu")
+async def cmd_menu(args: argparse.Namespace) -> int:
+    """The state-path tool menu the planner would show for a task (producers before consumers)."""
+    from agentjit.planner.menu import DEFAULT_MENU_K, ToolIndex
+
+    cache = _load_cache(args)
+    menu = ToolIndex.of(cache).menu(args.task, args.k or DEFAULT_MENU_K, state_path=not args.relevance_only)
+    if args.json:
+        emit_json(menu.to_dict())
+        return 0
+    kind = "relevance-only" if args.relevance_only else "state-path"
+    table = Table(title=f"{kind} menu of {len(menu)} of {menu.total} tools for {args.task!r}")
+    _columns(table, ("#", "tool", "role", "score", "why"), ids={"tool"})
+    for i, e in enumerate(menu.entries, 1):
+        table.add_row(str(i), e.name, e.role, f"{e.score:.2f}", e.why)
+    _out().print(table)
+    return 0
+
+
 def add_parsers(sub: Any) -> None:
     """The plan commands' parsers."""
     p = sub.add_parser("run", help="run a plan file (or compile --task first) against an app")
@@ -238,6 +257,14 @@ def add_parsers(sub: Any) -> None:
     json_arg(p)
     cache_args(p)
     planner_args(p)
+
+    p = sub.add_parser("menu", help="the state-path tool menu a compile of a task shows the model (large caches)")
+    p.add_argument("task", help="the task in plain words")
+    p.add_argument("--k", type=positive_int, default=None, help="most tools in the menu (default: the planner's menu size)")
+    p.add_argument("--relevance-only", action="store_true", help="the BM25 top K alone, no routes (the baseline)")
+    app_arg(p)
+    json_arg(p)
+    cache_args(p)
 
     p = sub.add_parser("schedule", help="price serial, parallel and hedge for a plan and pick one")
     p.add_argument("plan", help="plan file (.py)")

@@ -32,7 +32,7 @@ import math
 import re
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from agentjit.cache import ToolCache
@@ -45,7 +45,14 @@ from .checker import CheckResult, check
 from .compiled import CandidateReport, CompiledPlan, PlanStats, compile_report
 from .cost import CostModel
 from .gate import rejection
-from .prompts import extract_code, plan_messages, repair_messages, run_repair_messages
+from .menu import DEFAULT_MENU_K, DEFAULT_MENU_THRESHOLD, Menu, MenuEntry, ToolIndex
+from .prompts import (
+    extract_code,
+    more_tools_message,
+    plan_messages,
+    repair_messages,
+    run_repair_messages,
+)
 from .templates import TEMPLATE_PREFIX, Template, make_template, template_entry_key
 
 __all__ = ["Planner", "model_name", "normalize_task", "plan_key", "pass_at_k", "pass_at_t"]
@@ -141,6 +148,8 @@ class _Run:
     run_round: int = 0
     """0 for a compile; n for the n-th repair after a plan failed when it ran."""
     out_of_budget: bool = False
+    menu: Menu | None = None
+    """The tool menu the prompt shows (None: every stub)."""
 
 
 class _Slots:
@@ -188,6 +197,9 @@ class Planner:
         max_concurrency: int | None = None,
         progress: Callable[[str], None] | None = None,
         compile_budget_s: float | None = None,
+        menu_threshold: int | None = DEFAULT_MENU_THRESHOLD,
+        menu_k: int = DEFAULT_MENU_K,
+        context_tokens: int | None = None,
     ) -> None:
         if n < 1 or k < 1 or max_repairs < 0:
             raise ValueError(f"need n >= 1, k >= 1, max_repairs >= 0 (got n={n}, k={k}, max_repairs={max_repairs})")
@@ -219,6 +231,15 @@ class Planner:
         """Plan cache entries the checker refused (each names the cache file), oldest first."""
         self._templates: dict[tuple[str, str], Template | None] = {}
         """Templates derived from stored ``(task, source)`` pairs (derived once per planner)."""
+        if menu_k < 1 or (menu_threshold is not None and menu_threshold < 0):
+            raise ValueError(f"need menu_k >= 1 and menu_threshold >= 0 (got {menu_k}, {menu_threshold})")
+        self.menu_threshold = menu_threshold
+        """A cache with more tools than this gets a state-path menu of ``menu_k`` tools in the prompt
+        (:mod:`agentjit.planner.menu`); None: never for the count alone."""
+        self.menu_k = menu_k
+        self.context_tokens = context_tokens
+        """The model's context in tokens, if known: a prompt of every stub longer than half of it gets a menu."""
+        self._index: tuple[str, ToolIndex] | None = None
 
     # -- plan cache -----------------------------------------------------------------
 
@@ -319,6 +340,40 @@ class Planner:
             )  # fmt: skip
         return None
 
+    # -- tool menus (agentjit.planner.menu) ----------------------------------------------
+
+    def prompt(self, task: str) -> tuple[list[Message], Menu | None]:
+        """The plan prompt for ``task`` and the tool menu it shows: every stub, or a state-path menu when the
+        cache has more than ``menu_threshold`` tools or every stub would fill over half of ``context_tokens``."""
+        full = None
+        if self.menu_threshold is None or len(self.cache.tools) <= self.menu_threshold:
+            full = plan_messages(task, self.cache, now=self.now)
+            if self.context_tokens is None or sum(len(m.content) for m in full) // 4 <= self.context_tokens // 2:
+                return full, None
+        menu = self.tool_index().menu(task, self.menu_k)
+        log.info("menu of %d of %d tools for %r", len(menu), len(self.cache.tools), task)
+        tools = [self.cache.tools[n] for n in menu.names]
+        return plan_messages(task, self.cache, now=self.now, tools=tools), menu
+
+    def tool_index(self) -> ToolIndex:
+        """The menu index of the cache's current tools (built again when the tools change)."""
+        fingerprint = self.cache.fingerprint()
+        if self._index is None or self._index[0] != fingerprint:
+            self._index = (fingerprint, ToolIndex.of(self.cache))
+        return self._index[1]
+
+    def _widen(self, shown: Menu | None, diags: Sequence[Diagnostic]) -> str:
+        """The repair note with the stubs of tools a finding names that ``shown`` (this worker's menu,
+        widened in place) left out; "" with no menu or nothing to add."""
+        if shown is None:
+            return ""
+        added = self.tool_index().widen(shown, diags)
+        if not added:
+            return ""
+        self._say(f"menu widened by {', '.join(added)}")
+        shown.entries += [MenuEntry(n, "widened", 0.0, "named by a finding") for n in added]
+        return more_tools_message([self.cache.tools[n] for n in added])
+
     # -- Algorithm 1 ----------------------------------------------------------------
 
     async def compile(self, task: str, *, use_cache: bool = True) -> CompiledPlan:
@@ -340,7 +395,8 @@ class Planner:
                 filled.time_s = self.clock() - start
                 self.store(filled)  # the same task again is an exact hit
                 return filled
-        return await self._search(task, plan_messages(task, self.cache, now=self.now), start=start, use_cache=use_cache)
+        base, menu = self.prompt(task)
+        return await self._search(task, base, start=start, use_cache=use_cache, menu=menu)
 
     async def repair_after_run(self, task: str, source: str, error: str, *, run_round: int = 1,
                                use_cache: bool = True) -> CompiledPlan:  # fmt: skip
@@ -353,8 +409,10 @@ class Planner:
         """
         if use_cache:
             self.forget(task)
-        base = run_repair_messages(plan_messages(task, self.cache, now=self.now), source, error)
-        return await self._search(task, base, start=self.clock(), use_cache=use_cache, workers=1, run_round=run_round)
+        prompt, menu = self.prompt(task)
+        base = run_repair_messages(prompt, source, error)
+        return await self._search(task, base, start=self.clock(), use_cache=use_cache, workers=1, run_round=run_round,
+                                  menu=menu)  # fmt: skip
 
     def forget(self, task: str) -> None:
         """Drop ``task``'s plan cache entry (a plan that failed when it ran), and the template made of that plan."""
@@ -370,10 +428,10 @@ class Planner:
             self.cache.save_part("plans")
 
     async def _search(self, task: str, base: list[Message], *, start: float, use_cache: bool, workers: int | None = None,
-                      run_round: int = 0) -> CompiledPlan:  # fmt: skip
+                      run_round: int = 0, menu: Menu | None = None) -> CompiledPlan:  # fmt: skip
         """Algorithm 1 from the conversation ``base``: ``workers`` (default ``n``) sample, check and repair."""
         self.model.preflight()  # no API key: one ConfigError here, not one per worker
-        run = _Run(start=start, run_round=run_round)
+        run = _Run(start=start, run_round=run_round, menu=menu)
         pacing = getattr(self.model, "pacing", None)
         n = workers or self.n
         # A server of one's own (a URL that is not the provider's; llama.cpp) may answer one request at a time,
@@ -460,6 +518,7 @@ class Planner:
     async def _worker(self, worker: int, base: list[Message], run: _Run) -> None:
         messages = list(base)
         diags: list[Diagnostic] = []
+        shown = replace(run.menu, entries=list(run.menu.entries)) if run.menu is not None else None
         for attempt in range(self.max_repairs + 1):
             if run.done.is_set():
                 return
@@ -469,7 +528,7 @@ class Planner:
                     source = await self._ask(messages, run)
                 else:
                     run.stats.repaired += 1
-                    messages = repair_messages(messages, source, diags)
+                    messages = repair_messages(messages, source, diags, more=self._widen(shown, diags))
                     source = await self._ask(messages, run)
             except ModelError as exc:
                 # the same error from every worker would be n lines: the first one is a warning, -v shows the rest

@@ -17,6 +17,7 @@ from typing import Any
 from agentjit.cache import ToolCache
 from agentjit.llm import Message
 from agentjit.plan.diagnostics import Diagnostic, render
+from agentjit.protocol.manifest import ToolManifest
 
 from .stubs import render_stubs
 
@@ -134,15 +135,17 @@ def _state_repr(state: Mapping[str, Any]) -> str:
     return json.dumps(dict(state), ensure_ascii=False, sort_keys=True) if state else "{}"
 
 
-def plan_messages(task: str, cache: ToolCache, *, now: str | None = None, state: Mapping[str, Any] | None = None) -> list[Message]:
-    """System and user messages asking for a plan for ``task`` over ``cache``'s tools."""
+def plan_messages(task: str, cache: ToolCache, *, now: str | None = None, state: Mapping[str, Any] | None = None,
+                  tools: Sequence[ToolManifest] | None = None) -> list[Message]:  # fmt: skip
+    """System and user messages asking for a plan for ``task`` over ``cache``'s tools (``tools``: only these,
+    a menu of them in its order, see :mod:`agentjit.planner.menu`)."""
     start = cache.info.initial_state if state is None else state
     parts: list[str] = []
     if now:
         parts.append(f"Now is {now}.")
     if cache.info.description:
         parts.append(f"Site: {cache.info.description}")
-    parts.append("Tools (stubs generated from the tool manifests):\n```python\n" + render_stubs(cache.tools.values()) + "\n```")
+    parts.append(_tools_part(cache, tools))
     solved = solved_examples(cache, task)
     if solved:
         parts.append("Plans that solved other tasks on THIS site (its real tools):\n\n" + "\n\n".join(
@@ -153,12 +156,27 @@ def plan_messages(task: str, cache: ToolCache, *, now: str | None = None, state:
     return [Message(role="system", content=SYSTEM_PROMPT), Message(role="user", content="\n\n".join(parts))]
 
 
+def _tools_part(cache: ToolCache, tools: Sequence[ToolManifest] | None) -> str:
+    if tools is None:
+        return "Tools (stubs generated from the tool manifests):\n```python\n" + render_stubs(cache.tools.values()) + "\n```"
+    return (f"Tools: a menu of {len(tools)} of the site's {len(cache.tools)} tools for this task, the tools that make a "
+            "state or a value listed before the tools that need it (stubs generated from the tool manifests):\n"
+            "```python\n" + render_stubs(tools, ordered=True) + "\n```")
+
+
+def more_tools_message(tools: Sequence[ToolManifest]) -> str:
+    """The repair feedback's note of tools added to a menu (a finding named a tool the menu left out)."""
+    return ("More tools of this site, added to the menu for the problems below:\n```python\n"
+            + render_stubs(tools, ordered=True, builtins=False) + "\n```\n\n")
+
+
 def repair_messages(
-    messages: Sequence[Message], candidate: str, diagnostics: Sequence[Diagnostic]
+    messages: Sequence[Message], candidate: str, diagnostics: Sequence[Diagnostic], *, more: str = ""
 ) -> list[Message]:
-    """The conversation so far plus the failed ``candidate`` and its findings as feedback."""
+    """The conversation so far plus the failed ``candidate`` and its findings as feedback (after ``more``, the
+    stubs of tools a widened menu adds)."""
     same = any(m.role == "assistant" and extract_code(m.content) == extract_code(candidate) for m in messages)
-    feedback = (
+    feedback = more + (
         ("This is the same plan as your last answer, and the same problems remain: change the lines below.\n"
          if same else "")
         + "The checker rejected this plan:\n"

@@ -121,8 +121,9 @@ def builtins_stub() -> str:
     return "\n\n\n".join(PLAN_FUNCTIONS[name].stub() for name in ("ai_eval", "ask_human"))
 
 
-def render_stubs(tools: Iterable[ToolManifest]) -> str:
-    """Every tool's stub, then the plan builtins, as one Python block."""
+def render_stubs(tools: Iterable[ToolManifest], *, ordered: bool = False, builtins: bool = True) -> str:
+    """Every tool's stub (by name, or in the given order when ``ordered``), then the plan builtins, as one
+    Python block."""
     head = "from typing import Any, Literal\nfrom pydantic import BaseModel"
-    body = [tool_stub(t) for t in sorted(tools, key=lambda t: t.name)]
-    return "\n\n\n".join([head, *body, builtins_stub()])
+    body = [tool_stub(t) for t in (tools if ordered else sorted(tools, key=lambda t: t.name))]
+    return "\n\n\n".join([head, *body, *([builtins_stub()] if builtins else [])])
