@@ -1,0 +1,131 @@
+"""Steps that only look: a scroll to a region that holds a list is covered by that list's tool.
+
+A small recipe site of our own on 127.0.0.1 (not the food site's markup: comments are
+``<article class="note">`` in a ``div#discussion`` that fills in after the page loads) is
+recorded once (open a recipe, scroll to its discussion, go home) and built once with
+verification; every demonstrated step must end up in a verified tool.
+"""
+
+from __future__ import annotations
+
+import http.server
+import json
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agentjit.cache import ToolCache
+from agentjit.runtime import BrowserPool
+from toolcache.build import BuildReport, build_cache
+from toolcache.extract import extract_snapshot
+from toolcache.record import record_script
+from toolcache.rows import looked_at_list
+from toolcache.script import load_script
+
+pytestmark = pytest.mark.browser
+
+RECIPES = {
+    "soup": ("Pumpkin soup", [("Ana", "Needs more ginger."), ("Bo", "Lovely in autumn."), ("Cy", "Made it twice.")]),
+    "bread": ("Rye bread", [("Dee", "Dense but good."), ("Eli", "Use a hot oven.")]),
+}
+
+
+def _page(title: str, body: str) -> str:
+    return (f"<!doctype html><html><head><title>{title}</title></head><body>"
+            f'<header><a href="/">Recipes</a></header><main>{body}</main></body></html>')
+
+
+def _home() -> str:
+    cards = "".join(f'<div class="recipe"><a href="/recipe/{k}">{t}</a></div>' for k, (t, _) in RECIPES.items())
+    return _page("Recipes", f"<h1>Recipes</h1>{cards}")
+
+
+def _recipe(key: str) -> str:
+    title, notes = RECIPES[key]
+    filler = "".join(f"<p>Step {i}: stir and wait.</p>" for i in range(1, 40))  # the discussion is below the fold
+    items = "".join(f'<article class="note"><b class="who">{w}</b><p class="said">{s}</p></article>' for w, s in notes)
+    script = ("<script>setTimeout(() => {document.getElementById('discussion').insertAdjacentHTML('beforeend', "
+              + json.dumps(items) + ")}, 30)</script>")
+    return _page(title, f'<h1>{title}</h1>{filler}<div id="discussion"><h2>Discussion</h2></div>{script}')
+
+
+class _Handler(http.server.BaseHTTPRequestHandler):
+    def do_GET(self) -> None:  # noqa: N802 - http.server's name
+        path = self.path.split("?")[0]
+        if path == "/":
+            body = _home()
+        elif path.startswith("/recipe/") and path[8:] in RECIPES:
+            body = _recipe(path[8:])
+        else:
+            self.send_error(404)
+            return
+        data = body.encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+@pytest.fixture(scope="module")
+def site() -> Iterator[str]:
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
+    server.daemon_threads = True
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+SCRIPT = [
+    {"action": "goto", "url": "/"},
+    {"action": "click", "target": {"role": "link", "name": "Pumpkin soup", "exact": True}},
+    {"action": "scroll", "target": {"selector": "#discussion"}},
+    {"action": "click", "target": {"role": "link", "name": "Recipes", "exact": True}},
+]
+
+
+@pytest.fixture(scope="module")
+async def built(site: str, browser_pool: BrowserPool, tmp_path_factory: pytest.TempPathFactory) -> tuple[ToolCache, BuildReport]:
+    root = tmp_path_factory.mktemp("reading")
+    path = root / "read_notes.json"
+    path.write_text(json.dumps({"name": "read_notes", "reset": False, "steps": SCRIPT}))
+    trace = await record_script(browser_pool, load_script(path), site, root / "read_notes.jsonl")
+    return await build_cache([trace], root / "cache", base_url=site, pool=browser_pool)
+
+
+async def test_a_scroll_to_a_region_is_covered_by_the_list_it_shows(built: tuple[ToolCache, BuildReport]) -> None:
+    cache, report = built
+    assert report.coverage is not None and report.coverage.missed == [], report.coverage.missed
+    assert report.coverage.covered == report.coverage.steps == 3
+    notes = [t for name, t in cache.tools.items() if name.startswith("list_") and "note" in name]
+    assert len(notes) == 1, sorted(cache.tools)
+
+
+def test_a_region_without_a_list_names_none() -> None:
+    from agentjit.protocol.trace import StepEvent
+
+    html = _recipe("bread").replace("<script>", "<!--").replace("</script>", "-->")
+    items = "".join(f'<article class="note"><b class="who">{w}</b><p class="said">{s}</p></article>' for w, s in RECIPES["bread"][1])
+    filled = html.replace('<h2>Discussion</h2>', '<h2>Discussion</h2>' + items)
+    elements = list(extract_snapshot(filled, "http://x.test/recipe/bread").elements.values())
+
+    def step(action: str, target: dict[str, Any]) -> StepEvent:
+        return StepEvent.model_validate({"index": 2, "action": action, "url": "http://x.test/recipe/bread", "start": 0, "end": 0,
+                                         "target": target})
+
+    region = {"selector": "#discussion", "attributes": {"id": "discussion"}}
+    found = looked_at_list(filled, step("scroll", region), elements)
+    assert found is not None and found.repeated and "note" in found.name
+    assert looked_at_list(html, step("scroll", region), elements) is None  # the region holds no member yet
+    assert looked_at_list(filled, step("scroll", {"selector": "header", "tag": "header"}), elements) is None
+    assert looked_at_list(filled, step("click", region), elements) is None  # a click acts: not a look
