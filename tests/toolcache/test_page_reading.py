@@ -12,7 +12,6 @@ import http.server
 import json
 import threading
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
