@@ -1,9 +1,11 @@
-"""Steps that only look: a scroll to a region that holds a list is covered by that list's tool.
+"""Reading pages: a scroll to a region that holds a list is covered by that list's tool, and a
+plain ``<ul><li><a>`` list of links (no class anywhere) is a list with a tool that opens an item.
 
 A small recipe site of our own on 127.0.0.1 (not the food site's markup: comments are
-``<article class="note">`` in a ``div#discussion`` that fills in after the page loads) is
-recorded once (open a recipe, scroll to its discussion, go home) and built once with
-verification; every demonstrated step must end up in a verified tool.
+``<article class="note">`` in a ``div#discussion`` that fills in after the page loads; the tips
+index is bare HTML lists under a heading, beside a site menu that is a list of links too) is
+recorded once per demonstration and built once with verification; every demonstrated step must
+end up in a verified tool, and the tools are called with values no demonstration used.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import http.server
 import json
 import threading
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -32,9 +35,22 @@ RECIPES = {
 }
 
 
+TIPS = {"knives": "Knife skills", "oven": "Oven basics", "salt": "Salting early", "rest": "Resting meat"}
+
+
 def _page(title: str, body: str) -> str:
+    menu = '<ul><li><a href="/">Recipes</a></li><li><a href="/tips">Tips</a></li></ul>'
     return (f"<!doctype html><html><head><title>{title}</title></head><body>"
-            f'<header><a href="/">Recipes</a></header><main>{body}</main></body></html>')
+            f"<header>{menu}</header><main>{body}</main></body></html>")
+
+
+def _tips() -> str:
+    links = "".join(f'<li><a href="/tip/{k}">{t}</a></li>' for k, t in TIPS.items())
+    return _page("Tips", f"<h1>Tips</h1><p>Short lessons.</p><ul>{links}</ul>")
+
+
+def _tip(key: str) -> str:
+    return _page(TIPS[key], f"<h1>{TIPS[key]}</h1><p>What to know about {TIPS[key].lower()}.</p>")
 
 
 def _home() -> str:
@@ -58,6 +74,10 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             body = _home()
         elif path.startswith("/recipe/") and path[8:] in RECIPES:
             body = _recipe(path[8:])
+        elif path == "/tips":
+            body = _tips()
+        elif path.startswith("/tip/") and path[5:] in TIPS:
+            body = _tip(path[5:])
         else:
             self.send_error(404)
             return
@@ -85,29 +105,61 @@ def site() -> Iterator[str]:
         server.server_close()
 
 
-SCRIPT = [
-    {"action": "goto", "url": "/"},
-    {"action": "click", "target": {"role": "link", "name": "Pumpkin soup", "exact": True}},
-    {"action": "scroll", "target": {"selector": "#discussion"}},
-    {"action": "click", "target": {"role": "link", "name": "Recipes", "exact": True}},
-]
+def _link(name: str) -> dict[str, Any]:
+    return {"action": "click", "target": {"role": "link", "name": name, "exact": True}}
+
+
+SCRIPTS = {
+    "read_notes": [{"action": "goto", "url": "/"}, _link("Pumpkin soup"), {"action": "scroll", "target": {"selector": "#discussion"}},
+                   _link("Recipes")],
+    "open_tip": [{"action": "goto", "url": "/tips"}, _link("Salting early"), _link("Tips"), _link("Knife skills")],
+}
 
 
 @pytest.fixture(scope="module")
 async def built(site: str, browser_pool: BrowserPool, tmp_path_factory: pytest.TempPathFactory) -> tuple[ToolCache, BuildReport]:
     root = tmp_path_factory.mktemp("reading")
-    path = root / "read_notes.json"
-    path.write_text(json.dumps({"name": "read_notes", "reset": False, "steps": SCRIPT}))
-    trace = await record_script(browser_pool, load_script(path), site, root / "read_notes.jsonl")
-    return await build_cache([trace], root / "cache", base_url=site, pool=browser_pool)
+    traces: list[Path] = []
+    for name, steps in SCRIPTS.items():
+        path = root / f"{name}.json"
+        path.write_text(json.dumps({"name": name, "reset": False, "steps": steps}))
+        traces.append(await record_script(browser_pool, load_script(path), site, root / f"{name}.jsonl"))
+    return await build_cache(traces, root / "cache", base_url=site, pool=browser_pool)
 
 
 async def test_a_scroll_to_a_region_is_covered_by_the_list_it_shows(built: tuple[ToolCache, BuildReport]) -> None:
     cache, report = built
     assert report.coverage is not None and report.coverage.missed == [], report.coverage.missed
-    assert report.coverage.covered == report.coverage.steps == 3
+    assert report.coverage.covered == report.coverage.steps == 6
     notes = [t for name, t in cache.tools.items() if name.startswith("list_") and "note" in name]
     assert len(notes) == 1, sorted(cache.tools)
+
+
+async def test_a_plain_list_of_links_is_a_list_and_opens_any_item(built: tuple[ToolCache, BuildReport], site: str, page: Any) -> None:
+    from agentjit.runtime.invoke import call_tool
+
+    cache, report = built
+    assert "list_tips" in report.verified and "goto_tip" in report.verified, (report.verified, report.rejected)
+    await page.goto(site + "/tips")
+    listed = await call_tool(page, cache.tools["list_tips"], {})
+    assert listed.ok and [i["name"] for i in listed.output["items"]] == list(TIPS.values())  # the menu's links are no tips
+    opened = await call_tool(page, cache.tools["goto_tip"], {"name": "Resting meat"})  # no demonstration opened it
+    assert opened.ok and opened.output == {"name": "Resting meat"} and page.url.endswith("/tip/rest"), opened.reason
+    await page.goto(site + "/tips")
+    wrong = await call_tool(page, cache.tools["goto_tip"], {"name": "Boiling eggs"})
+    assert not wrong.ok and page.url.endswith("/tips")
+
+
+def test_lists_of_links_that_are_menus_pagers_or_forms_are_not_lists() -> None:
+    def lists(items: str, wrap: str = "main") -> list[str]:
+        html = f"<body><{wrap}><h1>X</h1><ul>{items}</ul></{wrap}></body>"
+        return [e.name for e in extract_snapshot(html, "http://x.test/things").elements.values() if e.repeated]
+
+    assert lists('<li><a href="/a/1">One</a></li><li><a href="/a/2">Two</a></li>') == ["a"]
+    assert lists('<li><a href="/a/1">One</a></li><li><a href="/a/2">Two</a></li>', wrap="nav") == []  # site menu
+    assert lists('<li><a href="?page=1">1</a></li><li><a href="?page=2">2</a></li>') == []  # a pager
+    assert lists('<li><a href="/a/1">One</a> <a href="/a/1/edit">edit</a></li><li><a href="/a/2">Two</a></li>') == []
+    assert lists('<li><a href="/a/1">One</a><input name="q"></li><li><a href="/a/2">Two</a></li>') == []
 
 
 def test_a_region_without_a_list_names_none() -> None:
