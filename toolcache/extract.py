@@ -836,25 +836,30 @@ def _link_items(ul: Node, url: str | None) -> list[Node] | None:
     return items
 
 
-def _list_anchor(ul: Node) -> str | None:
-    """What narrows a plain list's ``ul`` to that list on its page: its id or readable class, else
-    the nearest ancestor with a test id or an id, else the ``main`` landmark; None when nothing does."""
-    own = ul.attrs.get("id") or _readable_class(ul)
-    if own:
-        return _selector(ul) if ul.attrs.get("id") else ul.css_tag + "." + css_ident(own)
+def _list_anchor(ul: Node) -> tuple[str, str] | None:
+    """``(container, selector)`` of a plain list: the signature that names the list among a
+    recorded click's ancestors (the labeler matches it there) and the CSS selector of its ``ul``:
+    its own id or classes, else the nearest ancestor with a test id or an id, else the ``main``
+    landmark; None when nothing tells this list from the page's other lists."""
+    if ul.attrs.get("id"):
+        return _selector(ul), _selector(ul)
+    if _readable_class(ul):
+        return ul.signature, ul.signature
     for a in ul.ancestors():
         if a.testid or a.attrs.get("id"):
-            return _selector(a) + " " + ul.css_tag
-        if a.tag == "main" or a.attrs.get("role") == "main":
-            return "main " + ul.css_tag if a.tag == "main" else "[role=main] " + ul.css_tag
+            own = _selector(a)
+            return own, own + " " + ul.css_tag
+        if a.tag == "main":
+            return "main", "main " + ul.css_tag
     return None
 
 
 def _link_list(ul: Node, items: list[Node], page: str) -> Element | None:
     """A plain list of links as a list whose items are named by their link's text (and read whole)."""
-    container = _list_anchor(ul)
-    if container is None:
+    anchor = _list_anchor(ul)
+    if anchor is None:
         return None
+    container, selector = anchor
     # named after the path the links share (``/guide/alpha``, ``/guide/beta``: guide)
     paths = [[seg for seg in urlparse(urljoin("http://x/", a.attrs["href"])).path.split("/") if seg]
              for li in items for a in li.find_all(lambda x: x.tag == "a" and "href" in x.attrs)]
@@ -865,9 +870,9 @@ def _link_list(ul: Node, items: list[Node], page: str) -> Element | None:
     if any(li.text != li.find(lambda x: x.tag == "a").text for li in items):  # type: ignore[union-attr]
         props["text"] = Prop("text", "self", "", "string")  # the item says more than its title
     return Element(
-        name=camel(noun), page=page, kind="card", selector=f"{container} > li", repeated=True, props=props,
+        name=camel(noun), page=page, kind="card", selector=f"{selector} > li", repeated=True, props=props,
         name_prop="name", visible_count=len(items), clickable=True, member_sig="li",
-        container_sig=ul.signature, link_selector="a[href]",
+        container_sig=container, link_selector="a[href]",
         samples=[li.text if "text" not in props else (li.find(lambda x: x.tag == "a") or li).text for li in items[:50]],
     )
 
@@ -1153,6 +1158,16 @@ def merge_page(into: PageSchema, other: PageSchema) -> None:
     for name, prop in other.fields.items():
         into.fields.setdefault(name, prop)
     for name, el in other.elements.items():
+        if el.member_sig == "li":
+            # one plain list of links, named by another snapshot's links (:func:`_link_list`): one
+            # element, under the more telling of the two names (a shared path over "link")
+            same = next((k for k, e in into.elements.items() if e.member_sig == "li" and e.selector == el.selector), None)
+            if same is not None and same != name:
+                if re.sub(r"(Item)+$", "", same.split(".")[-1]) == "link" and name not in into.elements:
+                    into.elements[name] = into.elements.pop(same)
+                    into.elements[name].name = name
+                else:
+                    name = same
         have = into.elements.get(name)
         if have is None:
             into.elements[name] = el

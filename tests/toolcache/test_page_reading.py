@@ -50,7 +50,9 @@ def _tips() -> str:
 
 
 def _tip(key: str) -> str:
-    return _page(TIPS[key], f"<h1>{TIPS[key]}</h1><p>What to know about {TIPS[key].lower()}.</p>")
+    related = "".join(f'<li><a href="/tip/{k}">{t}</a></li>' for k, t in TIPS.items() if k != key)
+    return _page(TIPS[key], f"<h1>{TIPS[key]}</h1><p>What to know about {TIPS[key].lower()}.</p>"
+                            f"<h2>Related</h2><ul>{related}</ul>")
 
 
 def _home() -> str:
@@ -112,7 +114,7 @@ def _link(name: str) -> dict[str, Any]:
 SCRIPTS = {
     "read_notes": [{"action": "goto", "url": "/"}, _link("Pumpkin soup"), {"action": "scroll", "target": {"selector": "#discussion"}},
                    _link("Recipes")],
-    "open_tip": [{"action": "goto", "url": "/tips"}, _link("Salting early"), _link("Tips"), _link("Knife skills")],
+    "open_tip": [{"action": "goto", "url": "/tips"}, _link("Salting early"), _link("Oven basics"), _link("Tips"), _link("Knife skills")],
 }
 
 
@@ -130,7 +132,7 @@ async def built(site: str, browser_pool: BrowserPool, tmp_path_factory: pytest.T
 async def test_a_scroll_to_a_region_is_covered_by_the_list_it_shows(built: tuple[ToolCache, BuildReport]) -> None:
     cache, report = built
     assert report.coverage is not None and report.coverage.missed == [], report.coverage.missed
-    assert report.coverage.covered == report.coverage.steps == 6
+    assert report.coverage.covered == report.coverage.steps == 7
     notes = [t for name, t in cache.tools.items() if name.startswith("list_") and "note" in name]
     assert len(notes) == 1, sorted(cache.tools)
 
@@ -145,9 +147,25 @@ async def test_a_plain_list_of_links_is_a_list_and_opens_any_item(built: tuple[T
     assert listed.ok and [i["name"] for i in listed.output["items"]] == list(TIPS.values())  # the menu's links are no tips
     opened = await call_tool(page, cache.tools["goto_tip"], {"name": "Resting meat"})  # no demonstration opened it
     assert opened.ok and opened.output == {"name": "Resting meat"} and page.url.endswith("/tip/rest"), opened.reason
+    # a tip's own list of related tips opens another tip: the same tool, from a tip's page
+    again = await call_tool(page, cache.tools["goto_tip"], {"name": "Knife skills"})
+    assert again.ok and page.url.endswith("/tip/knives"), again.reason
     await page.goto(site + "/tips")
     wrong = await call_tool(page, cache.tools["goto_tip"], {"name": "Boiling eggs"})
     assert not wrong.ok and page.url.endswith("/tips")
+    assert not [n for n in cache.tools if n.startswith(("goto_oven", "goto_knife", "goto_salting", "do_"))]
+
+
+def test_one_list_seen_with_other_links_is_one_element() -> None:
+    from toolcache.extract import merge_page
+
+    def snap(items: str) -> Any:
+        return extract_snapshot(f"<body><main><h1>X</h1><ul>{items}</ul></main></body>", "http://x.test/wiki/Index")
+
+    mixed = snap('<li><a href="/wiki/A">A</a></li><li><a href="http://other.test/">Elsewhere</a></li>')
+    merge_page(mixed, snap('<li><a href="/wiki/B">B</a></li><li><a href="/wiki/C">C</a></li>'))
+    lists = {n: e.samples for n, e in mixed.elements.items() if e.repeated}
+    assert lists == {"wiki": ["A", "Elsewhere", "B", "C"]}  # the shared path names it, over "link"
 
 
 def test_lists_of_links_that_are_menus_pagers_or_forms_are_not_lists() -> None:
