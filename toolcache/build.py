@@ -39,7 +39,7 @@ from .extract import PageSchema, SiteSchema, extract_snapshot, merge_page, page_
 from .label import LabeledStep, label_step, label_with_model
 from .literal import state_value
 from .pages import VARIANT_MARK, learn_routes, page_name
-from .rows import checked_row, is_row_check
+from .rows import checked_row, is_row_check, looked_at_list
 from .script import STEP_TIMEOUT_S
 from .variants import learn_variants
 from .verify import VerifyReport, verify_tools
@@ -274,6 +274,12 @@ async def _label(
             el, action, card_name, via = label_step(st, before_schema)
             if el is not None and card_name is None and is_row_check(st, el):
                 card_name = checked_row(prev_html, st, el)  # which row's box: read off the page before the step
+            if el is None and before_schema is not None:
+                # a scroll to (or hover on) a region that holds a list: the list is what was looked at
+                # (on the page before the step, or as the step left it: a list that loads when shown)
+                known = list(before_schema.elements.values())
+                el = looked_at_list(prev_html, st, known) or looked_at_list(tr.snapshot_html(st) if st.snapshot else None, st, known)
+                via = "region" if el is not None else via
             if el is None and st.target is None and model is not None and before_schema is not None and st.action not in ("goto",):
                 el = await label_with_model(model, st, before_schema)
                 via = "model" if el is not None else "none"

@@ -451,7 +451,7 @@ def _card_click_tools(site: _Site) -> list[Synth]:
         assert maybe is not None
         el = maybe
         pages = site.group_pages.get(sel) or {c.page_before for c in clicks if c.page_before}
-        to_pages = {c.page_after for c in clicks if c.page_after and c.page_after != c.page_before}
+        to_pages = {c.page_after for c in clicks if c.page_after and (c.page_after != c.page_before or _opened_another(c))}
         modals = {m for c in clicks for m in c.modal_after - c.modal_before}
         pname = snake(el.name_prop or "name")
         numeric = el.name_prop in el.props and el.props[el.name_prop].type == "number"  # a row's id column
@@ -476,6 +476,14 @@ def _card_click_tools(site: _Site) -> list[Synth]:
         if modals:
             out.append(_card_details(site, group, sorted(modals)[0]))
     return out
+
+
+def _opened_another(c: LabeledStep) -> bool:
+    """A click on an item of a plain list of links (an index of pages) that opened another page of
+    the same type (one wiki page's index opening another wiki page): a goto, like a new page type."""
+    if c.element is None or c.element.member_sig != "li" or not c.step.url or not c.step.url_after:
+        return False
+    return urlparse(c.step.url).path != urlparse(c.step.url_after).path
 
 
 def _goto_card(site: _Site, group: _CardClicks, target: str, name: str | None = None) -> Synth:

@@ -812,6 +812,71 @@ def _record_list(table: Node, page: str) -> Element | None:
     )
 
 
+_LIST_ROLES = {"navigation", "menu", "menubar", "tablist", "toolbar"}
+
+
+def _link_items(ul: Node, url: str | None) -> list[Node] | None:
+    """The items of a plain list of links (``<ul><li><a href>Title</a></li>...``, no class on the
+    items): each ``li`` holds one link to another page, and nothing to fill; None for any other list
+    (a menu, a pager, a row of filter links, a list whose items carry controls or several links)."""
+    items = [c for c in ul.children if c.tag == "li"]
+    if len(items) < 2 or len(items) != len([c for c in ul.children if c.tag not in ("script", "template")]):
+        return None
+    if ul.attrs.get("role") in _LIST_ROLES or _is_chrome(ul) or _is_decoration(ul):
+        return None
+    for li in items:
+        if li.testid or li.classes or li.attrs.get("role"):
+            return None
+        links = li.find_all(lambda x: x.tag == "a" and "href" in x.attrs)
+        if len(links) != 1 or li.find(lambda x: x.tag in ("input", "select", "textarea", "button", "ul", "ol")) is not None:
+            return None
+        href, text = links[0].attrs["href"], links[0].text
+        if not text or text.isdigit() or PAGER_WORDS.match(text) or href.startswith(("#", "javascript:")) or is_same_page_href(href, url):
+            return None
+    return items
+
+
+def _list_anchor(ul: Node) -> tuple[str, str] | None:
+    """``(container, selector)`` of a plain list: the signature that names the list among a
+    recorded click's ancestors (the labeler matches it there) and the CSS selector of its ``ul``:
+    its own id or classes, else the nearest ancestor with a test id or an id, else the ``main``
+    landmark; None when nothing tells this list from the page's other lists."""
+    if ul.attrs.get("id"):
+        return _selector(ul), _selector(ul)
+    if _readable_class(ul):
+        return ul.signature, ul.signature
+    for a in ul.ancestors():
+        if a.testid or a.attrs.get("id"):
+            own = _selector(a)
+            return own, own + " " + ul.css_tag
+        if a.tag == "main":
+            return "main", "main " + ul.css_tag
+    return None
+
+
+def _link_list(ul: Node, items: list[Node], page: str) -> Element | None:
+    """A plain list of links as a list whose items are named by their link's text (and read whole)."""
+    anchor = _list_anchor(ul)
+    if anchor is None:
+        return None
+    container, selector = anchor
+    # named after the path the links share (``/guide/alpha``, ``/guide/beta``: guide)
+    paths = [[seg for seg in urlparse(urljoin("http://x/", a.attrs["href"])).path.split("/") if seg]
+             for li in items for a in li.find_all(lambda x: x.tag == "a" and "href" in x.attrs)]
+    shared = [segs[0] for segs in zip(*paths, strict=False) if len(set(segs)) == 1] if len(paths) > 1 else []
+    words = [w for w in re.split(r"[^A-Za-z]+", shared[-1]) if w] if shared else []
+    noun = _one(words[-1].lower()) if words else "link"
+    props = {"name": Prop("name", "text", "a[href]", "string")}
+    if any(li.text != li.find(lambda x: x.tag == "a").text for li in items):  # type: ignore[union-attr]
+        props["text"] = Prop("text", "self", "", "string")  # the item says more than its title
+    return Element(
+        name=camel(noun), page=page, kind="card", selector=f"{selector} > li", repeated=True, props=props,
+        name_prop="name", visible_count=len(items), clickable=True, member_sig="li",
+        container_sig=container, link_selector="a[href]",
+        samples=[li.text if "text" not in props else (li.find(lambda x: x.tag == "a") or li).text for li in items[:50]],
+    )
+
+
 def _pairs(scope: Node, skip: set[int]) -> tuple[dict[str, Prop], bool]:
     """Label/value pairs (``th`` + ``td`` cells of form-like tables, ``dt`` + ``dd``), and whether
     every value is a form control (an empty form to fill, not an item to read)."""
@@ -973,6 +1038,19 @@ def extract_snapshot(html: str, url: str | None, known: set[str] | None = None, 
 
     in_group = {nid for sig in groups for nid in candidates.get(sig, set())} | in_table
 
+    # -- plain lists of links (no class to group them by) ---------------------------------
+    for ul in scope.find_all(lambda x: x.tag in ("ul", "ol")):
+        if id(ul) in in_group or any(id(a) in in_group for a in ul.ancestors()) or _modal_of(ul, modals):
+            continue
+        items = _link_items(ul, url)
+        ll = _link_list(ul, items, page) if items else None
+        if ll is None or any(e.repeated and e.selector == ll.selector for e in ps.elements.values()):
+            continue
+        while ll.name in ps.elements:
+            ll.name += "Item"
+        ps.elements[ll.name] = ll
+        in_group |= {id(d) for d in ul.iter()}
+
     def inside_card(n: Node) -> bool:
         return id(n) in in_group or any(id(a) in in_group for a in n.ancestors())
 
@@ -1080,6 +1158,16 @@ def merge_page(into: PageSchema, other: PageSchema) -> None:
     for name, prop in other.fields.items():
         into.fields.setdefault(name, prop)
     for name, el in other.elements.items():
+        if el.member_sig == "li":
+            # one plain list of links, named by another snapshot's links (:func:`_link_list`): one
+            # element, under the more telling of the two names (a shared path over "link")
+            same = next((k for k, e in into.elements.items() if e.member_sig == "li" and e.selector == el.selector), None)
+            if same is not None and same != name:
+                if re.sub(r"(Item)+$", "", same.split(".")[-1]) == "link" and name not in into.elements:
+                    into.elements[name] = into.elements.pop(same)
+                    into.elements[name].name = name
+                else:
+                    name = same
         have = into.elements.get(name)
         if have is None:
             into.elements[name] = el

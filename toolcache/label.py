@@ -43,7 +43,7 @@ class LabeledStep:
     modal_before: set[str] = field(default_factory=set)
     modal_after: set[str] = field(default_factory=set)
     via: str = "target"
-    """How the element was found: ``target``, ``text``, ``model`` or ``none``."""
+    """How the element was found: ``target``, ``text``, ``region`` (a look at the list inside the target), ``model`` or ``none``."""
 
     @property
     def writes(self) -> list[dict[str, Any]]:

@@ -21,7 +21,7 @@ from agentjit.protocol.trace import StepEvent
 from .dom import Node, parse_html
 from .extract import Element
 
-__all__ = ["is_row_check", "checked_row"]
+__all__ = ["is_row_check", "checked_row", "looked_at_list"]
 
 _PART = re.compile(r"^(?:#(?P<id>(?:\\.|[^\s>:\[])+)|(?P<tag>[a-zA-Z][\w-]*)(?:\[data-testid=\"(?P<tid>[^\"]*)\"\])?(?::nth-of-type\((?P<nth>\d+)\))?)$")
 
@@ -102,6 +102,45 @@ def checked_row(html: str | None, step: StepEvent, el: Element) -> str | None:
     label = " ".join((target.name or "").split())
     hits = [s for s in el.samples if s and " ".join(s.split()) in label]
     return max(hits, key=len) if hits else None
+
+
+LOOKS = frozenset({"scroll", "hover", "wait"})
+"""Steps that only bring something into view: they act on nothing."""
+
+
+def _target_node(root: Node, step: StepEvent) -> Node | None:
+    """The element a recorded target names in ``root``: its test id or id when the page has
+    exactly one such, else the recorder's own selector."""
+    target = step.target
+    if target is None:
+        return None
+    extra = target.model_extra or {}
+    attrs = extra.get("attributes") or {}
+    for key, want in (("data-testid", extra.get("testid") or attrs.get("data-testid")), ("id", attrs.get("id"))):
+        if want:
+            hits = root.find_all(lambda n, k=key, w=want: n.attrs.get(k) == w)
+            if len(hits) == 1:
+                return hits[0]
+    return _resolve(root, target.selector) if target.selector else None
+
+
+def looked_at_list(html: str | None, step: StepEvent, elements: list[Element]) -> Element | None:
+    """The list a look-only step (a scroll to a region, a hover) brought into view: the repeated
+    element of ``elements`` with the most members inside the step's target on the page ``html``
+    showed before the step; None when the target holds no list's members (or is not found)."""
+    if not html or step.action not in LOOKS or step.target is None:
+        return None
+    region = _target_node(parse_html(html), step)
+    if region is None:
+        return None
+    best: tuple[int, Element] | None = None
+    for el in elements:
+        if not el.repeated or el.modal:
+            continue
+        n = sum(1 for node in region.iter() if _is_member(node, el))
+        if n and (best is None or n > best[0]):
+            best = (n, el)
+    return best[1] if best else None
 
 
 def _is_member(n: Node, el: Element) -> bool:

@@ -11,10 +11,15 @@ from __future__ import annotations
 
 from agentjit.tasks.apps import App
 
-__all__ = ["FOOD", "FAVA", "ROUNDUP", "DJANGO_ADMIN", "TRAC"]
+__all__ = ["FOOD", "FOOD_BUILT", "FAVA", "ROUNDUP", "DJANGO_ADMIN", "TRAC"]
 
 FOOD = App(
     "food", "agentjit.bench.food", "FoodSite", description="the bundled food-delivery site",
+    state_path="/__state", reset_path="/__reset",
+)  # fmt: skip
+FOOD_BUILT = App(
+    "food_built", "agentjit.bench.food", "FoodSite", cache="built_cache", task_source="agentjit.bench.food.tasks:BUILT_TASKS",
+    description="the food site with the tools toolcache built from traces/food (no hand-written tool)",
     state_path="/__state", reset_path="/__reset",
 )  # fmt: skip
 FAVA = App("fava", "agentjit.bench.fava", "FavaSite", task_source="tasks.toml", extra="dev",

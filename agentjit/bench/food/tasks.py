@@ -8,6 +8,7 @@ the judges follow the catalogue if it changes. Each task's reference plan is
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 from agentjit.tasks.task import (
@@ -31,9 +32,10 @@ from .data import (
     stores_in_category,
 )
 
-__all__ = ["TASKS", "task", "PLANS_DIR"]
+__all__ = ["TASKS", "BUILT_TASKS", "task", "built_tasks", "PLANS_DIR", "BUILT_PLANS_DIR"]
 
 PLANS_DIR = Path(__file__).parent / "plans"
+BUILT_PLANS_DIR = Path(__file__).parent / "built_plans"
 
 
 def _plan(task_id: str) -> Path:
@@ -211,3 +213,14 @@ def task(task_id: str) -> Task:
         if t.id == task_id:
             return t
     raise KeyError(f"no food task {task_id!r} (have: {', '.join(t.id for t in TASKS)})")
+
+
+def built_tasks() -> list[Task]:
+    """The tasks whose reference plan calls only the built cache's tools (``built_plans/<id>.py``
+    over ``built_cache``); a task the built tools cannot do has no plan there and is left out."""
+    return [dataclasses.replace(t, reference_plan=BUILT_PLANS_DIR / f"{t.id}.py")
+            for t in TASKS if (BUILT_PLANS_DIR / f"{t.id}.py").is_file()]
+
+
+BUILT_TASKS: list[Task] = built_tasks()
+"""The ``food_built`` app's tasks: ``agentjit demo --app food_built``."""

@@ -2,7 +2,7 @@
 # extended by the new line and saved whole.
 await goto_wiki()
 await goto_wiki_name()
-await do_on_call_wiki()
+await goto_link(name="OnCall")
 await goto_wiki_name_edit()
 page = await get_edit_wiki_values()
 await edit_wiki(text=page["text"].rstrip() + "\n * April: carol\n", comment="April rota")
