@@ -115,6 +115,8 @@ class _Network:
         self.last_change = time.monotonic()
         self.documents = 0
         """New documents loaded in the page (``domcontentloaded``; a pushState redraw is none)."""
+        self.step_documents = 0
+        """``documents`` when the current step began."""
         page.on("domcontentloaded", self._on_document)
         page.on("request", self._on_request)
         page.on("requestfinished", self._on_done)
@@ -123,8 +125,18 @@ class _Network:
     def _on_request(self, request: Any) -> None:
         self.inflight.add(request)
         self.last_change = time.monotonic()
-        if request.method not in READ_METHODS:
-            self.writes.append({"method": request.method, "url": request.url, "resource": request.resource_type, "_req": request})
+        if request.method in READ_METHODS:
+            return
+        if self.documents > self.step_documents and not _is_navigation(request):
+            # the document the step landed on sent it by itself (an editor's session ping, a
+            # beacon): the page's doing, not the step's, and the verifier drops it the same way
+            log.debug("not the step's write, sent by the page it loaded: %s %s", request.method, request.url)
+            return
+        self.writes.append({"method": request.method, "url": request.url, "resource": request.resource_type, "_req": request})
+
+    def step_started(self) -> None:
+        """A step begins: writes sent by a document it loads, once loaded, are that page's own."""
+        self.step_documents = self.documents
 
     def _on_document(self, _page: Any) -> None:
         self.documents += 1
@@ -180,6 +192,14 @@ class _Network:
                 body = await resp.text()
         text = self._redact(body)
         return {"headers": headers, "body": _bounded(text), "truncated": text is not None and len(text) > RESPONSE_BODY_MAX}
+
+
+def _is_navigation(request: Any) -> bool:
+    """Whether ``request`` loads a document (a form post, a link), not a script's fetch or beacon."""
+    try:
+        return bool(request.is_navigation_request())
+    except Exception:  # a request of a frame that is gone
+        return False
 
 
 def _post_data(request: Any) -> str | None:
@@ -308,6 +328,7 @@ async def _record_step(
     url_before = page.url
     target: Target | None = None
     await net.take_writes()
+    net.step_started()
     documents, mark = net.documents, nav.started
     start = time.time()
     ok, reason = True, None
