@@ -32,6 +32,7 @@ from agentjit.runtime import BrowserPool
 from agentjit.runtime.browser import READ_METHODS
 
 from .navigation import Navigations, is_navigation_race
+from .recorded import arrives, is_navigation
 from .redact import REDACTED, is_secret
 from .script import STEP_TIMEOUT_S, Script, ScriptStep
 from .targets import TargetError, resolve_target
@@ -115,10 +116,14 @@ class _Network:
         self.last_change = time.monotonic()
         self.documents = 0
         """New documents loaded in the page (``domcontentloaded``; a pushState redraw is none)."""
-        self.step_documents = 0
-        """``documents`` when the current step began."""
+        self.arrived = 0
+        """Documents the page's main frame was answered with (a navigation's non-redirect response):
+        from then on that document's own scripts run, before its ``domcontentloaded``."""
+        self.step_arrived = 0
+        """``arrived`` when the current step began."""
         page.on("domcontentloaded", self._on_document)
         page.on("request", self._on_request)
+        page.on("response", self._on_response)
         page.on("requestfinished", self._on_done)
         page.on("requestfailed", self._on_done)
 
@@ -127,7 +132,7 @@ class _Network:
         self.last_change = time.monotonic()
         if request.method in READ_METHODS:
             return
-        if self.documents > self.step_documents and not _is_navigation(request):
+        if self.arrived > self.step_arrived and not is_navigation(request):
             # the document the step landed on sent it by itself (an editor's session ping, a
             # beacon): the page's doing, not the step's, and the verifier drops it the same way
             log.debug("not the step's write, sent by the page it loaded: %s %s", request.method, request.url)
@@ -136,10 +141,14 @@ class _Network:
 
     def step_started(self) -> None:
         """A step begins: writes sent by a document it loads, once loaded, are that page's own."""
-        self.step_documents = self.documents
+        self.step_arrived = self.arrived
 
     def _on_document(self, _page: Any) -> None:
         self.documents += 1
+
+    def _on_response(self, response: Any) -> None:
+        if arrives(response):
+            self.arrived += 1
 
     def _on_done(self, request: Any) -> None:
         self.inflight.discard(request)
@@ -192,14 +201,6 @@ class _Network:
                 body = await resp.text()
         text = self._redact(body)
         return {"headers": headers, "body": _bounded(text), "truncated": text is not None and len(text) > RESPONSE_BODY_MAX}
-
-
-def _is_navigation(request: Any) -> bool:
-    """Whether ``request`` loads a document (a form post, a link), not a script's fetch or beacon."""
-    try:
-        return bool(request.is_navigation_request())
-    except Exception:  # a request of a frame that is gone
-        return False
 
 
 def _post_data(request: Any) -> str | None:

@@ -124,11 +124,20 @@ def param_diff(recorded: dict[str, list[str]], sent: dict[str, list[str]], args:
     return None
 
 
-def _is_navigation(request: Any) -> bool:
+def is_navigation(request: Any) -> bool:
     """Whether ``request`` loads a document (a form post, a link), not a script's fetch or beacon."""
     try:
         return bool(request.is_navigation_request())
     except Exception:  # a request of a frame that is gone
+        return False
+
+
+def arrives(response: Any) -> bool:
+    """Whether ``response`` is a document its page's main frame shows (not a redirect, a frame's, a fetch's)."""
+    try:
+        request = response.request
+        return bool(request.is_navigation_request() and request.frame.parent_frame is None and not 300 <= response.status < 400)
+    except Exception:  # a frame that is gone
         return False
 
 
@@ -179,11 +188,12 @@ class WriteGuard:
         self._documents_at_begin = 0
 
     async def install(self, page: Any) -> None:
-        page.on("domcontentloaded", self._on_document)
+        page.on("response", self._on_response)
         await page.route("**/*", self._route)
 
-    def _on_document(self, _page: Any) -> None:
-        self._documents += 1
+    def _on_response(self, response: Any) -> None:
+        if arrives(response):
+            self._documents += 1
 
     def start_trace(self, trace: Trace | None) -> None:
         """A new trace: back on the live site; its recorded page loads are what a divergence serves."""
@@ -269,7 +279,7 @@ class WriteGuard:
             await route.fallback()
             return
         recorded, why = self.match(request.method, request.url, body)
-        if recorded is None and self._documents > self._documents_at_begin and not _is_navigation(request):
+        if recorded is None and self._documents > self._documents_at_begin and not is_navigation(request):
             # sent by a document this call loaded, by itself: the recorder keeps such writes out
             # of a step's requests too; never sent, and no failure of the tool
             self.background.append(describe(request.method, request.url, self.routes))

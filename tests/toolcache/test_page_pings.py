@@ -4,7 +4,7 @@ unsent without failing the tool, so a save that lands on a pinging editor still 
 verified WRITE tool, and the build sends nothing to the site.
 
 A tiny editor of our own on 127.0.0.1: ``/edit`` is a form (post, then a redirect back to
-``/edit``) whose script POSTs ``/ping`` as soon as the page has loaded.
+``/edit``) whose script POSTs ``/ping`` as it runs, before the document has finished loading.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ pytestmark = pytest.mark.browser
 EDIT = """<html><head><title>Edit page</title></head><body><h1>Edit page</h1>
 <form method="post" action="/edit"><label for="t">Title</label><input id="t" name="title" value="{title}">
 <button type="submit">Save draft</button></form>
-<script>window.addEventListener('load', () => fetch('/ping', {{method: 'POST', body: 'alive'}}));</script>
+<script>fetch('/ping', {{method: 'POST', body: 'alive'}});</script>
 </body></html>"""
 
 
