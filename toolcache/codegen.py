@@ -45,6 +45,7 @@ page names in ``pre``/``post`` are state values (``tests/toolcache/test_injectio
 
 from __future__ import annotations
 
+import keyword
 import logging
 import re
 from collections import defaultdict
@@ -54,6 +55,7 @@ from functools import cached_property
 from typing import Any
 from urllib.parse import parse_qs, urljoin, urlparse
 
+from agentjit.plan.sandbox import FORBIDDEN_NAMES, SAFE_BUILTINS
 from agentjit.protocol.manifest import Effect, ToolManifest, ToolType
 from agentjit.runtime.network import TRACK_JS
 
@@ -192,6 +194,8 @@ class _Namer:
         name = name[:_NAME_MAX].rstrip("_")  # a site's long text makes no name a file system refuses
         if name[0].isdigit():
             name = "t_" + name
+        if keyword.iskeyword(name) or name in FORBIDDEN_NAMES or name in SAFE_BUILTINS:
+            name = "do_" + name  # a pager's "Next" is no `next` a plan may not call, nor a `sorted` it shadows
         out, i = name, 2
         while out in self.used:
             out, i = f"{name}_{i}", i + 1

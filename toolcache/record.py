@@ -32,6 +32,7 @@ from agentjit.runtime import BrowserPool
 from agentjit.runtime.browser import READ_METHODS
 
 from .navigation import Navigations, is_navigation_race
+from .recorded import arrives, is_navigation
 from .redact import REDACTED, is_secret
 from .script import STEP_TIMEOUT_S, Script, ScriptStep
 from .targets import TargetError, resolve_target
@@ -115,19 +116,39 @@ class _Network:
         self.last_change = time.monotonic()
         self.documents = 0
         """New documents loaded in the page (``domcontentloaded``; a pushState redraw is none)."""
+        self.arrived = 0
+        """Documents the page's main frame was answered with (a navigation's non-redirect response):
+        from then on that document's own scripts run, before its ``domcontentloaded``."""
+        self.step_arrived = 0
+        """``arrived`` when the current step began."""
         page.on("domcontentloaded", self._on_document)
         page.on("request", self._on_request)
+        page.on("response", self._on_response)
         page.on("requestfinished", self._on_done)
         page.on("requestfailed", self._on_done)
 
     def _on_request(self, request: Any) -> None:
         self.inflight.add(request)
         self.last_change = time.monotonic()
-        if request.method not in READ_METHODS:
-            self.writes.append({"method": request.method, "url": request.url, "resource": request.resource_type, "_req": request})
+        if request.method in READ_METHODS:
+            return
+        if self.arrived > self.step_arrived and not is_navigation(request):
+            # the document the step landed on sent it by itself (an editor's session ping, a
+            # beacon): the page's doing, not the step's, and the verifier drops it the same way
+            log.debug("not the step's write, sent by the page it loaded: %s %s", request.method, request.url)
+            return
+        self.writes.append({"method": request.method, "url": request.url, "resource": request.resource_type, "_req": request})
+
+    def step_started(self) -> None:
+        """A step begins: writes sent by a document it loads, once loaded, are that page's own."""
+        self.step_arrived = self.arrived
 
     def _on_document(self, _page: Any) -> None:
         self.documents += 1
+
+    def _on_response(self, response: Any) -> None:
+        if arrives(response):
+            self.arrived += 1
 
     def _on_done(self, request: Any) -> None:
         self.inflight.discard(request)
@@ -308,6 +329,7 @@ async def _record_step(
     url_before = page.url
     target: Target | None = None
     await net.take_writes()
+    net.step_started()
     documents, mark = net.documents, nav.started
     start = time.time()
     ok, reason = True, None

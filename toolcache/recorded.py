@@ -10,7 +10,10 @@ never reaches the site:
 - one that matches a request the calling tool's demonstration sent (same
   method, same route template, :func:`param_diff` finds no difference) is
   fulfilled with the recorded response (status, content type, location, body);
-- any other is aborted, and the call fails with a reason naming it.
+- any other is aborted, and the call fails with a reason naming it; except one that a
+  document the call loaded sent by itself (not a navigation: an editor's session ping, a
+  beacon), which is aborted and no failure, as the recorder keeps it out of a step's
+  requests.
 
 A write answered from the record leaves the live site where it was, so the
 replay has *diverged* from it: from then on, until the next trace, a page load
@@ -121,6 +124,23 @@ def param_diff(recorded: dict[str, list[str]], sent: dict[str, list[str]], args:
     return None
 
 
+def is_navigation(request: Any) -> bool:
+    """Whether ``request`` loads a document (a form post, a link), not a script's fetch or beacon."""
+    try:
+        return bool(request.is_navigation_request())
+    except Exception:  # a request of a frame that is gone
+        return False
+
+
+def arrives(response: Any) -> bool:
+    """Whether ``response`` is a document its page's main frame shows (not a redirect, a frame's, a fetch's)."""
+    try:
+        request = response.request
+        return bool(request.is_navigation_request() and request.frame.parent_frame is None and not 300 <= response.status < 400)
+    except Exception:  # a frame that is gone
+        return False
+
+
 def _doc_key(url: str | None) -> str:
     """A page's path and query, decoded, as the guard compares a page load with a recorded one."""
     return unquote_plus(site_path(url))
@@ -162,9 +182,18 @@ class WriteGuard:
         self.answered: list[str] = []
         self.sent_live: list[tuple[str, str]] = []
         self.refused: list[str] = []
+        self.background: list[str] = []
+        """Writes a page sent by itself once a call had loaded it (a session ping), dropped unsent."""
+        self._documents = 0
+        self._documents_at_begin = 0
 
     async def install(self, page: Any) -> None:
+        page.on("response", self._on_response)
         await page.route("**/*", self._route)
+
+    def _on_response(self, response: Any) -> None:
+        if arrives(response):
+            self._documents += 1
 
     def start_trace(self, trace: Trace | None) -> None:
         """A new trace: back on the live site; its recorded page loads are what a divergence serves."""
@@ -189,7 +218,8 @@ class WriteGuard:
         self._allow = list(writes)
         self._args = dict(args)
         self._live = live
-        self.answered, self.sent_live, self.refused = [], [], []
+        self.answered, self.sent_live, self.refused, self.background = [], [], [], []
+        self._documents_at_begin = self._documents
 
     def end(self) -> tuple[list[str], list[tuple[str, str]], list[str]]:
         """``(answered from the record, sent to the site as (method, url), refused)`` since :meth:`begin`."""
@@ -249,7 +279,13 @@ class WriteGuard:
             await route.fallback()
             return
         recorded, why = self.match(request.method, request.url, body)
-        if recorded is None:
+        if recorded is None and self._documents > self._documents_at_begin and not is_navigation(request):
+            # sent by a document this call loaded, by itself: the recorder keeps such writes out
+            # of a step's requests too; never sent, and no failure of the tool
+            self.background.append(describe(request.method, request.url, self.routes))
+            log.info("verification dropped %s %s: the page sent it by itself", request.method, request.url)
+            await route.abort("blockedbyclient")
+        elif recorded is None:
             self.refused.append(why)
             log.info("verification refused %s %s: %s", request.method, request.url, why)
             await route.abort("blockedbyclient")

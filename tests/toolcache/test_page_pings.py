@@ -1,0 +1,109 @@
+"""Writes a page sends by itself once loaded (an editor's session ping, a beacon) are not the
+step's: the recorder leaves them out of the step's ``requests``, and the verifier drops them
+unsent without failing the tool, so a save that lands on a pinging editor still becomes a
+verified WRITE tool, and the build sends nothing to the site.
+
+A tiny editor of our own on 127.0.0.1: ``/edit`` is a form (post, then a redirect back to
+``/edit``) whose script POSTs ``/ping`` as it runs, before the document has finished loading.
+"""
+
+from __future__ import annotations
+
+import http.server
+import json
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs
+
+import pytest
+
+from agentjit.protocol.trace import read_trace
+from agentjit.runtime import BrowserPool
+from toolcache.build import build_cache
+from toolcache.record import record_script
+from toolcache.script import load_script
+
+pytestmark = pytest.mark.browser
+
+EDIT = """<html><head><title>Edit page</title></head><body><h1>Edit page</h1>
+<form method="post" action="/edit"><label for="t">Title</label><input id="t" name="title" value="{title}">
+<button type="submit">Save draft</button></form>
+<script>fetch('/ping', {{method: 'POST', body: 'alive'}});</script>
+</body></html>"""
+
+
+class Editor:
+    def __init__(self) -> None:
+        self.title = "Old title"
+        self.saves: list[str] = []
+        self.pings = 0
+
+
+def _handler(editor: Editor) -> type[http.server.BaseHTTPRequestHandler]:
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def _send(self, status: int, body: str = "", location: str | None = None) -> None:
+            data = body.encode()
+            self.send_response(status)
+            self.send_header("Content-Type", "text/html; charset=utf-8")
+            if location:
+                self.send_header("Location", location)
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def do_GET(self) -> None:  # noqa: N802 - the http.server API
+            self._send(200, EDIT.format(title=editor.title))
+
+        def do_POST(self) -> None:  # noqa: N802 - the http.server API
+            body = self.rfile.read(int(self.headers.get("Content-Length") or 0)).decode()
+            if self.path == "/ping":
+                editor.pings += 1
+                self._send(200, "ok")
+                return
+            editor.title = parse_qs(body).get("title", [""])[0]
+            editor.saves.append(editor.title)
+            self._send(302, location="/edit")
+
+        def log_message(self, *_args: Any) -> None:
+            pass
+
+    return Handler
+
+
+@pytest.fixture(scope="module")
+def editor() -> Iterator[tuple[str, Editor]]:
+    state = Editor()
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _handler(state))
+    server.daemon_threads = True
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}", state
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+async def test_a_pinging_editor_gives_a_verified_save_and_the_build_sends_nothing(
+        editor: tuple[str, Editor], browser_pool: BrowserPool, tmp_path: Path) -> None:
+    url, state = editor
+    script = tmp_path / "rename.json"
+    script.write_text(json.dumps({"name": "rename", "reset": False, "steps": [
+        {"action": "goto", "url": "/edit"},
+        {"action": "fill", "target": {"role": "textbox", "name": "Title"}, "value": "New title"},
+        {"action": "click", "target": {"role": "button", "name": "Save draft"}},
+    ]}))
+    trace_path = await record_script(browser_pool, load_script(script), url, tmp_path / "rename.jsonl")
+    assert state.saves == ["New title"] and state.pings >= 2  # the demonstration ran: a save, pings on every load
+    steps = read_trace(trace_path).steps
+    assert [r["method"] for r in steps[0].requests] == []  # the editor's ping after the goto is the page's
+    assert [(r["method"], r["url"].removeprefix(url)) for r in steps[2].requests] == [("POST", "/edit")]
+
+    pings, saves = state.pings, list(state.saves)
+    cache, report = await build_cache([trace_path], tmp_path / "cache", base_url=url, pool=browser_pool)
+    writes = {name: how for name, how in report.writes.items() if not how.startswith("rejected")}
+    assert list(writes.values()) == ["recorded"], report.writes
+    assert report.rejected == {}, report.rejected
+    assert (state.saves, state.pings) == (saves, pings)  # neither the save nor a ping reached the site
