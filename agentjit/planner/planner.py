@@ -295,7 +295,7 @@ class Planner:
         """Keep ``plan`` for its task, and, for a plan a model wrote, its template for tasks like it."""
         model = plan.model or model_name(self.model)
         self.cache.plans[plan_key(plan.task, self.cache, model)] = plan.model_dump(mode="json")
-        template = make_template(plan.task, plan.source, self.cache) if plan.origin == "model" else None
+        template = make_template(plan.task, plan.plan, self.cache) if plan.origin == "model" else None
         if template is not None:
             self.cache.plans[template_entry_key(self.cache.fingerprint(), model, template.key)] = {
                 "task": plan.task, "source": plan.source, "model": model, "masked": template.masked}

@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agentjit.cache import ToolCache
+from agentjit.plan.parsed import Plan, as_plan
 
 __all__ = ["Slot", "Template", "make_template", "NUMBER_WORDS", "template_entry_key", "TEMPLATE_PREFIX"]
 
@@ -440,12 +441,14 @@ def _task_spans(task: str, lit: _Literal) -> list[_Span]:
     return spans
 
 
-def make_template(task: str, source: str, cache: ToolCache) -> Template | None:
-    """The template of ``source``, a plan for ``task``, or None when it has no slot (or cannot be parsed)."""
-    try:
-        tree = ast.parse(source)
-    except (SyntaxError, ValueError):
+def make_template(task: str, source: str | Plan, cache: ToolCache) -> Template | None:
+    """The template of ``source``, a plan for ``task`` (its text, or a :class:`~agentjit.plan.parsed.Plan`
+    whose tree is read as it is: no second parse), or None when it has no slot (or cannot be parsed)."""
+    plan = as_plan(source)
+    tree = plan.tree
+    if tree is None:
         return None
+    source = plan.source
     walker = _Literals(cache.tools)
     walker.visit(tree)
     cleaned = _clean(task)
