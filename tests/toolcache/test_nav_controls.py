@@ -12,10 +12,8 @@ values no demonstration used.
 from __future__ import annotations
 
 import html
-import http.server
 import json
 import re
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -32,6 +30,8 @@ from toolcache.dom import parse_html
 from toolcache.extract import extract_snapshot, link_group
 from toolcache.record import record_script
 from toolcache.script import load_script
+
+from .pages import PageHandler, serve
 
 pytestmark = pytest.mark.browser
 
@@ -95,7 +95,7 @@ def _plant(i: int, history: bool = False) -> str:
             f'<p><a href="/plant/{i}/history">History</a> <a href="/catalog">Back to the shelf</a></p></body></html>')
 
 
-class _Handler(http.server.BaseHTTPRequestHandler):
+class _Handler(PageHandler):
     def do_GET(self) -> None:  # noqa: N802 - the http.server API
         url = urlparse(self.path)
         query = {k: v[0] for k, v in parse_qs(url.query).items()}
@@ -106,28 +106,13 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             body = _plant(int(m.group(1)), bool(m.group(2)))
         else:
             body = '<html><head><title>Nursery</title></head><body><h1>Nursery</h1><a href="/catalog">The shelf</a></body></html>'
-        data = body.encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "text/html; charset=utf-8")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def log_message(self, *_args: Any) -> None:
-        pass
+        self.send_html(body)
 
 
 @pytest.fixture(scope="module")
 def site() -> Iterator[str]:
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
-    server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serve(_Handler) as url:
+        yield url
 
 
 def _click(name: str) -> dict[str, Any]:

@@ -10,9 +10,7 @@ end up in a verified tool, and the tools are called with values no demonstration
 
 from __future__ import annotations
 
-import http.server
 import json
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -26,6 +24,8 @@ from toolcache.extract import extract_snapshot
 from toolcache.record import record_script
 from toolcache.rows import looked_at_list
 from toolcache.script import load_script
+
+from .pages import PageHandler, serve
 
 pytestmark = pytest.mark.browser
 
@@ -69,7 +69,7 @@ def _recipe(key: str) -> str:
     return _page(title, f'<h1>{title}</h1>{filler}<div id="discussion"><h2>Discussion</h2></div>{script}')
 
 
-class _Handler(http.server.BaseHTTPRequestHandler):
+class _Handler(PageHandler):
     def do_GET(self) -> None:  # noqa: N802 - http.server's name
         path = self.path.split("?")[0]
         if path == "/":
@@ -83,28 +83,13 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         else:
             self.send_error(404)
             return
-        data = body.encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "text/html; charset=utf-8")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def log_message(self, *args: Any) -> None:
-        pass
+        self.send_html(body)
 
 
 @pytest.fixture(scope="module")
 def site() -> Iterator[str]:
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
-    server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serve(_Handler) as url:
+        yield url
 
 
 def _link(name: str) -> dict[str, Any]:

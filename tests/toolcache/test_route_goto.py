@@ -10,9 +10,7 @@ no demonstration used, a ``/`` and a ``..`` among them.
 from __future__ import annotations
 
 import html
-import http.server
 import json
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -27,6 +25,8 @@ from toolcache.build import BuildReport, build_cache
 from toolcache.record import record_script
 from toolcache.route_goto import route_template
 from toolcache.script import load_script
+
+from .pages import PageHandler, serve
 
 NOTES = {"Shopping": "Milk, bread.", "Garden": "Water the ferns."}
 
@@ -47,7 +47,7 @@ def _note(name: str) -> str:
             '<form method="get"><input type="hidden" name="action" value="edit"><input type="submit" value="Create this note"></form></body></html>')
 
 
-class _Handler(http.server.BaseHTTPRequestHandler):
+class _Handler(PageHandler):
     def do_GET(self) -> None:  # noqa: N802 - the http.server API
         url = urlparse(self.path)
         segs = url.path.split("/")
@@ -56,28 +56,13 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         else:
             links = "".join(f'<li><a href="/note/{n}">{n}</a></li>' for n in NOTES)
             body = f"<html><head><title>Notebook</title></head><body><h1>Notebook</h1><ul>{links}</ul></body></html>"
-        data = body.encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "text/html; charset=utf-8")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def log_message(self, *_args: Any) -> None:
-        pass
+        self.send_html(body)
 
 
 @pytest.fixture(scope="module")
 def site() -> Iterator[str]:
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
-    server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serve(_Handler) as url:
+        yield url
 
 
 @pytest.fixture(scope="module")
