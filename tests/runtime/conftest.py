@@ -10,6 +10,7 @@ per path prefix (so parallel workers have something to overlap).
 
 from __future__ import annotations
 
+import asyncio
 import html
 import itertools
 import sys
@@ -27,7 +28,7 @@ import pytest
 from agentjit.cache import ToolCache
 from agentjit.cache.store import CacheInfo
 from agentjit.protocol.manifest import Effect, ToolManifest, ToolType
-from agentjit.runtime import BrowserPool, Runtime
+from agentjit.runtime import BrowserPool, CallOutcome, Runtime
 
 ITEMS: list[dict[str, Any]] = [
     {"id": "a1", "name": "Apple", "price": 3, "cat": "fruit"},
@@ -328,3 +329,19 @@ def shop_cache() -> ToolCache:
 def shop_runtime(shop: ShopSite, shop_cache: ToolCache, browser_pool: BrowserPool) -> Runtime:
     """A runtime on the shop; tools keep their own timeouts."""
     return Runtime(shop_cache, shop.url, pool=browser_pool)
+
+
+class FakeSite:
+    """Counts sends; each send takes ``delay`` seconds and answers ``ok`` (or fails at ``phase``)."""
+
+    def __init__(self, delay: float = 0.0, phase: str | None = None) -> None:
+        self.sent = 0
+        self.delay = delay
+        self.phase = phase
+
+    async def send(self) -> CallOutcome:
+        self.sent += 1
+        await asyncio.sleep(self.delay)
+        if self.phase:
+            return CallOutcome(tool="order", ok=False, phase=self.phase, reason="boom")
+        return CallOutcome(tool="order", ok=True, output={"order": self.sent}, url_after="http://x/orders/1")

@@ -21,6 +21,7 @@ from agentjit.runtime import CallOutcome, EffectKey, EffectLog
 from agentjit.runtime.effects import Claim, canonical_args
 from agentjit.runtime.effectstore import JsonlStore, PostgresStore, SqliteStore, open_store
 
+from .conftest import FakeSite
 from .postgres import PostgresUnavailable, start_postgres
 
 BACKENDS = ["jsonl", "sqlite", "postgresql"]
@@ -52,22 +53,6 @@ def ns() -> str:
 
 def key(args: dict[str, Any] | None = None, occurrence: int = 0, tool: str = "order") -> EffectKey:
     return EffectKey(tool, canonical_args(args or {"id": "a1"}), occurrence)
-
-
-class FakeSite:
-    """Counts sends; each takes ``delay`` s and answers ok (or fails at ``phase``)."""
-
-    def __init__(self, delay: float = 0.0, phase: str | None = None) -> None:
-        self.sent = 0
-        self.delay = delay
-        self.phase = phase
-
-    async def send(self) -> CallOutcome:
-        self.sent += 1
-        await asyncio.sleep(self.delay)
-        if self.phase:
-            return CallOutcome(tool="order", ok=False, phase=self.phase, reason="boom")
-        return CallOutcome(tool="order", ok=True, output={"order": self.sent}, url_after="http://x/orders/1")
 
 
 def test_open_store_picks_the_store_by_url(tmp_path: Path) -> None:

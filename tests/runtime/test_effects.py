@@ -13,27 +13,11 @@ from agentjit.runtime import CallOutcome, EffectKey, EffectLog, EffectRecord, Ru
 from agentjit.runtime.effects import Claim, canonical_args
 from agentjit.runtime.interpreter import execute_plan
 
-from .conftest import ShopSite
+from .conftest import FakeSite, ShopSite
 
 
 def key(tool: str = "order", args: dict | None = None, occurrence: int = 0) -> EffectKey:
     return EffectKey(tool, canonical_args(args or {"id": "a1"}), occurrence)
-
-
-class FakeSite:
-    """Counts sends; each send takes ``delay`` seconds and answers ``ok`` (or fails at ``phase``)."""
-
-    def __init__(self, delay: float = 0.0, phase: str | None = None) -> None:
-        self.sent = 0
-        self.delay = delay
-        self.phase = phase
-
-    async def send(self) -> CallOutcome:
-        self.sent += 1
-        await asyncio.sleep(self.delay)
-        if self.phase:
-            return CallOutcome(tool="order", ok=False, phase=self.phase, reason="boom")
-        return CallOutcome(tool="order", ok=True, output={"order": self.sent}, url_after="http://x/orders/1")
 
 
 def test_canonical_args_ignores_key_order_and_spacing() -> None:
