@@ -291,7 +291,6 @@ KNOWN_CIRCLES: list[list[str]] = [
      "agentjit.llm.provider"],
     ["agentjit.planner.checker", "agentjit.planner.gate", "agentjit.planner.planner", "agentjit.planner.prompts"],
     ["agentjit.cli", "agentjit.cli.main"],
-    ["toolcache.codegen", "toolcache.navlinks", "toolcache.route_goto"],  # builders take codegen's helpers lazily
     ["toolcache.build", "toolcache.coverage", "toolcache.workflow"],
 ]  # fmt: skip
 

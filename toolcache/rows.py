@@ -6,7 +6,7 @@ them at once (a select of actions and a button, or a "Delete selected" button).
 The recorder keeps the checkbox it clicked, not the row's name; the row is
 found in the page as it was before the step (the recorder's selector resolved
 in that snapshot), and named the way the generated tools name rows
-(:func:`toolcache.codegen._name_of_js`): its link's text in a table, else its
+(:func:`toolcache.codegen.base._name_of_js`): its link's text in a table, else its
 name property. A selector that does not resolve falls back to the row names the
 list showed that the checkbox's own accessible name contains ("Select this
 object for an action - Migrations to Ravi Shah").
@@ -66,7 +66,7 @@ def _resolve(root: Node, selector: str) -> Node | None:
 
 
 def _row_name(row: Node, el: Element) -> str | None:
-    """The row's name as the tools read it (:func:`toolcache.codegen._name_of_js`)."""
+    """The row's name as the tools read it (:func:`toolcache.codegen.base._name_of_js`)."""
     if el.member_sig and el.link_selector:
         scope: Node | None = row
         m = _NTH_CELL.match(el.link_selector)

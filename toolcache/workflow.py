@@ -44,7 +44,16 @@ from urllib.parse import urlparse
 from agentjit.agent.observe import ELEMENT_HELPERS_JS
 from agentjit.protocol.manifest import Effect, ToolManifest, ToolType
 
-from .codegen import Synth, _body, _Namer, _noun, _page_guard, _page_test, _shared_prefix, singular
+from .codegen.base import (
+    Synth,
+    _body,
+    _Namer,
+    _noun,
+    _page_guard,
+    _page_test,
+    _shared_prefix,
+    singular,
+)
 from .coverage import ACTIONS, _reads_only, step_key
 from .dom import Node, parse_html, signature, snake
 from .extract import is_hashed_class

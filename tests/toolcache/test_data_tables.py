@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from agentjit.protocol.trace import StepEvent
-from toolcache.codegen import PRELUDE, _option_label
+from toolcache.codegen.base import PRELUDE, _option_label
 from toolcache.extract import Element, extract_snapshot
 from toolcache.label import label_step
 from toolcache.pages import PAGE_JS, learn_routes, page_name, with_routes
@@ -137,7 +137,7 @@ def test_a_failed_recording_step_says_what_it_waited_for() -> None:
 
 
 def test_a_query_change_that_loaded_a_document_is_a_navigation_not_a_redraw() -> None:
-    from toolcache.codegen import _redraws_in_place
+    from toolcache.codegen.base import _redraws_in_place
     from toolcache.label import LabeledStep
 
     def step(document: bool | None) -> LabeledStep:

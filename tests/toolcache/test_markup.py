@@ -153,7 +153,7 @@ def test_two_row_records_become_a_list_with_labeled_fields() -> None:
 
 
 async def test_record_list_reads_in_the_browser(page: Any) -> None:
-    from toolcache.codegen import PRELUDE, _item_expr
+    from toolcache.codegen.base import PRELUDE, _item_expr
 
     msg = extract_snapshot(MESSAGES, "http://x.test/issue2").elements["message"]
     await page.set_content(MESSAGES)

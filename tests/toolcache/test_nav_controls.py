@@ -237,7 +237,7 @@ async def test_a_pager_is_in_no_group_a_count_names_none_and_a_bold_title_names_
     group named after the "320 rows" heading (and the build lost its next_page tool), and the facet's
     choices were named by their list's layout class (``tight-bullets``). The page-side rule agrees."""
     from toolcache.codegen import PRELUDE
-    from toolcache.navlinks import NAV_JS
+    from toolcache.codegen.navlinks import NAV_JS
 
     url = "http://x.test/books"
     root = parse_html(FACETS)

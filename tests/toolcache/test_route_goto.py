@@ -22,8 +22,8 @@ from agentjit.cache import ToolCache
 from agentjit.runtime import BrowserPool
 from agentjit.runtime.invoke import call_tool
 from toolcache.build import BuildReport, build_cache
+from toolcache.codegen.route_goto import route_template
 from toolcache.record import record_script
-from toolcache.route_goto import route_template
 from toolcache.script import load_script
 
 from .pages import PageHandler, serve

@@ -4,7 +4,7 @@ name the plan sandbox refuses (a pager's "Next" link made ``next``, which no pla
 from __future__ import annotations
 
 from agentjit.plan.sandbox import FORBIDDEN_NAMES
-from toolcache.codegen import _Namer
+from toolcache.codegen.base import _Namer
 
 
 def test_names_a_plan_cannot_call_get_a_prefix() -> None:

@@ -15,19 +15,16 @@ page must keep the page's origin before it is opened.
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import TYPE_CHECKING
 from urllib.parse import unquote, urlsplit
 
 from agentjit.protocol.manifest import Effect, ToolManifest, ToolType
 from agentjit.protocol.urls import check_site_path
 
-from .dom import snake
-from .label import LabeledStep
-from .literal import js, prop
-from .pages import _segment
-
-if TYPE_CHECKING:
-    from .codegen import Synth, _Site
+from ..dom import snake
+from ..label import LabeledStep
+from ..literal import js, prop
+from ..pages import _segment
+from .base import Synth, _body, _page_guard, _page_pattern, _Site
 
 __all__ = ["route_template", "route_goto_tools"]
 
@@ -59,8 +56,6 @@ def route_template(url: str | None) -> tuple[str, str, str] | None:
 
 def route_goto_tools(site: _Site) -> list[Synth]:
     """``goto_<page>_by_<param>``: one per item page type a demonstration opened by its URL."""
-    from .codegen import Synth, _body, _page_guard, _page_pattern
-
     by_route: dict[tuple[str, str, str, str], list[LabeledStep]] = defaultdict(list)
     for ls in site.steps:
         st = ls.step

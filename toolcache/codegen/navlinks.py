@@ -13,27 +13,25 @@ pageNumber   a link whose text is a number that changed the page's query (a
 Both find their link on the page the tool runs on (``nav.js``): the group by
 the same rule the builder used (:func:`toolcache.extract.link_group`), the
 page number by its text. The column-header sort links are
-:func:`toolcache.codegen._sort_tools`; Next/Previous links are
-:func:`toolcache.codegen._pager_tools`.
+:func:`toolcache.codegen.filters._sort_tools`; Next/Previous links are
+:func:`toolcache.codegen.links._pager_tools`.
 """
 
 from __future__ import annotations
 
 import re
 from collections import defaultdict
-from typing import TYPE_CHECKING, Any
+from typing import Any
 from urllib.parse import parse_qs, urljoin, urlparse
 
 from agentjit.protocol.manifest import ToolManifest, ToolType
 
-from .dom import snake
-from .extract import PAGER_WORDS
-from .js import source
-from .label import LabeledStep
-from .literal import js, prop
-
-if TYPE_CHECKING:
-    from .codegen import Synth, _Site
+from ..dom import snake
+from ..extract import PAGER_WORDS
+from ..js import source
+from ..label import LabeledStep
+from ..literal import js, prop
+from .base import Synth, _body, _page_guard, _page_pattern, _query_changed, _Site, plural
 
 __all__ = ["filter_link_tools", "page_number_tools", "list_noun"]
 
@@ -48,8 +46,6 @@ def list_noun(page: str) -> str:
 
 def _stays(s: LabeledStep) -> bool:
     """A click on a singular link that kept the page type and changed the URL's query."""
-    from .codegen import _query_changed
-
     el = s.element
     return (el is not None and not el.repeated and el.kind == "link" and s.step.action == "click" and s.step.ok
             and not s.writes and s.step.target is not None and bool(s.page_before)
@@ -67,8 +63,6 @@ def _href(s: LabeledStep) -> str:
 
 def filter_link_tools(site: _Site) -> list[Synth]:
     """``filter_<list>_by_<group>(value)`` for every group of filter links a demonstration clicked."""
-    from .codegen import Synth, _body, _page_guard, _page_pattern, plural
-
     clicked: dict[str, list[LabeledStep]] = defaultdict(list)
     for s in site.steps:
         if _stays(s) and s.element is not None and s.element.link_group and not _text(s).isdigit() \
@@ -149,8 +143,6 @@ def _page_param(clicks: list[LabeledStep]) -> str | None:
 
 def page_number_tools(site: _Site) -> list[Synth]:
     """``goto_<list>_page(page)``: a numbered paginator, for every page type whose page numbers were followed."""
-    from .codegen import Synth, _body, _page_guard, _page_pattern, plural
-
     clicked: dict[str, list[LabeledStep]] = defaultdict(list)
     for s in site.steps:
         if _stays(s) and _text(s).isdigit() and s.page_before:
