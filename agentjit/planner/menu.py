@@ -33,8 +33,10 @@ from typing import Any
 
 from agentjit.cache import ToolCache
 from agentjit.plan.diagnostics import Diagnostic, PreconditionNotMet, UnknownTool
-from agentjit.protocol.manifest import ToolManifest
+from agentjit.protocol.manifest import Effect, ToolManifest
 from agentjit.protocol.state import apply, satisfies, unmet
+
+from .intent import NoWrite, is_sign_in
 
 __all__ = [
     "DEFAULT_MENU_K", "DEFAULT_MENU_THRESHOLD", "Menu", "MenuEntry", "ToolIndex", "build_menu", "tokenize",
@@ -412,7 +414,8 @@ class ToolIndex:
 
         An ``unknown-tool`` finding (a name the model invented) brings the ``extra`` tools most like
         that name, with their routes; a ``precondition`` finding brings the route of the tool whose
-        ``pre`` no path met.
+        ``pre`` no path met; a ``no-write`` finding the ``extra`` WRITE tools nearest the task, with
+        their routes.
         """
         shown = set(menu.names)
         add: list[str] = []
@@ -434,6 +437,11 @@ class ToolIndex:
                 m = re.match(r"([A-Za-z_][A-Za-z0-9_]*)\(\) needs", d.message)
                 if m is not None and m.group(1) in self.tools:
                     take(self.route(m.group(1), self.scores(menu.task)).tools)
+            elif isinstance(d, NoWrite):  # the task asks for a change: the tools that write, nearest the task first
+                scores = self.scores(menu.task)
+                writers = [n for n in self.names if self.tools[n].effect is Effect.WRITE and not is_sign_in(self.tools[n])]
+                for name in sorted(writers, key=lambda n: (-scores[n], n))[:extra]:
+                    take(self.route(name, scores).tools)
         return add
 
 

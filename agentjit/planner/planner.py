@@ -45,6 +45,7 @@ from .checker import CheckResult, check
 from .compiled import CandidateReport, CompiledPlan, PlanStats, compile_report
 from .cost import CostModel
 from .gate import rejection
+from .intent import missing_write
 from .menu import DEFAULT_MENU_K, DEFAULT_MENU_THRESHOLD, Menu, MenuEntry, ToolIndex
 from .prompts import (
     extract_code,
@@ -136,6 +137,7 @@ class _Run:
     """Mutable bookkeeping of one compile."""
 
     start: float
+    task: str = ""
     stats: PlanStats = field(default_factory=PlanStats)
     usage: Usage = field(default_factory=Usage)
     candidates: list[CandidateReport] = field(default_factory=list)
@@ -431,7 +433,7 @@ class Planner:
                       run_round: int = 0, menu: Menu | None = None) -> CompiledPlan:  # fmt: skip
         """Algorithm 1 from the conversation ``base``: ``workers`` (default ``n``) sample, check and repair."""
         self.model.preflight()  # no API key: one ConfigError here, not one per worker
-        run = _Run(start=start, run_round=run_round, menu=menu)
+        run = _Run(start=start, task=task, run_round=run_round, menu=menu)
         pacing = getattr(self.model, "pacing", None)
         n = workers or self.n
         # A server of one's own (a URL that is not the provider's; llama.cpp) may answer one request at a time,
@@ -537,12 +539,16 @@ class Planner:
                 return
             parsed = Plan.parse(source)
             result = check(parsed, self.cache, cost_model=self.cost_model)
+            # the checker does not read the task; a plan for a task that asks for a change must make one
+            unwritten = missing_write(run.task, result.calls, self.cache.tools) if result.valid else None
+            findings: list[Diagnostic] = [unwritten] if unwritten is not None else result.diagnostics
+            valid = result.valid and unwritten is None
             run.candidates.append(
                 CandidateReport(
                     source=source,
-                    valid=result.valid,
+                    valid=valid,
                     cost=result.cost,
-                    diagnostics=[d.to_dict() for d in result.diagnostics],
+                    diagnostics=[d.to_dict() for d in findings],
                     worker=worker,
                     attempt=attempt,
                     run_round=run.run_round,
@@ -550,14 +556,14 @@ class Planner:
                 )
             )
             cost = f"{result.cost:.3f}" if result.cost is not None else "unknown"
-            self._say(f"worker {worker}: " + (f"valid plan, cost {cost}" if result.valid else
-                      "rejected (" + ", ".join(sorted({d.code for d in result.diagnostics})) + ")"))
-            if result.valid:
+            self._say(f"worker {worker}: " + (f"valid plan, cost {cost}" if valid else
+                      "rejected (" + ", ".join(sorted({d.code for d in findings})) + ")"))
+            if valid:
                 run.valid.append(_Valid(parsed, result, len(run.candidates)))
                 if len(run.valid) >= self.k:
                     run.done.set()
                 return
-            diags = result.diagnostics
+            diags = findings
             for code in sorted({d.code for d in diags}):
                 run.stats.rejected_by_code[code] = run.stats.rejected_by_code.get(code, 0) + 1
         run.last_diagnostics.append(diags)

@@ -98,7 +98,7 @@ async def test_malformed_or_empty_answer_is_a_model_error(
 
 async def test_timeout_is_retried(fast: dict[str, Any], sleep: Any) -> None:
     with FakeGeminiServer([FakeReply(text="late", delay_s=5.0), "in time"]) as srv:
-        async with GeminiModel("g", base_url=srv.base_url, timeout=0.2, **fast) as model:
+        async with GeminiModel("g", base_url=srv.base_url, timeout=1.5, **fast) as model:
             assert (await model.request(ASK)).text == "in time"
     assert len(srv.requests) == 2
     assert len(sleep.delays) == 1

@@ -123,7 +123,7 @@ async def test_malformed_or_empty_answer_is_a_model_error(
 
 async def test_timeout_is_retried(fast: dict[str, Any], sleep: Any) -> None:
     with FakeOpenAIServer([FakeReply(text="late", delay_s=5.0), "in time"]) as srv:
-        async with OpenAIModel("m", base_url=srv.base_url, timeout=0.2, **fast) as model:
+        async with OpenAIModel("m", base_url=srv.base_url, timeout=1.5, **fast) as model:
             response = await model.request(ASK)
     assert response.text == "in time"
     assert len(srv.requests) == 2

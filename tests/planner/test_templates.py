@@ -151,7 +151,8 @@ def _model(plans: dict[str, str]) -> FunctionModel:
 
 async def test_the_planner_compiles_a_variant_from_the_template_with_no_model_call(roundup: ToolCache) -> None:
     cache = fresh(roundup)
-    model = _model({SET_STATUS: SET_STATUS_PLAN, "*": 'await goto_issue_search()\nresult = "other"\n'})
+    other_write = 'await goto_issue(title="Graph legend is cut off")\nawait edit_issue(priority="critical")\nresult = "other"\n'
+    model = _model({SET_STATUS: SET_STATUS_PLAN, "*": other_write})
     planner = Planner(model, cache, n=1, k=1)
     first = await planner.compile(SET_STATUS)
     assert first.origin == "model" and len(model.calls) == 1
