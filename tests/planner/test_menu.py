@@ -110,8 +110,9 @@ def test_a_route_no_tool_can_start_goes_after_the_runnable_ones(index: ToolIndex
 
 
 def test_the_start_state_decides_what_is_an_entry(index: ToolIndex) -> None:
-    menu = index.menu(RECEIPT, 5, start={"page": "order"})  # already on the order: the target runs as it is
-    assert menu.names[0] == "send_receipt"
+    # already on the order: the target runs as it is, its route is itself
+    assert index.menu(RECEIPT, 1, start={"page": "order"}).names == ["send_receipt"]
+    assert index.route("send_receipt", index.scores(RECEIPT), {"page": "order"}).tools == ["send_receipt"]
 
 
 def test_producers_first_keeps_ties_in_place_and_breaks_cycles() -> None:
