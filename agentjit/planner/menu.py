@@ -124,9 +124,14 @@ _CUES: tuple[tuple[Callable[[str], bool], tuple[str, ...]], ...] = (
 asks for a quantity."""
 
 
+_QUOTED = re.compile(r"(?<![A-Za-z])'[^']+'(?![A-Za-z])|\"[^\"]+\"|“[^”]+”|‘[^’]+’")
+"""A quoted span of a task: a value for a slot (a title, a comment), not words that say which tool to use."""
+
+
 def _query_tokens(task: str) -> list[str]:
-    """The task's words, each adjacent pair run together ("log in" -> ``login``, "check out"), and the field
-    names of :data:`_HINTS` its question words point to."""
+    """The task's words outside quotes, each adjacent pair run together ("log in" -> ``login``, "check out"),
+    the field names of :data:`_HINTS` its question words point to and the words of :data:`_CUES`."""
+    task = _QUOTED.sub(" ", task)
     words = [w.lower() for w in _WORD.findall(task)]
     joined = [_stem(a + b) for a, b in zip(words, words[1:], strict=False)]
     hints = [h for cue, fields in _HINTS.items()
@@ -423,8 +428,9 @@ class ToolIndex:
         r.tools.append(target)
         r.roles.setdefault(target, ("target", "relevant to the task"))
         self._relations(r, scores, paths, at)
-        if alternate == 0 and (config or self.config).readers:
-            self._reader(target, scores, r, paths.states[at])
+        if alternate == 0:
+            if (config or self.config).readers:
+                self._reader(target, scores, r, paths.states[at])
             self._restores(r, scores, begin)
         return r
 
