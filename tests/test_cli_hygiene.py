@@ -53,7 +53,7 @@ def test_each_benchmark_has_only_its_own_flags() -> None:
     assert {"--compile-budget", "--samples", "-k"} <= _flags(benches["agentjit bench planner"])
     assert "--compile-budget" not in _flags(benches["agentjit bench e2e"])
     assert _flags(benches["agentjit bench templates"]) - common == {"--apps", "--variants", "--run", "--out"}
-    assert _flags(benches["agentjit bench menus"]) - common == {"--seed", "-k", "--sections", "--out"}
+    assert _flags(benches["agentjit bench menus"]) - common == {"--seed", "-k", "--sections", "--no-held-out", "--out"}
 
 
 def test_a_benchmark_given_another_ones_flag_is_a_usage_error(capsys) -> None:

@@ -392,7 +392,8 @@ async def bench_menus(args: argparse.Namespace) -> int:
     """State-path menus against relevance-only menus on the large catalog (issue 22)."""
     from agentjit.bench.menus_bench import DEFAULT_KS, run_menus_bench
 
-    report = run_menus_bench(seed=args.seed, ks=tuple(args.ks or DEFAULT_KS), hosted=args.sections)
+    report = run_menus_bench(seed=args.seed, ks=tuple(args.ks or DEFAULT_KS), hosted=args.sections,
+                             held=not args.no_held_out)  # fmt: skip
     if args.out:
         _write_json_file(args.out, report)
     if args.json:
@@ -414,6 +415,11 @@ async def bench_menus(args: argparse.Namespace) -> int:
         out.print(f"K={done['k']}: complete chain {done['chain']:.0%} (target {done['chain_target']:.0%}; relevance-only "
                   f"{done['relevance_chain']:.0%}), prompt tokens {done['token_drop']}x fewer (target "
                   f"{done['token_drop_target']:g}x): {'met' if done['met'] else 'NOT met'}")
+    loao = report["held_out"]
+    if loao is not None:
+        apps = ", ".join(f"{a} {v['chain']:.0%}" for a, v in loao["apps"].items())
+        out.print(f"held out (knobs chosen on the other apps, K={loao['k']}): complete chain {loao['chain']:.0%} "
+                  f"(default knobs {loao['chain_default']:.0%}); {apps}")
     return 0
 
 
@@ -550,6 +556,8 @@ def add_parsers(sub: Any) -> None:
     p.add_argument("--sections", action="store_true",
                    help="harder: one made-up site becomes a section of each bench app, its tools reachable from the "
                         "app's start (default: every made-up site stays apart)")
+    p.add_argument("--no-held-out", action="store_true",
+                   help="skip the leave-one-app-out measurement (menu knobs chosen on the other apps)")
     p.add_argument("--out", help="also write the JSON report to this file")
     json_arg(p)
 

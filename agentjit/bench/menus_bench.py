@@ -15,18 +15,55 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from agentjit.planner.menu import Menu, ToolIndex
+from agentjit.planner.menu import Menu, MenuConfig, ToolIndex
 from agentjit.planner.prompts import plan_messages
 
 from .tool_catalog import Catalog, CatalogTask, large_catalog
 
-__all__ = ["DEFAULT_KS", "menu_metrics", "prompt_tokens", "run_menus_bench"]
+__all__ = ["CONFIG_GRID", "DEFAULT_KS", "held_out", "menu_metrics", "prompt_tokens", "run_menus_bench"]
 
 DEFAULT_KS = (8, 16, 32)
 METHODS = ("state_path", "relevance")
 TARGET_K = 16
 TARGET_CHAIN = 0.95
 TARGET_TOKEN_DROP = 5.0
+
+
+CONFIG_GRID: tuple[MenuConfig, ...] = (MenuConfig(), *(
+    MenuConfig(alternates=a, alternate_decay=d, relevance_weight=w, readers=r)
+    for a in (1, 2, 3) for d in (0.5, 0.7) for w in (0.0, 0.5) for r in (False, True)
+    if (a, d, w, r) != (3, 0.7, 0.0, False)))  # fmt: skip
+"""The menu knobs the held-out measurement chooses among (the default first)."""
+
+
+def held_out(index: ToolIndex, tasks: Sequence[CatalogTask], k: int = TARGET_K,
+             grid: Sequence[MenuConfig] = CONFIG_GRID) -> dict[str, Any]:  # fmt: skip
+    """Leave one app out: for each app, the knobs of ``grid`` with the best complete-chain coverage on the
+    other apps' tasks, measured on that app's tasks (the knobs never saw them). ``chain`` pools the held-out
+    tasks; ``chain_default`` is the same tasks with the default knobs. Two caches of one site (``food`` and
+    ``food_built``) are held out together."""
+    hit = [[set(t.chain) <= set(index.menu(t.task, k, start=t.start, config=cfg).names) for t in tasks]
+           for cfg in grid]  # fmt: skip
+    family = [_site(t.app) for t in tasks]
+    per_app: dict[str, Any] = {}
+    held = 0
+    for app in sorted(set(family)):
+        inside = [i for i, f in enumerate(family) if f != app]
+        out = [i for i, f in enumerate(family) if f == app]
+        best = max(range(len(grid)), key=lambda c: (sum(hit[c][i] for i in inside), -c))
+        got = sum(hit[best][i] for i in out)
+        held += got
+        per_app[app] = {"tasks": len(out), "chain": round(got / len(out), 4), "config": grid[best].to_dict(),
+                        "chain_other_apps": round(sum(hit[best][i] for i in inside) / (len(inside) or 1), 4),
+                        "chain_default": round(sum(hit[0][i] for i in out) / len(out), 4)}  # fmt: skip
+    n = len(tasks) or 1
+    return {"k": k, "configs": len(grid), "chain": round(held / n, 4),
+            "chain_default": round(sum(hit[0]) / n, 4), "apps": per_app}  # fmt: skip
+
+
+def _site(app: str) -> str:
+    """The site an app's tasks are on: ``food_built`` (the food site's built cache) is ``food``, held out with it."""
+    return app.removesuffix("_built")
 
 
 def prompt_tokens(messages: Sequence[Any]) -> int:
@@ -66,9 +103,25 @@ def _task_row(index: ToolIndex, cat: Catalog, task: CatalogTask, ks: Sequence[in
 
 
 
+def _per_app(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """Complete-chain coverage per app, state-path and relevance-only, at each K."""
+    out: dict[str, Any] = {}
+    for r in rows:
+        app = out.setdefault(r["app"], {"tasks": 0, **{m: {} for m in METHODS}})
+        app["tasks"] += 1
+        for m in METHODS:
+            for k, cell in r[m].items():
+                app[m][k] = app[m].get(k, 0) + int(cell["chain"])
+    for app in out.values():
+        for m in METHODS:
+            app[m] = {k: round(v / app["tasks"], 4) for k, v in app[m].items()}
+    return out
+
+
 def run_menus_bench(*, seed: int = 0, ks: Sequence[int] = DEFAULT_KS, hosted: bool = False,
-                    catalog: Catalog | None = None) -> dict[str, Any]:  # fmt: skip
-    """Every task of the catalog (made from ``seed``) at every K; a summary per method and K."""
+                    catalog: Catalog | None = None, held: bool = True) -> dict[str, Any]:  # fmt: skip
+    """Every task of the catalog (made from ``seed``) at every K; a summary per method and K, per app, and
+    (``held``) the leave-one-app-out coverage at K = 16 (:func:`held_out`)."""
     t0 = time.perf_counter()
     cat = catalog or large_catalog(seed=seed, hosted=hosted)
     index = ToolIndex.of(cat.cache)
@@ -94,6 +147,7 @@ def run_menus_bench(*, seed: int = 0, ks: Sequence[int] = DEFAULT_KS, hosted: bo
         summary[method] = per_k
     all_tokens = sum(r["prompt_tokens_all"] for r in rows) / (len(rows) or 1)
     target = summary["state_path"].get(str(TARGET_K))
+    loao = held_out(index, cat.tasks) if held and cat.tasks else None
     done = None
     if target is not None:
         done = {
@@ -101,6 +155,7 @@ def run_menus_bench(*, seed: int = 0, ks: Sequence[int] = DEFAULT_KS, hosted: bo
             "relevance_chain": summary["relevance"][str(TARGET_K)]["chain"],
             "token_drop": target["token_drop"], "token_drop_target": TARGET_TOKEN_DROP,
             "met": target["chain"] >= TARGET_CHAIN and (target["token_drop"] or 0) >= TARGET_TOKEN_DROP,
+            "held_out_chain": loao["chain"] if loao else None,
         }  # fmt: skip
     return {
         "catalog": {"tools": len(cat.cache.tools), "sources": cat.sources, "tasks": len(cat.tasks), "seed": seed,
@@ -109,6 +164,8 @@ def run_menus_bench(*, seed: int = 0, ks: Sequence[int] = DEFAULT_KS, hosted: bo
         "prompt_tokens_all": round(all_tokens, 1),
         "summary": summary,
         "done_when": done,
+        "held_out": loao,
+        "per_app": _per_app(rows),
         "tasks": rows,
         "wall_s": round(time.perf_counter() - t0, 2),
     }

@@ -26,8 +26,9 @@ from __future__ import annotations
 import heapq
 import itertools
 import logging
+import math
 import re
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -39,7 +40,7 @@ from agentjit.protocol.state import apply, satisfies, unmet
 from .intent import NoWrite, is_sign_in
 
 __all__ = [
-    "DEFAULT_MENU_K", "DEFAULT_MENU_THRESHOLD", "Menu", "MenuEntry", "ToolIndex", "build_menu", "tokenize",
+    "DEFAULT_MENU_K", "DEFAULT_MENU_THRESHOLD", "Menu", "MenuConfig", "MenuEntry", "ToolIndex", "build_menu", "tokenize",
 ]  # fmt: skip
 
 log = logging.getLogger(__name__)
@@ -48,10 +49,34 @@ DEFAULT_MENU_K = 16
 """Tools in a menu unless told otherwise (``agentjit bench menus`` measures 8, 16 and 32)."""
 DEFAULT_MENU_THRESHOLD = 64
 """A cache with more tools than this gets a menu in the plan prompt instead of every stub."""
-MAX_ROUTE_DEPTH = 4
-ALTERNATES = 2
-"""Producers a target gets for each state key it lacks (its producers' producers get one each)."""
-"""Producers of producers followed back at most this far from a target."""
+MAX_STATES = 4000
+"""Abstract states one menu's search visits at most (a site has tens; a cache of many sites a few hundred)."""
+
+
+@dataclass(frozen=True)
+class MenuConfig:
+    """The knobs of a state-path menu (``agentjit bench menus`` picks them on the other apps for each held-out one)."""
+
+    alternates: int = 3
+    """Routes a relevant tool brings: its cheapest, then the cheapest through another last producer."""
+    alternate_decay: float = 0.7
+    """An alternate route's priority against its target's score."""
+    write_cost: float = 1.0
+    """Extra cost of a WRITE tool as a step of a route (a write is a poor bridge; a login is sometimes the only one)."""
+    relevance_weight: float = 0.0
+    """Extra cost of a step that shares no word with the task (less for a more relevant one)."""
+    targets: int = 48
+    per_tool: float = 0.0
+    """A route's priority is divided by (the tools it adds) ** per_tool: 0 ranks by relevance alone, 1 by
+    relevance per tool of the menu spent."""
+    readers: bool = False
+    """A target that changes the state brings the most relevant tool that reads the state it leaves."""
+    """Relevant tools tried as targets, best first."""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"alternates": self.alternates, "alternate_decay": self.alternate_decay, "write_cost": self.write_cost,
+                "relevance_weight": self.relevance_weight, "targets": self.targets, "per_tool": self.per_tool,
+                "readers": self.readers}  # fmt: skip
 
 _WORD = re.compile(r"[A-Za-z][a-z]+|[A-Z]+(?![a-z])|[0-9]+|[a-z]+")
 _STOP = frozenset(
@@ -87,19 +112,34 @@ _HINTS: dict[tuple[str, ...], tuple[str, ...]] = {
     ("when",): ("date", "time"),
     ("where",): ("location", "address"),
     ("cheapest",): ("price",), ("expensive",): ("price",),
-    ("latest",): ("date",), ("recent",): ("date",), ("oldest",): ("date", "year"),
+    ("latest",): ("date",), ("recent",): ("date",), ("oldest",): ("date", "year"), ("newest",): ("date", "year"),
 }  # fmt: skip
 """Question words and the field names their answers usually sit in (a question asks for a value a schema names)."""
+_SUPERLATIVE = re.compile(r"^(?:most|least|[a-z]{2,}est)$")
+_NOT_SUPERLATIVE = frozenset("best interest request test rest west guest forest honest modest suggest".split())
+_NUMBER_WORDS = frozenset("two three four five six seven eight nine ten twelve dozen".split())
+_CUES: tuple[tuple[Callable[[str], bool], tuple[str, ...]], ...] = (
+    (lambda w: bool(_SUPERLATIVE.match(w)) and w not in _NOT_SUPERLATIVE, ("sort", "order")),
+    (lambda w: w in _NUMBER_WORDS, ("quantity", "count")),
+)
+"""Word classes and the tools' words they point to: a superlative asks for an order (a sort), a count of things
+asks for a quantity."""
+
+
+_QUOTED = re.compile(r"(?<![A-Za-z])'[^']+'(?![A-Za-z])|\"[^\"]+\"|“[^”]+”|‘[^’]+’")
+"""A quoted span of a task: a value for a slot (a title, a comment), not words that say which tool to use."""
 
 
 def _query_tokens(task: str) -> list[str]:
-    """The task's words, each adjacent pair run together ("log in" -> ``login``, "check out"), and the field
-    names of :data:`_HINTS` its question words point to."""
+    """The task's words outside quotes, each adjacent pair run together ("log in" -> ``login``, "check out"),
+    the field names of :data:`_HINTS` its question words point to and the words of :data:`_CUES`."""
+    task = _QUOTED.sub(" ", task)
     words = [w.lower() for w in _WORD.findall(task)]
     joined = [_stem(a + b) for a, b in zip(words, words[1:], strict=False)]
     hints = [h for cue, fields in _HINTS.items()
              if any(tuple(words[i:i + len(cue)]) == cue for i in range(len(words))) for h in fields]  # fmt: skip
-    return tokenize(task) + joined + hints
+    cued = [h for w in dict.fromkeys(words) for test, fields in _CUES if test(w) for h in fields]
+    return tokenize(task) + joined + hints + cued
 
 
 def _schema_words(schema: Any, depth: int = 0) -> list[str]:
@@ -177,6 +217,76 @@ class Menu:
         }  # fmt: skip
 
 
+_Key = tuple[tuple[str, Any], ...]
+
+
+def _freeze(state: Mapping[str, Any]) -> _Key:
+    return tuple(sorted((k, v if isinstance(v, Hashable) else repr(v)) for k, v in state.items()))
+
+
+def _show(pattern: Mapping[str, Any]) -> str:
+    return ", ".join(f"{k}={v!r}" for k, v in pattern.items())
+
+
+@dataclass
+class _Paths:
+    """One search from a start state: the cheapest cost to and the last step into every state reached, and the
+    states each tool runs in (cheapest first)."""
+
+    dist: dict[_Key, float] = field(default_factory=dict)
+    parent: dict[_Key, tuple[_Key, str]] = field(default_factory=dict)
+    states: dict[_Key, dict[str, Any]] = field(default_factory=dict)
+    runs_in: dict[str, list[_Key]] = field(default_factory=dict)
+    into: dict[_Key, list[tuple[float, _Key, str]]] = field(default_factory=dict)
+    """Every move into a state found: the cost of the path through it, the state before, the tool."""
+
+    def path(self, key: _Key) -> list[tuple[str, str]]:
+        """The tools from the start to ``key`` with what each makes, first first."""
+        out: list[tuple[str, str]] = []
+        while key in self.parent:
+            before, name = self.parent[key]
+            out.append((name, _show(_made(before, key))))
+            key = before
+        return out[::-1]
+
+    def keys_on(self, key: _Key) -> list[_Key]:
+        """The states the path to ``key`` passes through, ``key`` included."""
+        out = [key]
+        while key in self.parent:
+            key = self.parent[key][0]
+            out.append(key)
+        return out
+
+    def alternates(self, name: str, n: int) -> list[tuple[_Key, list[tuple[str, str]]]]:
+        """Up to ``n`` ways to a state ``name`` runs in, cheapest first, each through another last tool:
+        ``(state, steps)``."""
+        ways: list[tuple[float, int, _Key, _Key | None, str | None]] = []
+        for i, key in enumerate(self.runs_in.get(name, [])):
+            if key not in self.parent:
+                ways.append((self.dist[key], i, key, None, None))  # the start state itself
+            for cost, before, step in self.into.get(key, []):
+                if step != name:
+                    ways.append((cost, i, key, before, step))
+        out: list[tuple[_Key, list[tuple[str, str]]]] = []
+        last: set[str | None] = set()
+        for _, _, at, came, last_step in sorted(ways, key=lambda w: (w[0], w[1], w[4] or "")):
+            if last_step in last:
+                continue
+            last.add(last_step)
+            if came is None or last_step is None:
+                out.append((at, []))
+            else:
+                out.append((at, [*self.path(came), (last_step, _show(_made(came, at)))]))
+            if len(out) == n:
+                break
+        return out
+
+
+def _made(before: _Key, after: _Key) -> dict[str, Any]:
+    was = dict(before)
+    return {k: v for k, v in after if was.get(k) != v}
+
+
 @dataclass
 class _Route:
     tools: list[str] = field(default_factory=list)
@@ -192,7 +302,8 @@ class ToolIndex:
     ``start`` is the state a plan begins in (the cache's ``initial_state``).
     """
 
-    def __init__(self, tools: Iterable[ToolManifest], start: Mapping[str, Any] | None = None) -> None:
+    def __init__(self, tools: Iterable[ToolManifest], start: Mapping[str, Any] | None = None,
+                 config: MenuConfig | None = None) -> None:  # fmt: skip
         import bm25s  # a third of a second to import: only when a menu is wanted
 
         # bm25s sets its own logger to DEBUG on import, which would print its records through whatever handler the
@@ -208,6 +319,12 @@ class ToolIndex:
             self._bm25.index(docs, show_progress=False)
         self._by_key: dict[str, list[str]] = {}
         self._producers: dict[tuple[str, Any, Any], list[str]] = {}
+        self.config = config or MenuConfig()
+        groups: dict[_Key, list[str]] = {}
+        for t in self.tools.values():
+            groups.setdefault(_freeze(t.pre), []).append(t.name)
+        self._pre_groups = [(dict(pre), names) for pre, names in groups.items()]
+        self._succ: dict[_Key, tuple[list[str], list[tuple[str, _Key, dict[str, Any]]]]] = {}
         for t in self.tools.values():
             for key in t.post:
                 self._by_key.setdefault(key, []).append(t.name)
@@ -233,6 +350,118 @@ class ToolIndex:
 
     # -- the state graph --------------------------------------------------------------
 
+    def _moves(self, key: _Key, state: Mapping[str, Any]) -> tuple[list[str], list[tuple[str, _Key, dict[str, Any]]]]:
+        """The tools that run in ``state`` and the moves out of it (a tool whose ``post`` changes the state,
+        with the state it leads to); cached per state (the graph does not depend on the task)."""
+        found = self._succ.get(key)
+        if found is None:
+            runs: list[str] = []
+            moves: list[tuple[str, _Key, dict[str, Any]]] = []
+            for pre, names in self._pre_groups:
+                if unmet(state, pre):
+                    continue
+                runs += names
+                for name in names:
+                    post = self.tools[name].post
+                    if not post:
+                        continue
+                    after = apply(state, post)
+                    after_key = _freeze(after)
+                    if after_key != key:
+                        moves.append((name, after_key, after))
+            found = self._succ[key] = (runs, moves)
+        return found
+
+    def search(self, scores: Mapping[str, float], start: Mapping[str, Any] | None = None,
+               config: MenuConfig | None = None) -> _Paths:  # fmt: skip
+        """The cheapest tool path from ``start`` to every state it reaches (Dijkstra over the abstract states):
+        a step costs 1, ``write_cost`` more for a WRITE tool (a poor bridge) and up to ``relevance_weight`` more
+        the less relevant the tool is to the task. As deep as the states go (at most ``MAX_STATES`` states)."""
+        cfg = config or self.config
+        begin = dict(self.start if start is None else start)
+        top = max(scores.values(), default=0.0) or 1.0
+
+        def cost(name: str) -> float:
+            rel = min(max(scores.get(name, 0.0), 0.0) / top, 1.0)
+            return 1.0 + cfg.write_cost * self.tools[name].is_write + cfg.relevance_weight * (1.0 - rel)
+
+        paths = _Paths()
+        k0 = _freeze(begin)
+        paths.dist[k0], paths.states[k0] = 0.0, begin
+        heap: list[tuple[float, int, _Key]] = [(0.0, 0, k0)]
+        tick = itertools.count(1)
+        done: set[_Key] = set()
+        while heap and len(done) < MAX_STATES:
+            d, _, key = heapq.heappop(heap)
+            if key in done:
+                continue
+            done.add(key)
+            runs, moves = self._moves(key, paths.states[key])
+            for name in runs:
+                paths.runs_in.setdefault(name, []).append(key)
+            for name, after_key, after in moves:
+                nd = d + cost(name)
+                paths.into.setdefault(after_key, []).append((nd, key, name))
+                if nd < paths.dist.get(after_key, math.inf):
+                    paths.dist[after_key], paths.parent[after_key], paths.states[after_key] = nd, (key, name), after
+                    heapq.heappush(heap, (nd, next(tick), after_key))
+        return paths
+
+    def route(self, target: str, scores: Mapping[str, float], start: Mapping[str, Any] | None = None,
+              paths: _Paths | None = None, *, alternate: int = 0, config: MenuConfig | None = None) -> _Route:  # fmt: skip
+        """``target``'s route from ``start`` (default: the index's start state): the cheapest tool path to a state
+        it runs in (``alternate`` > 0: the path to the next-cheapest such state reached by another last tool, or
+        another alternative of a ``pre`` like ``"list|search"``), the verified providers of the inputs of every
+        tool on it, and restores, producers first. ``complete`` is False when no path reaches a state it runs in."""
+        begin = self.start if start is None else start
+        paths = paths if paths is not None else self.search(scores, begin)
+        r = _Route()
+        ways = paths.alternates(target, alternate + 1)
+        if len(ways) <= alternate:
+            r.complete = False
+            r.tools.append(target)
+            r.roles[target] = ("target", "relevant to the task")
+            return r
+        at, steps = ways[alternate]
+        for (name, made), nxt in zip(steps, [*(n for n, _ in steps[1:]), target], strict=False):
+            r.roles.setdefault(name, ("producer", f"makes {made} for {nxt}"))
+            r.edges.append((name, nxt))
+            r.tools.append(name)
+        r.tools.append(target)
+        r.roles.setdefault(target, ("target", "relevant to the task"))
+        self._relations(r, scores, paths, at)
+        if alternate == 0:
+            if (config or self.config).readers:
+                self._reader(target, scores, r, paths.states[at])
+            self._restores(r, scores, begin)
+        return r
+
+    def _relations(self, r: _Route, scores: Mapping[str, float], paths: _Paths, at: _Key) -> None:
+        """The verified provider of each input of the route's tools: the best one that runs on the route
+        (else the cheapest to reach), with its own path. A provider's providers are not followed (a dense
+        relation graph would pull half the site into every route)."""
+        on_route = set(paths.keys_on(at))
+        for name in list(r.tools):
+            for param, providers in sorted(self.tools[name].pre_tools.items()):
+                known = [p for p in providers if p in self.tools and p != name and p in paths.runs_in]
+                if not known or any(p in r.tools for p in known):
+                    continue
+
+                def rank(p: str) -> tuple[bool, float, float, str]:
+                    here = any(k in on_route for k in paths.runs_in[p])
+                    return (not here, paths.dist[paths.runs_in[p][0]], -scores.get(p, 0.0), p)
+
+                p = min(known, key=rank)
+                steps = [] if rank(p)[0] is False else paths.path(paths.runs_in[p][0])
+                for step, made in steps:
+                    if step not in r.tools:
+                        r.roles.setdefault(step, ("producer", f"makes {made} for {p}"))
+                        r.edges.append((step, p))
+                        r.tools.insert(r.tools.index(name), step)
+                r.roles.setdefault(p, ("relation", f"gives {param} to {name} (verified)"))
+                r.edges.append((p, name))
+                r.tools.insert(r.tools.index(name), p)
+
     def producers(self, key: str, pattern: Any, state: Mapping[str, Any], *, exclude: str = "") -> list[str]:
         """Tools whose ``post`` makes ``state`` guarantee ``key`` = ``pattern``."""
         before = state.get(key)
@@ -254,53 +483,6 @@ class ToolIndex:
             t = self.tools[name]
             return (int(t.is_write), len(unmet(state, t.pre)), -scores.get(name, 0.0), name)
         return sorted(names, key=rank)[:n]
-
-    def route(self, target: str, scores: Mapping[str, float], start: Mapping[str, Any] | None = None) -> _Route:
-        """``target``'s route from ``start`` (default: the index's start state): its producers (recursively),
-        verified providers and restores, producers first. ``complete`` says whether every ``pre`` key
-        the start state lacks found a producer (the route is executable from ``start``)."""
-        begin = self.start if start is None else start
-        r = _Route()
-        self._expand(target, scores, r, begin, depth=0, seen=set())
-        self._reader(target, scores, r, begin)
-        self._restores(r, scores, begin)
-        r.roles.setdefault(target, ("target", "relevant to the task"))
-        return r
-
-    def _expand(self, name: str, scores: Mapping[str, float], r: _Route, start: Mapping[str, Any], *, depth: int,
-                seen: set[str], relations_only_state: bool = False) -> None:  # fmt: skip
-        if name in seen:
-            return
-        seen.add(name)
-        tool = self.tools[name]
-        missing = unmet(start, tool.pre)
-        if missing and depth >= MAX_ROUTE_DEPTH:
-            r.complete = False
-        if depth < MAX_ROUTE_DEPTH:
-            for key in missing:
-                found = self.producers(key, tool.pre[key], start, exclude=name)
-                found = [f for f in found if f not in seen] or found
-                if not found:
-                    r.complete = False
-                    continue
-                # the target gets its best few producers (a route the model may take another way), deeper ones one
-                for p in self._best(found, scores, start, n=ALTERNATES if depth == 0 else 1):
-                    r.roles.setdefault(p, ("producer", f"makes {key}={tool.pre[key]!r} for {name}"))
-                    r.edges.append((p, name))
-                    self._expand(p, scores, r, start, depth=depth + 1, seen=seen,
-                                 relations_only_state=relations_only_state)
-            # the verified provider of each input (the best one, like a state producer) of the target and of its
-            # state producers; a provider's own providers are not followed (a dense relation graph would pull
-            # half the site into every route)
-            if not relations_only_state:
-                for param, providers in sorted(tool.pre_tools.items()):
-                    known = [p for p in providers if p in self.tools and p != name]
-                    for p in self._best(known, scores, start) if known else []:
-                        r.roles.setdefault(p, ("relation", f"gives {param} to {name} (verified)"))
-                        r.edges.append((p, name))
-                        self._expand(p, scores, r, start, depth=depth + 1, seen=seen, relations_only_state=True)
-        if name not in r.tools:
-            r.tools.append(name)
 
     def _reader(self, target: str, scores: Mapping[str, float], r: _Route, start: Mapping[str, Any]) -> None:
         """After a target that changes the state (opens a page, filters a list), the most relevant tool that only
@@ -347,63 +529,81 @@ class ToolIndex:
     # -- menus ------------------------------------------------------------------------
 
     def menu(self, task: str, k: int = DEFAULT_MENU_K, *, state_path: bool = True, include: Sequence[str] = (),
-             start: Mapping[str, Any] | None = None) -> Menu:  # fmt: skip
+             start: Mapping[str, Any] | None = None, config: MenuConfig | None = None) -> Menu:  # fmt: skip
         """The menu of at most ``k`` tools for ``task`` from the state ``start`` (default: the index's);
         ``state_path=False`` gives the relevance-only top ``k`` (the baseline). ``include`` names tools
         (with their routes) that go in first.
 
-        Targets are tried by BM25 score, those whose route is executable from ``start`` before those
-        whose route is not (a ``pre`` no tool makes from there); a route goes in whole while it fits."""
+        Only tools some path from ``start`` lets run are candidates (when none is, the relevance-only menu).
+        Routes go in whole, best first: each relevant tool's cheapest route ranked by its score, then its
+        alternate routes (another last producer, another alternative of its ``pre``) at ``alternate_decay``
+        of it; the room left goes to the tools that add fewest new tools (READ first, then by score)."""
         if k < 1:
             raise ValueError(f"need k >= 1 (got {k})")
+        cfg = config or self.config
         scores = self.scores(task)
         ranked = sorted(self.names, key=lambda n: (-scores[n], n))
         if not state_path:
             entries = [MenuEntry(n, "relevant", scores[n]) for n in ranked[:k]]
             return Menu(task, k, len(self.names), entries)
-        routes: dict[str, _Route] = {}
-
-        def route(n: str) -> _Route:
-            if n not in routes:
-                routes[n] = self.route(n, scores, start)
-            return routes[n]
-
-        def runnable() -> Iterator[str]:
-            for n in ranked:
-                if scores[n] <= 0:
-                    return
-                if route(n).complete:
-                    yield n
-
+        begin = self.start if start is None else start
+        paths = self.search(scores, begin, cfg)
+        if not paths.runs_in:
+            log.info("no tool runs from the start state: relevance-only menu")
+            return self.menu(task, k, state_path=False)
         chosen: dict[str, tuple[str, str]] = {}
         edges: list[tuple[str, str]] = []
-        def following() -> Iterator[str]:
-            """Tools that run from the start (entries) or in a state a chosen tool leaves (reading a page a route
-            opens), READ first, by score."""
-            states = [begin, *(apply(begin, self.tools[n].post) for n in chosen if self.tools[n].post)]
-            keys = set(begin) | {k for n in chosen for k in self.tools[n].post}
-            near = [n for n, t in self.tools.items() if n not in chosen and keys & set(t.pre)
-                    and any(not unmet(st, t.pre) for st in states)]  # fmt: skip
-            for n in sorted(near, key=lambda n: (self.tools[n].is_write, -scores[n], n)):
-                followers.add(n)
-                yield n
 
-        begin = self.start if start is None else start
-        followers: set[str] = set()
-        relevant = [n for n in ranked if scores[n] > 0]  # a tool that shares no word with the task is no target
-        for name in itertools.chain([n for n in include if n in self.tools], runnable(), _Lazy(following), relevant):
-            if len(chosen) >= k:
-                break
-            if name in chosen:
-                continue
-            r = route(name)
+        def take(r: _Route, name: str, role: tuple[str, str] | None = None) -> bool:
             new = [t for t in r.tools if t not in chosen]
-            if len(chosen) + len(new) > k:
-                continue  # a route goes in whole or not at all; a shorter one further down may fit
+            if not r.complete or len(chosen) + len(new) > k:
+                return False  # a route goes in whole or not at all; a shorter one further down may fit
             for t in new:
-                follows = t == name and name in followers and scores[name] <= 0
-                chosen[t] = ("follows", "runs where the menu's tools lead") if follows else r.roles.get(t, ("target", ""))
-            edges += [e for e in r.edges if e not in edges]
+                chosen[t] = role if (role is not None and t == name) else r.roles.get(t, ("target", ""))
+            edges.extend(e for e in r.edges if e not in edges)
+            return True
+
+        for name in include:
+            if name in self.tools:
+                take(self.route(name, scores, begin, paths, config=cfg), name)
+        # routes by priority: a relevant tool's cheapest route at its score, its alternates at a decayed score,
+        # each divided by (the tools it adds) ** per_tool (lazy greedy: a popped route's priority is taken
+        # again against what the menu holds by then)
+        relevant = [n for n in ranked if scores[n] > 0 and n in paths.runs_in][: cfg.targets]
+        built: dict[tuple[str, int], _Route] = {}
+
+        def priority(name: str, alt: int) -> float:
+            if (name, alt) not in built:
+                built[name, alt] = self.route(name, scores, begin, paths, alternate=alt, config=cfg)
+            new = sum(t not in chosen for t in built[name, alt].tools)
+            return scores[name] * cfg.alternate_decay**alt / max(new, 1) ** cfg.per_tool
+
+        queue = [(-priority(n, 0), i, n, 0) for i, n in enumerate(relevant)]
+        heapq.heapify(queue)
+        tick = itertools.count(len(queue))
+        while queue and len(chosen) < k:
+            neg, _, name, alt = heapq.heappop(queue)
+            now = -priority(name, alt)
+            if queue and now > queue[0][0] + 1e-12:
+                heapq.heappush(queue, (now, next(tick), name, alt))
+                continue
+            r = built[name, alt]
+            if not r.complete:
+                continue
+            take(r, name)
+            if alt < cfg.alternates - 1:
+                heapq.heappush(queue, (-priority(name, alt + 1), next(tick), name, alt + 1))
+        # the room left: what runs where the menu leads, cheapest to add first (READ first, then by score)
+        routes = {n: self.route(n, scores, begin, paths, config=cfg) for n in paths.runs_in if n not in chosen}
+        while len(chosen) < k and routes:
+            def gain(n: str) -> tuple[int, bool, float, bool, str]:
+                t = self.tools[n]  # a move to another state before a reader: it opens more of the site to the plan
+                return (sum(x not in chosen for x in routes[n].tools), t.is_write, -scores[n], not t.post, n)
+
+            name = min(routes, key=gain)
+            r = routes.pop(name)
+            if not take(r, name, ("follows", "runs where the menu's tools lead") if scores[name] <= 0 else None):
+                continue
         order = _producers_first(list(chosen), edges)
         entries = [MenuEntry(n, chosen[n][0], scores[n], chosen[n][1]) for n in order]
         inside = set(chosen)
@@ -443,16 +643,6 @@ class ToolIndex:
                 for name in sorted(writers, key=lambda n: (-scores[n], n))[:extra]:
                     take(self.route(name, scores).tools)
         return add
-
-
-class _Lazy:
-    """An iterable that calls ``make`` only when iteration reaches it (after the sources before it in a chain)."""
-
-    def __init__(self, make: Callable[[], Iterator[str]]) -> None:
-        self.make = make
-
-    def __iter__(self) -> Iterator[str]:
-        return self.make()
 
 
 def _producers_first(names: list[str], edges: Sequence[tuple[str, str]]) -> list[str]:

@@ -18,7 +18,7 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from agentjit.protocol.schema import to_plain
 
@@ -43,9 +43,12 @@ __all__ = [
     "new_log",
     "orders_placed",
     "cart_holds",
+    "from_task",
+    "reads_task",
 ]
 
 State = dict[str, Any]
+_J = TypeVar("_J", bound=Callable[..., Any])
 
 
 @dataclass(frozen=True)
@@ -173,6 +176,24 @@ def numbers_in(text: str) -> list[float]:
     for m in _NUMBER.finditer(text):
         out.append(float(m.group(1).replace(",", "") + (m.group(2) or "")))
     return out
+
+
+def from_task(task: Any, pattern: str, default: tuple[str, ...]) -> tuple[str, ...]:
+    """The values ``pattern``'s groups find in the task's text, or ``default`` (the bundled task's own values).
+
+    A site judge that reads what was asked from the task holds for the task with other values too (a literal
+    variant: another ticket, status or comment, as ``agentjit bench templates --run`` makes).
+    """
+    text = getattr(task, "task", None)
+    m = re.search(pattern, text) if isinstance(text, str) else None
+    return tuple(m.groups()) if m is not None else default
+
+
+def reads_task(judge: _J) -> _J:
+    """Mark a site judge as one that reads its expected values from the task's text (see :func:`from_task`):
+    the template benches run literal variants only against such judges."""
+    judge.reads_task = True  # type: ignore[attr-defined]
+    return judge
 
 
 def norm_text(text: str) -> str:

@@ -61,6 +61,30 @@ def test_the_bench_on_a_small_catalog(food_only: list[_Source]) -> None:
     assert sp["prompt_tokens"] < report["prompt_tokens_all"]
     row = report["tasks"][0]
     assert set(row["state_path"]) == {"8", "16"} and len(row["state_path"]["8"]["tools"]) <= 8
+    assert report["per_app"]["food"]["tasks"] == len(cat.tasks)
+    loao = report["held_out"]
+    assert loao["k"] == 16 and set(loao["apps"]) == {"food"} and 0 <= loao["chain"] <= 1
+
+
+def test_held_out_chooses_knobs_on_the_other_apps_only() -> None:
+    from agentjit.bench.menus_bench import CONFIG_GRID, held_out
+    from agentjit.bench.tool_catalog import CatalogTask
+    from agentjit.planner.menu import MenuConfig, ToolIndex
+    from agentjit.protocol import ToolManifest
+
+    def tool(name: str, pre: dict[str, str], post: dict[str, str] | None = None) -> ToolManifest:
+        return ToolManifest(name=name, description=name.replace("_", " "), type="observe", execute="return {};",
+                            input_schema={"type": "object", "properties": {}}, pre=pre, post=post or {})  # fmt: skip
+
+    tools = [tool("goto_a", {"page": "*"}, {"page": "a"}), tool("read_a", {"page": "a"}),
+             tool("goto_b", {"page": "*"}, {"page": "b"}), tool("read_b", {"page": "b"})]  # fmt: skip
+    index = ToolIndex(tools, {"page": "home"})
+    tasks = [CatalogTask("one", "t1", "read a", ("goto_a", "read_a"), start={"page": "home"}),
+             CatalogTask("two_built", "t2", "read b", ("goto_b", "read_b"), start={"page": "home"}),
+             CatalogTask("two", "t3", "read b", ("goto_b", "read_b"), start={"page": "home"})]  # fmt: skip
+    out = held_out(index, tasks, k=2, grid=[MenuConfig(), CONFIG_GRID[1]])
+    assert set(out["apps"]) == {"one", "two"}  # a built cache of a site is held out with the site
+    assert out["apps"]["two"]["tasks"] == 2 and out["chain"] == 1.0
 
 
 def test_cli_rejects_a_bad_k(capsys: pytest.CaptureFixture[str]) -> None:

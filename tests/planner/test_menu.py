@@ -16,7 +16,7 @@ from agentjit.llm import OpenAIModel
 from agentjit.llm.fake_server import FakeOpenAIServer, FakeReply
 from agentjit.plan.diagnostics import PreconditionNotMet, UnknownTool
 from agentjit.planner import Planner
-from agentjit.planner.menu import ToolIndex, _producers_first, tokenize
+from agentjit.planner.menu import ToolIndex, _producers_first, _query_tokens, tokenize
 from agentjit.protocol import ToolManifest
 
 RECEIPT = "Email the receipt to its customer."
@@ -110,8 +110,9 @@ def test_a_route_no_tool_can_start_goes_after_the_runnable_ones(index: ToolIndex
 
 
 def test_the_start_state_decides_what_is_an_entry(index: ToolIndex) -> None:
-    menu = index.menu(RECEIPT, 5, start={"page": "order"})  # already on the order: the target runs as it is
-    assert menu.names[0] == "send_receipt"
+    # already on the order: the target runs as it is, its route is itself
+    assert index.menu(RECEIPT, 1, start={"page": "order"}).names == ["send_receipt"]
+    assert index.route("send_receipt", index.scores(RECEIPT), {"page": "order"}).tools == ["send_receipt"]
 
 
 def test_producers_first_keeps_ties_in_place_and_breaks_cycles() -> None:
@@ -133,6 +134,58 @@ def test_widen_adds_the_tools_a_finding_names(index: ToolIndex) -> None:
 def test_bad_k_is_refused(index: ToolIndex) -> None:
     with pytest.raises(ValueError, match="k >= 1"):
         index.menu(RECEIPT, 0)
+
+
+def test_a_route_is_as_deep_as_the_target_needs() -> None:
+    # a wizard of six steps, each page only reachable from the one before: the target needs all six
+    steps = [_tool(f"wizard_step_{i}", f"Continue to wizard step {i}.", type="gotoItem", pre={"page": f"s{i - 1}"},
+                   post={"page": f"s{i}"}) for i in range(1, 7)]  # fmt: skip
+    finish = _tool("submit_application", "Submit the visa application.", type="setFields", pre={"page": "s6"},
+                   effect="WRITE")  # fmt: skip
+    index = ToolIndex([*steps, finish, *shop_tools()], {"page": "s0"})
+    route = index.route("submit_application", index.scores("Submit my visa application"))
+    assert route.complete and route.tools == [*(t.name for t in steps), "submit_application"]
+    assert index.menu("Submit my visa application", 7).names == route.tools
+
+
+def test_a_write_bridge_is_taken_when_it_is_the_only_way() -> None:
+    # only the login (a WRITE) leaves the login page; the reads that make 'home|orders' all need one of them
+    tools = [
+        _tool("login", "Sign in.", type="setFields", pre={"page": "login"}, post={"page": "home"}, effect="WRITE"),
+        _tool("goto_orders", "Open the orders.", type="gotoItem", pre={"page": "home|orders"}, post={"page": "orders"}),
+        _tool("goto_home", "Open the start page.", type="gotoItem", pre={"page": "home|orders"}, post={"page": "home"}),
+        _tool("list_orders", "Rows of the orders: number, date.", type="listItems", pre={"page": "orders"}),
+    ]  # fmt: skip
+    index = ToolIndex(tools, {"page": "login"})
+    assert index.menu("List the orders", 3).names == ["login", "goto_orders", "list_orders"]
+
+
+def test_a_tool_no_path_reaches_stays_out_however_relevant() -> None:
+    other = _tool("send_receipt_elsewhere", "Email the receipt to its customer on the other site.",
+                  pre={"site": "other"}, effect="WRITE")  # fmt: skip
+    index = ToolIndex([*shop_tools(), other], {"page": "home", "site": "shop"})
+    assert index.scores(RECEIPT)["send_receipt_elsewhere"] > 0
+    assert "send_receipt_elsewhere" not in index.menu(RECEIPT, 10).names
+    assert "send_receipt_elsewhere" in index.menu(RECEIPT, 10, state_path=False).names
+
+
+def test_an_alternate_route_comes_in_when_there_is_room() -> None:
+    search = _tool("find_order", "Find an order by number; opens it.", type="gotoItem", input_schema=_one("number"),
+                   pre={"page": "*"}, post={"page": "order"})  # fmt: skip
+    index = ToolIndex([*shop_tools(), search], {"page": "home"})
+    scores = index.scores(RECEIPT)
+    first = index.route("send_receipt", scores)
+    second = index.route("send_receipt", scores, alternate=1)
+    assert first.tools == ["find_order", "send_receipt"]  # the cheapest way to the order page
+    assert {"goto_orders", "list_orders", "open_order"} <= set(second.tools)  # the way through the list
+    assert {"find_order", "goto_orders", "list_orders", "open_order", "send_receipt"} <= set(index.menu(RECEIPT, 6).names)
+
+
+def test_quoted_values_are_not_query_words_and_cues_add_theirs() -> None:
+    words = _query_tokens("Close the ticket 'Export drops the last row' as fixed.")
+    assert "export" not in words and "row" not in words and "ticket" in words
+    assert "sort" in _query_tokens("Which is the oldest book?") and "sort" not in _query_tokens("The best book")
+    assert "quantity" in _query_tokens("Order two mochi sets")
 
 
 PLAN = "await goto_orders()\norders = await list_orders()\nresult = len(orders.items)\n"

@@ -13,12 +13,18 @@ issue, and nothing else (a duplicate message or issue fails).
 from __future__ import annotations
 
 import json
-import re
 import urllib.request
 from collections.abc import Callable
 from typing import Any
 
-from agentjit.tasks.task import JudgeResult, answer_text, norm_text, numbers_in
+from agentjit.tasks.task import (
+    JudgeResult,
+    answer_text,
+    from_task,
+    norm_text,
+    numbers_in,
+    reads_task,
+)
 
 from .data import Dataset, generate
 
@@ -108,21 +114,7 @@ def _one_change(site_url: str, want: tuple[str, ...]) -> JudgeResult:
     return JudgeResult(False, f"wanted {want}, the tracker shows {diff[:4] or 'no change'}")
 
 
-def _from_task(task: Any, pattern: str, default: tuple[str, ...]) -> tuple[str, ...]:
-    """The values ``pattern``'s groups find in the task's text, or ``default`` (the bundled task's own values).
-
-    The judges read what was asked from the task, so the same judge holds for the task with other values
-    (a literal variant: another issue, status or message, as ``agentjit bench templates --run`` makes).
-    """
-    text = getattr(task, "task", None)
-    m = re.search(pattern, text) if isinstance(text, str) else None
-    return tuple(m.groups()) if m is not None else default
-
-
-def reads_task(judge: SiteJudgeFn) -> SiteJudgeFn:
-    """Mark ``judge`` as one that reads its expected values from the task's text (see :func:`_from_task`)."""
-    judge.reads_task = True  # type: ignore[attr-defined]
-    return judge
+_from_task = from_task
 
 
 _QUOTED = r"'(.+?)'"

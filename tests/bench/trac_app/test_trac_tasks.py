@@ -11,6 +11,7 @@ reset site) or the answer its demonstrator read off the page.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sqlite3
 import urllib.parse
@@ -146,3 +147,26 @@ def test_judges_reject_wrong_reads_and_extra_changes(trac_site: Any) -> None:
     _sql(trac_site, "UPDATE wiki SET text = '= On-call rota =\n * April: carol\n' WHERE name = 'OnCall'")
     verdict = J.edit_wiki(None, _result("done"), url)
     assert not verdict.ok and "lost" in verdict.reason  # April added, the other months gone
+
+
+def _variant(t: Any, text: str) -> Any:
+    return dataclasses.replace(t, task=text)
+
+
+def test_judges_read_their_values_from_the_task_so_variants_are_judged(trac_site: Any) -> None:
+    assert all(getattr(t.site_judge, "reads_task", False) for t in WRITES)
+    owner = next(t for t in READS if t.id == "ticket-owner")
+    _, spec = J.DATA.ticket("Session expires too early")
+    _, orig = J.DATA.ticket("Export to CSV drops the last row")
+    assert (spec.owner, spec.priority) != (orig.owner, orig.priority)
+    variant = _variant(owner, "Who owns the Trac ticket 'Session expires too early', and what is its priority?")
+    assert owner.site_judge(variant, _result(f"{spec.owner}, {spec.priority}"), trac_site.url).ok
+    assert not owner.site_judge(variant, _result(f"{orig.owner}, {orig.priority}"), trac_site.url).ok
+    # the comment task's demonstration, judged against its own task and a variant on another ticket
+    comment = next(t for t in WRITES if t.id == "comment-ticket")
+    _send_again(trac_site, *_writes(comment)[0])
+    assert comment.site_judge(comment, _result("done"), trac_site.url).ok
+    other = _variant(comment, "Add the comment 'Reproduced on 1.0 with a 3-line file.' to the ticket 'Session expires too early'.")
+    assert not comment.site_judge(other, _result("done"), trac_site.url).ok
+    missing = _variant(comment, "Add the comment 'x' to the ticket 'No such ticket'.")
+    assert "seed data does not have" in comment.site_judge(missing, _result("done"), trac_site.url).reason
