@@ -240,6 +240,8 @@ class _Healer:
         self._dirty = True
         self.guard = WriteGuard(base_url, mode="recorded")
         self.guard.start_trace(None)
+        self._old_counts: dict[str, int] = {}
+        """How many elements each broken selector matched on the good page last compared (:meth:`_mapped_on`)."""
 
     async def _open(self, page: Any, url: str) -> None:
         try:
@@ -362,8 +364,10 @@ class _Healer:
                                             "it once on the site as it was with record_suspects, or rebuild it with "
                                             "`toolcache build`)")  # fmt: skip
                 return None
-            handles = await page.evaluate(_HANDLES_JS) if broken else []
             mapped = await self._mapped(tool, broken) if broken else {}
+            # a selector that matched nothing on the good page either is not broken (an item without options)
+            broken = [b for b in broken if self._old_counts.get(b) != 0]
+            handles = await page.evaluate(_HANDLES_JS) if broken else []
             # the pre_check's selectors first, checked by the pre_check alone (it passes on the right page and
             # changes nothing); then the others, checked by a whole run of the tool (a navigating tool's up to
             # the page it lands on, whose post_check names come next)
@@ -424,6 +428,9 @@ class _Healer:
         handles = await page.evaluate(_HANDLES_JS)
         good = self.store.good(tool.name) if self.store is not None else None
         mapped = await self._mapped_on(page, _good_file(self.store, good, "after_dom_path"), broken)
+        broken = [b for b in broken if self._old_counts.get(b) != 0]
+        if not broken:
+            return {}, 0
         landing = page.url
         per = MAX_CANDIDATES if len(broken) == 1 else max(2, int(MAX_CANDIDATES ** (1 / len(broken))))
         options = [list(dict.fromkeys(mapped.get(b, []) + _candidates(b, handles)))[:per] for b in broken]
@@ -463,6 +470,7 @@ class _Healer:
         out: dict[str, list[str]] = {}
         found = await page.evaluate(_MAPPED_JS, [old_html, broken])
         for sel, got in zip(broken, found, strict=True):
+            self._old_counts[sel] = got["count"]
             made = {_handle_selector(k, n, v): cover for k, n, v, cover in got["handles"]}
             names = list(made)
             counts = dict(zip(names, await page.evaluate(_COUNT_JS, names), strict=True)) if names else {}
