@@ -368,10 +368,12 @@ class _Healer:
             # a selector that matched nothing on the good page either is not broken (an item without options)
             broken = [b for b in broken if self._old_counts.get(b) != 0]
             handles = await page.evaluate(_HANDLES_JS) if broken else []
-            # the pre_check's selectors first, checked by the pre_check alone (it passes on the right page and
-            # changes nothing); then the others, checked by a whole run of the tool (a navigating tool's up to
-            # the page it lands on, whose post_check names come next)
-            in_pre = [b for b in broken if b in selector_literals(tool.pre_check)]
+            # the selectors only the pre_check uses first, checked by the pre_check alone (it passes on the right
+            # page and changes nothing); then the others, checked by a whole run of the tool (a navigating tool's
+            # up to the page it lands on, whose post_check names come next): a name the execute clicks must do
+            # what the click did, not only exist
+            acting = selector_literals(tool.execute) + selector_literals(tool.post_check)
+            in_pre = [b for b in broken if b in selector_literals(tool.pre_check) and b not in acting]
             rest = [b for b in broken if b not in in_pre]
             start_run = _landing_probe(tool) if tool.navigates else tool
             chosen: dict[str, str] = {}

@@ -82,6 +82,12 @@ async def _heal(cache_dir: Path, site_url: str, tools: list[str]) -> dict[str, A
     return report
 
 
+def _state(site: Any) -> Any:
+    """The site's own state (``/__state``), or None for a site without it."""
+    state = getattr(site, "state", None)
+    return state() if callable(state) else None
+
+
 @contextlib.contextmanager
 def _redesigned(site: Any, seed: int, wrap: float, template: str | None) -> Iterator[tuple[str, Any, dict[str, Any]]]:
     """The redesigned site: ``(url, site to reset and judge, facts)``; the proxy in front of ``site``, or with
@@ -136,9 +142,12 @@ async def measure(app_name: str = "food", *, seed: int = 7, wrap: float = 0.3, r
                         if summary["passed"] == summary["tasks"] or not new:
                             break
                         broken |= new
+                        before = _state(judged)
                         t0 = time.perf_counter()
                         heal = await _heal(cache_dir, url, sorted(new))
                         summary["heal_s"] = round(time.perf_counter() - t0, 2)
+                        # healing is read-only: the site's own state says whether anything reached it
+                        summary["site_unchanged_by_heal"] = None if before is None else _state(judged) == before
                         heal_s += summary["heal_s"]
                         summary["healed"] = heal.get("healed") or []
                         healed |= set(summary["healed"])
