@@ -451,7 +451,12 @@ class PlanRun:
         with their answers (a healed WRITE is checked against them, never sent)."""
         assert self.suspect_store is not None
         after: str | None = None
-        if tool.navigates:
+        if not tool.navigates and not tool.is_write:
+            try:  # a read leaves its page as it was, with what it waited for drawn (reviews a fetch brings)
+                before = await self.page.content()
+            except Exception:  # a page mid-navigation: the page before the call is kept
+                log.debug("no page after %s", tool.name, exc_info=True)
+        elif tool.navigates:
             try:
                 after = await self.page.content()
             except Exception:  # a page mid-navigation: the start page is still kept
