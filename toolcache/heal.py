@@ -74,6 +74,8 @@ DRAWN_WAIT_S = 5.0
 """How long a freshly loaded page is given to draw what its scripts load late (its fetches, then a quiet DOM), and
 a selector that matches nothing to appear, before it counts as gone (the build's verifier polls as long)."""
 QUIET_MS = 150
+NAVIGATION_MS = 5_000
+"""How long a candidate of a navigating tool may take to navigate."""
 
 
 #: Every selector-ish handle on the page: ids, classes and the attributes sites key elements by.
@@ -185,11 +187,39 @@ def _kind_rank(broken: str, candidate: str) -> int:
     return 0 if kind == _kind(broken) else 1 if kind in ("#", ".") else 2
 
 
+_NAME_TOKEN = re.compile(r"""([#.])(-?[_a-zA-Z][\w-]*)|\[[^\]]*\]""")
+"""A name inside a selector: ``.list``, ``#submit_button``, ``[data-testid=x]``."""
+
+
+def _restructured(broken: str, handles: list[list[str]]) -> list[str]:
+    """``broken`` kept as a structure with one of its names changed (``table.list tr:has(> td)`` on a page whose
+    tables are ``.table``): without that name, then with each of the page's names of the same kind on the tag
+    that carried it."""
+    tokens = list(_NAME_TOKEN.finditer(broken))
+    if not tokens or (len(tokens) == 1 and tokens[0].group(0) == broken):
+        return []  # a selector that is one name: the plain candidates are these
+    out: list[str] = []
+    for m in tokens:
+        head, tail = broken[: m.start()], broken[m.end():]
+        tag = re.search(r"([a-zA-Z][\w-]*)$", head)
+        out.append(head + tail if tag else head + "*" + tail)
+        kind = m.group(1) or "["
+        for hkind, name, value, htag in handles:
+            if tag is not None and htag != tag.group(1).lower():
+                continue
+            made = _handle_selector(hkind, name, value)
+            if made[0] == kind:
+                out.append(head + made + tail)
+    return [c for c in dict.fromkeys(out) if c != broken and c.strip()]
+
+
 def _candidates(broken: str, handles: list[list[str]]) -> list[str]:
-    """Selectors made of the page's handles, the most like ``broken`` first."""
+    """Selectors made of the page's handles, the most like ``broken`` first; a structural selector's own
+    structure with one name changed before them."""
     made = {_handle_selector(kind, name, value) for kind, name, value, _tag in handles}
     made.discard(broken)
-    return sorted(made, key=lambda s: (-difflib.SequenceMatcher(None, broken, s).ratio(), s))
+    ranked = sorted(made, key=lambda s: (-difflib.SequenceMatcher(None, broken, s).ratio(), s))
+    return list(dict.fromkeys(_restructured(broken, handles) + ranked))
 
 
 def _leaves(value: Any, path: str = "") -> dict[str, Any]:
@@ -314,7 +344,7 @@ class _Healer:
                                             "output_schema": {"type": "object"}})  # fmt: skip
             outcome = await call_tool(page, probe, args, timeout_ms=timeout, validate=False)
             return None if outcome.ok else f"{outcome.phase}: {outcome.reason}"
-        outcome, guarded = await self._call(page, tool, args, writes or [], max(timeout, 2_000) if tool.navigates else timeout)
+        outcome, guarded = await self._call(page, tool, args, writes or [], max(timeout, NAVIGATION_MS) if tool.navigates else timeout)
         self._dirty = outcome.phase != "pre_check"  # a pre_check changes nothing; anything after it may have
         if guarded is not None:
             return guarded
@@ -365,8 +395,11 @@ class _Healer:
                                             "`toolcache build`)")  # fmt: skip
                 return None
             mapped = await self._mapped(tool, broken) if broken else {}
-            # a selector that matched nothing on the good page either is not broken (an item without options)
-            broken = [b for b in broken if self._old_counts.get(b) != 0]
+            # a selector that matched nothing on the good page either may be fine (an item without options) or
+            # name what the tool's click draws: kept as it is first, replaced only when the tool fails with it
+            for b in broken:
+                if self._old_counts.get(b) == 0:
+                    mapped[b] = [b, *mapped.get(b, [])]
             handles = await page.evaluate(_HANDLES_JS) if broken else []
             # the selectors only the pre_check uses first, checked by the pre_check alone (it passes on the right
             # page and changes nothing); then the others, checked by a whole run of the tool (a navigating tool's
@@ -418,7 +451,7 @@ class _Healer:
         """The replacements of a navigating tool's post_check selectors, found on the page it lands on (reached by
         running it, read-only, from ``url``) and checked by its post_check there; and the trials."""
         await self._open(page, url)
-        outcome, guarded = await self._call(page, _landing_probe(tool), args, writes or [], 5_000)
+        outcome, guarded = await self._call(page, _landing_probe(tool), args, writes or [], NAVIGATION_MS)
         self._dirty = True
         if guarded is not None or not outcome.ok:
             report.failed[tool.name] = f"it does not reach its page from {url}: {guarded or f'{outcome.phase}: {outcome.reason}'}"
@@ -430,9 +463,9 @@ class _Healer:
         handles = await page.evaluate(_HANDLES_JS)
         good = self.store.good(tool.name) if self.store is not None else None
         mapped = await self._mapped_on(page, _good_file(self.store, good, "after_dom_path"), broken)
-        broken = [b for b in broken if self._old_counts.get(b) != 0]
-        if not broken:
-            return {}, 0
+        for b in broken:
+            if self._old_counts.get(b) == 0:
+                mapped[b] = [b, *mapped.get(b, [])]
         landing = page.url
         per = MAX_CANDIDATES if len(broken) == 1 else max(2, int(MAX_CANDIDATES ** (1 / len(broken))))
         options = [list(dict.fromkeys(mapped.get(b, []) + _candidates(b, handles)))[:per] for b in broken]
