@@ -431,6 +431,7 @@ class _Healer:
                     return None
                 chosen.update(landed)
             report.candidates_tried[tool.name] = tried
+            chosen = {old: new for old, new in chosen.items() if old != new}  # a name kept as it was is no change
             healed = _apply(tool, chosen)
             self._dirty = True
             problem = await self._verify(page, url, healed, args, expected, pre_only=False, writes=writes)
