@@ -55,6 +55,7 @@ from agentjit.runtime import BrowserPool, call_tool
 from agentjit.runtime.healing import COUNT_JS as _COUNT_JS
 from agentjit.runtime.healing import LITERAL, missing_selectors, selector_literals
 from agentjit.runtime.invoke import run_post_check
+from agentjit.runtime.navigation import is_navigation_race
 from agentjit.runtime.network import PENDING_JS
 
 from .literal import css_attr, css_ident, js
@@ -274,10 +275,16 @@ class _Healer:
         """How many elements each broken selector matched on the good page last compared (:meth:`_mapped_on`)."""
 
     async def _open(self, page: Any, url: str) -> None:
-        try:
-            await page.goto(url, wait_until="domcontentloaded", timeout=15_000)
-        except Exception as exc:
-            raise SiteUnreachable(f"cannot open {url}: {str(exc).splitlines()[0]}") from exc
+        for attempt in range(3):
+            try:
+                await page.goto(url, wait_until="domcontentloaded", timeout=15_000)
+                break
+            except Exception as exc:
+                # a candidate's refused request left an error page loading: it interrupts this goto, try again
+                if attempt < 2 and is_navigation_race(exc):
+                    await asyncio.sleep(0.2)
+                    continue
+                raise SiteUnreachable(f"cannot open {url}: {str(exc).splitlines()[0]}") from exc
         await self._drawn(page)
 
     async def _drawn(self, page: Any) -> None:
