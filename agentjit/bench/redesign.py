@@ -143,6 +143,9 @@ class RedesignProxy:
                 if body is not None:
                     body = proxy.redesign.restore(body.decode("utf-8", "surrogateescape")).encode("utf-8", "surrogateescape")
                 headers = {k: v for k, v in self.headers.items() if k.lower() not in _HOP}
+                for k, v in headers.items():  # the app checks where a form came from (Roundup's CSRF check)
+                    if k.lower() in ("referer", "origin"):
+                        headers[k] = proxy.redesign.restore(v.replace(proxy.url, proxy.upstream))
                 conn = http.client.HTTPConnection(proxy._host, proxy._port, timeout=60)
                 try:
                     conn.request(self.command, proxy.redesign.restore(self.path), body=body, headers=headers)
