@@ -43,7 +43,7 @@ def test_each_benchmark_has_only_its_own_flags() -> None:
     assert _flags(benches["agentjit bench batch"]) - common == {"--workers", "--repeat", "--latency-scale", "--ray",
                                                                 "--store", "--tasks", "--only", "--app"}
     assert _flags(benches["agentjit bench faults"]) - common == {"--runs", "--app"}
-    assert _flags(benches["agentjit bench heal"]) - common == {"--seed", "--wrap", "--rounds", "--app"}
+    assert _flags(benches["agentjit bench heal"]) - common == {"--seed", "--wrap", "--rounds", "--template", "--app"}
     assert _flags(benches["agentjit bench sandbox"]) - common == {"--corpus"}
     assert _flags(benches["agentjit bench isolation"]) - common == {"-n", "--repeats", "-R"}
     assert "--llm-profile" in _flags(benches["agentjit bench e2e"])

@@ -54,8 +54,13 @@ from agentjit.protocol.urls import OffSiteURL, site_url
 from agentjit.runtime import BrowserPool, call_tool
 from agentjit.runtime.healing import COUNT_JS as _COUNT_JS
 from agentjit.runtime.healing import LITERAL, missing_selectors, selector_literals
+from agentjit.runtime.invoke import run_post_check
+from agentjit.runtime.navigation import is_navigation_race
+from agentjit.runtime.network import PENDING_JS
 
 from .literal import css_attr, css_ident, js
+from .record import DOM_QUIET_JS
+from .recorded import WriteGuard, answerable
 
 __all__ = ["HealReport", "heal_cache", "replace_literal", "rekey_plans"]
 
@@ -66,6 +71,12 @@ MAX_CANDIDATES = 40
 CANDIDATE_TIMEOUT_MS = 250
 """How long one candidate's checks may poll (a wrong selector fails them quickly)."""
 MIN_AGREEMENT = 0.5
+DRAWN_WAIT_S = 5.0
+"""How long a freshly loaded page is given to draw what its scripts load late (its fetches, then a quiet DOM), and
+a selector that matches nothing to appear, before it counts as gone (the build's verifier polls as long)."""
+QUIET_MS = 150
+NAVIGATION_MS = 5_000
+"""How long a candidate of a navigating tool may take to navigate."""
 
 
 #: Every selector-ish handle on the page: ids, classes and the attributes sites key elements by.
@@ -98,6 +109,8 @@ class HealReport:
     changes: dict[str, dict[str, str]] = field(default_factory=dict)
     """Per healed tool: old selector -> new selector."""
     candidates_tried: dict[str, int] = field(default_factory=dict)
+    writes_answered: dict[str, list[str]] = field(default_factory=dict)
+    """Per healed WRITE: the requests its verification made, each answered from the recorded one (never sent)."""
     plans_kept: int = 0
     plans_dropped: int = 0
     revision: int = 0
@@ -175,11 +188,39 @@ def _kind_rank(broken: str, candidate: str) -> int:
     return 0 if kind == _kind(broken) else 1 if kind in ("#", ".") else 2
 
 
+_NAME_TOKEN = re.compile(r"""([#.])(-?[_a-zA-Z][\w-]*)|\[[^\]]*\]""")
+"""A name inside a selector: ``.list``, ``#submit_button``, ``[data-testid=x]``."""
+
+
+def _restructured(broken: str, handles: list[list[str]]) -> list[str]:
+    """``broken`` kept as a structure with one of its names changed (``table.list tr:has(> td)`` on a page whose
+    tables are ``.table``): without that name, then with each of the page's names of the same kind on the tag
+    that carried it."""
+    tokens = list(_NAME_TOKEN.finditer(broken))
+    if not tokens or (len(tokens) == 1 and tokens[0].group(0) == broken):
+        return []  # a selector that is one name: the plain candidates are these
+    out: list[str] = []
+    for m in tokens:
+        head, tail = broken[: m.start()], broken[m.end():]
+        tag = re.search(r"([a-zA-Z][\w-]*)$", head)
+        out.append(head + tail if tag else head + "*" + tail)
+        kind = m.group(1) or "["
+        for hkind, name, value, htag in handles:
+            if tag is not None and htag != tag.group(1).lower():
+                continue
+            made = _handle_selector(hkind, name, value)
+            if made[0] == kind:
+                out.append(head + made + tail)
+    return [c for c in dict.fromkeys(out) if c != broken and c.strip()]
+
+
 def _candidates(broken: str, handles: list[list[str]]) -> list[str]:
-    """Selectors made of the page's handles, the most like ``broken`` first."""
+    """Selectors made of the page's handles, the most like ``broken`` first; a structural selector's own
+    structure with one name changed before them."""
     made = {_handle_selector(kind, name, value) for kind, name, value, _tag in handles}
     made.discard(broken)
-    return sorted(made, key=lambda s: (-difflib.SequenceMatcher(None, broken, s).ratio(), s))
+    ranked = sorted(made, key=lambda s: (-difflib.SequenceMatcher(None, broken, s).ratio(), s))
+    return list(dict.fromkeys(_restructured(broken, handles) + ranked))
 
 
 def _leaves(value: Any, path: str = "") -> dict[str, Any]:
@@ -219,89 +260,169 @@ def _empty(output: Any) -> bool:
 
 
 class _Healer:
+    """Heals one suspect at a time on pages of ``pool``; every state-changing request those pages make goes through
+    a :class:`~toolcache.recorded.WriteGuard`: answered from a WRITE's recorded request when it is that request,
+    refused otherwise. Nothing healing does reaches the site's data."""
+
     def __init__(self, pool: BrowserPool, base_url: str, store: SuspectStore | None = None) -> None:
         self.store = store
         self.pool = pool
         self.base_url = base_url
         self._dirty = True
+        self.guard = WriteGuard(base_url, mode="recorded")
+        self.guard.start_trace(None)
+        self._old_counts: dict[str, int] = {}
+        """How many elements each broken selector matched on the good page last compared (:meth:`_mapped_on`)."""
 
     async def _open(self, page: Any, url: str) -> None:
+        for attempt in range(3):
+            try:
+                await page.goto(url, wait_until="domcontentloaded", timeout=15_000)
+                break
+            except Exception as exc:
+                # a candidate's refused request left an error page loading: it interrupts this goto, try again
+                if attempt < 2 and is_navigation_race(exc):
+                    await asyncio.sleep(0.2)
+                    continue
+                raise SiteUnreachable(f"cannot open {url}: {str(exc).splitlines()[0]}") from exc
+        await self._drawn(page)
+
+    async def _drawn(self, page: Any) -> None:
+        """Let the page's scripts draw what the tool reads: its load event, its own fetches, then a quiet DOM."""
+        deadline = time.monotonic() + DRAWN_WAIT_S
         try:
-            await page.goto(url, wait_until="domcontentloaded", timeout=15_000)
-        except Exception as exc:
-            raise SiteUnreachable(f"cannot open {url}: {str(exc).splitlines()[0]}") from exc
-        try:  # let the page's scripts draw what the tool reads
-            await page.wait_for_load_state("load", timeout=5_000)
+            await page.wait_for_load_state("load", timeout=DRAWN_WAIT_S * 1000)
         except Exception:  # a page still loading an image: go on with what is drawn
-            log.debug("no load event on %s", url)
+            log.debug("no load event on %s", page.url)
+        while time.monotonic() < deadline:
+            try:
+                if not await page.evaluate(PENDING_JS):
+                    break
+            except Exception:  # a page mid-navigation
+                break
+            await asyncio.sleep(0.05)
+        try:
+            await page.evaluate(DOM_QUIET_JS, [QUIET_MS, int(max(0.2, deadline - time.monotonic()) * 1000)])
+        except Exception:  # a page that navigated away meanwhile
+            log.debug("no quiet DOM on %s", page.url)
+
+    async def _missing(self, page: Any, bodies: list[str]) -> list[str]:
+        """The selectors of ``bodies`` that match nothing on ``page``, still nothing after :data:`DRAWN_WAIT_S`
+        (an element a late fetch draws is not gone)."""
+        source = "\n".join(bodies)
+        missing = await missing_selectors(page, source)
+        deadline = time.monotonic() + DRAWN_WAIT_S
+        while missing and time.monotonic() < deadline:
+            await asyncio.sleep(0.25)
+            still = await missing_selectors(page, source)
+            if len(still) == len(missing) and time.monotonic() > deadline - DRAWN_WAIT_S / 2:
+                break  # nothing appeared for half the wait: what is missing is gone
+            missing = [m for m in missing if m in still]
+        return missing
+
+    async def _call(self, page: Any, tool: ToolManifest, args: dict[str, Any], writes: list[dict[str, Any]],
+                    timeout_ms: int) -> tuple[Any, str | None]:  # fmt: skip
+        """Run ``tool`` through the guard: its outcome and why it failed the guard (a request refused, a WRITE
+        that sent none of its recorded requests), or None."""
+        self.guard.begin(writes, args, live=False)
+        try:
+            outcome = await call_tool(page, tool, args, timeout_ms=timeout_ms, validate=False)
+        finally:
+            answered, _sent, refused = self.guard.end()
+        if refused:
+            return outcome, f"verify: {refused[0]}"
+        if writes and outcome.ok and not answered:
+            return outcome, "verify: it sent none of the requests the tool sent while it worked"
+        return outcome, None
 
     async def _verify(self, page: Any, url: str, tool: ToolManifest, args: dict[str, Any], expected: Any,
-                      *, pre_only: bool) -> str | None:  # fmt: skip
-        """None when ``tool`` passes on ``url`` (loaded fresh unless only pre_checks ran since), else why not."""
+                      *, pre_only: bool, writes: list[dict[str, Any]] | None = None) -> str | None:  # fmt: skip
+        """None when ``tool`` passes on ``url`` (loaded fresh unless only pre_checks ran since), else why not.
+
+        ``pre_only``: its pre_check alone. A navigating tool's run counts when it navigates and its post_check
+        passes on the page it lands on. A WRITE runs only with ``writes``, its recorded requests: each request it
+        makes must be one of them (same method, route and arguments) and is answered from the record."""
         if self._dirty or page.url != url:
             await self._open(page, url)
             self._dirty = False
         timeout = CANDIDATE_TIMEOUT_MS
-        if pre_only:
+        if pre_only or (tool.is_write and not writes):
             probe = tool.model_copy(update={"execute": "return {};", "post_check": "return true;", "navigates": False,
                                             "output_schema": {"type": "object"}})  # fmt: skip
             outcome = await call_tool(page, probe, args, timeout_ms=timeout, validate=False)
             return None if outcome.ok else f"{outcome.phase}: {outcome.reason}"
-        outcome = await call_tool(page, tool, args, timeout_ms=timeout, validate=False)
+        outcome, guarded = await self._call(page, tool, args, writes or [], max(timeout, NAVIGATION_MS) if tool.navigates else timeout)
         self._dirty = outcome.phase != "pre_check"  # a pre_check changes nothing; anything after it may have
+        if guarded is not None:
+            return guarded
         if not outcome.ok:
             return f"{outcome.phase}: {outcome.reason}"
+        if tool.is_write:
+            return None  # its request was the recorded one and its post_check accepted the recorded answer
         output = outcome.output if outcome.output is not None else {}
         try:
             validate_output(tool, output)
         except Exception as exc:
             return str(exc)
-        if _empty(output):
+        if _empty(output) and not tool.navigates:
             return "the output is empty"
         if expected is not None and agreement(output, expected) < MIN_AGREEMENT:
             return f"the output agrees with the fallback's answer on {agreement(output, expected):.0%} of its fields"
         return None
 
+    def _recorded(self, tool: ToolManifest, good: dict[str, Any] | None) -> list[dict[str, Any]] | None:
+        """The requests ``tool`` (a WRITE) sent while it worked, when every one of them can be answered offline."""
+        writes = good.get("writes") if good is not None else None
+        if not tool.is_write or not isinstance(writes, list) or not writes:
+            return None
+        return writes if all(isinstance(w, dict) and answerable(w) for w in writes) else None
+
     async def heal(self, tool: ToolManifest, evidence: dict[str, Any], report: HealReport) -> ToolManifest | None:
-        url = site_url(self.base_url, evidence.get("url") or "/")
+        good = self.store.good(tool.name) if self.store is not None else None
+        writes = self._recorded(tool, good)
         raw_args = evidence.get("args")
         args: dict[str, Any] = raw_args if isinstance(raw_args, dict) else {}
+        where = evidence.get("url") or "/"
+        if writes is not None and good is not None:
+            # a WRITE is verified with the call that worked, where it worked: its request is the recorded one
+            where, args = good.get("url") or where, dict(good.get("args") or {})
+        url = site_url(self.base_url, where)
         expected = evidence.get("fallback_output")
         async with self.pool.page() as page:
+            await self.guard.install(page)
             await self._open(page, url)
             self._dirty = False
-            # a navigating tool's post_check runs on the page it lands on: its names cannot be judged here
-            bodies = {"pre_check": tool.pre_check, "execute": tool.execute}
-            if not tool.navigates:
-                bodies["post_check"] = tool.post_check
-            broken: list[str] = []
-            for body in bodies.values():
-                broken += [s for s in await missing_selectors(page, body) if s not in broken]
-            if not broken:
-                problem = await self._verify(page, url, tool, args, expected, pre_only=tool.is_write)
-                if problem is None:
-                    report.changes[tool.name] = {}
-                    return tool  # it passes again: the page was slow or the state was off, nothing to change
-                report.failed[tool.name] = f"every selector of the tool still matches; it fails with {problem}"
+            # a navigating tool's post_check runs on the page it lands on: its names are judged there
+            bodies = [tool.pre_check, tool.execute] + ([] if tool.navigates else [tool.post_check])
+            broken = await self._missing(page, bodies)
+            if tool.is_write and writes is None and any(s in selector_literals(tool.execute) + selector_literals(tool.post_check) for s in broken):
+                report.failed[tool.name] = ("a WRITE tool whose execute or post_check lost its elements is healed only "
+                                            "against the requests it sent while it worked, and no run kept them (run "
+                                            "it once on the site as it was with record_suspects, or rebuild it with "
+                                            "`toolcache build`)")  # fmt: skip
                 return None
-            if tool.is_write and any(s in selector_literals(tool.execute) + selector_literals(tool.post_check) for s in broken):
-                report.failed[tool.name] = ("a WRITE tool whose execute or post_check lost its elements is not healed "
-                                            "(verifying it would send the write): rebuild it with `toolcache build`")
-                return None
-            handles = await page.evaluate(_HANDLES_JS)
-            mapped = await self._mapped(tool, broken)
-            # the pre_check's selectors first, checked by the pre_check alone (it passes on the right page and
-            # changes nothing); then the others, checked by a whole run of the tool
-            in_pre = [b for b in broken if b in selector_literals(tool.pre_check)]
+            mapped = await self._mapped(tool, broken) if broken else {}
+            # a selector that matched nothing on the good page either may be fine (an item without options) or
+            # name what the tool's click draws: kept as it is first, replaced only when the tool fails with it
+            for b in broken:
+                if self._old_counts.get(b) == 0:
+                    mapped[b] = [b, *mapped.get(b, [])]
+            handles = await page.evaluate(_HANDLES_JS) if broken else []
+            # the selectors only the pre_check uses first, checked by the pre_check alone (it passes on the right
+            # page and changes nothing); then the others, checked by a whole run of the tool (a navigating tool's
+            # up to the page it lands on, whose post_check names come next): a name the execute clicks must do
+            # what the click did, not only exist
+            acting = selector_literals(tool.execute) + selector_literals(tool.post_check)
+            in_pre = [b for b in broken if b in selector_literals(tool.pre_check) and b not in acting]
             rest = [b for b in broken if b not in in_pre]
-            groups = [(in_pre, tool.is_write or bool(rest)), (rest, tool.is_write)]  # the last group: a whole run
+            start_run = _landing_probe(tool) if tool.navigates else tool
             chosen: dict[str, str] = {}
             tried = 0
-            for group, pre_only in groups:
+            for group, pre_only, probe in ((in_pre, bool(rest) or tool.navigates, tool), (rest, False, start_run)):
                 if not group:
                     continue
-                found, n = await self._search(page, url, tool, args, expected, handles, group, chosen, mapped,
-                                              pre_only=pre_only)  # fmt: skip
+                found, n = await self._search(page, url, probe, args, expected, handles, group, chosen, mapped,
+                                              pre_only=pre_only, writes=writes)  # fmt: skip
                 tried += n
                 if found is None:
                     report.candidates_tried[tool.name] = tried
@@ -309,39 +430,102 @@ class _Healer:
                                                 "tool's checks")  # fmt: skip
                     return None
                 chosen.update(found)
+            if tool.navigates:
+                landed, n = await self._heal_landing(page, url, _apply(tool, chosen), args, writes, report)
+                tried += n
+                if landed is None:
+                    report.candidates_tried[tool.name] = tried
+                    return None
+                chosen.update(landed)
             report.candidates_tried[tool.name] = tried
+            chosen = {old: new for old, new in chosen.items() if old != new}  # a name kept as it was is no change
+            healed = _apply(tool, chosen)
+            self._dirty = True
+            problem = await self._verify(page, url, healed, args, expected, pre_only=False, writes=writes)
+            if problem is not None:
+                report.failed[tool.name] = (f"every selector of the tool matches on {url}; it fails with {problem}"
+                                            if not chosen else f"the healed tool fails on {url} with {problem}")  # fmt: skip
+                return None
             report.changes[tool.name] = chosen
-            return _apply(tool, chosen).model_copy(update={"version": tool.version + 1})
+            if writes:
+                report.writes_answered[tool.name] = sorted({f"{w.get('method')} {w.get('url')}" for w in writes})
+            if not chosen:
+                return tool  # it passes again: the page was slow or the state was off, nothing to change
+            return healed.model_copy(update={"version": tool.version + 1})
+
+    async def _heal_landing(self, page: Any, url: str, tool: ToolManifest, args: dict[str, Any],
+                            writes: list[dict[str, Any]] | None,
+                            report: HealReport) -> tuple[dict[str, str] | None, int]:  # fmt: skip
+        """The replacements of a navigating tool's post_check selectors, found on the page it lands on (reached by
+        running it, read-only, from ``url``) and checked by its post_check there; and the trials."""
+        await self._open(page, url)
+        outcome, guarded = await self._call(page, _landing_probe(tool), args, writes or [], NAVIGATION_MS)
+        self._dirty = True
+        if guarded is not None or not outcome.ok:
+            report.failed[tool.name] = f"it does not reach its page from {url}: {guarded or f'{outcome.phase}: {outcome.reason}'}"
+            return None, 0
+        await self._drawn(page)
+        broken = await self._missing(page, [tool.post_check])
+        if not broken:
+            return {}, 0
+        handles = await page.evaluate(_HANDLES_JS)
+        good = self.store.good(tool.name) if self.store is not None else None
+        mapped = await self._mapped_on(page, _good_file(self.store, good, "after_dom_path"), broken)
+        for b in broken:
+            if self._old_counts.get(b) == 0:
+                mapped[b] = [b, *mapped.get(b, [])]
+        landing = page.url
+        per = MAX_CANDIDATES if len(broken) == 1 else max(2, int(MAX_CANDIDATES ** (1 / len(broken))))
+        options = [list(dict.fromkeys(mapped.get(b, []) + _candidates(b, handles)))[:per] for b in broken]
+        tried = 0
+        for combo in itertools.islice(itertools.product(*options), MAX_CANDIDATES * 2):
+            tried += 1
+            trial = _apply(tool, dict(zip(broken, combo, strict=True)))
+            check = await run_post_check(page, trial, args, outcome.output, timeout_ms=CANDIDATE_TIMEOUT_MS)
+            if check.ok and page.url == landing:
+                return dict(zip(broken, combo, strict=True)), tried
+        report.failed[tool.name] = (f"no replacement for {', '.join(map(repr, broken))} on {landing} (where it lands) "
+                                    "passes its post_check")  # fmt: skip
+        return None, tried
 
     async def _mapped(self, tool: ToolManifest, broken: list[str]) -> dict[str, list[str]]:
         """For each broken selector, the selectors that now name what it matched on the tool's last good page
         (that page's URL loaded fresh on the site), the likeliest first: covering every element it matched,
         and exactly as many."""
         good = self.store.good(tool.name) if self.store is not None else None
-        path = self.store.root / "suspects" / f"good-{tool.name}.html" if self.store is not None else None
-        if good is None or path is None or not await asyncio.to_thread(path.is_file):
+        path = _good_file(self.store, good, "dom_path")
+        if good is None or path is None:
             return {}
-        old_html = await asyncio.to_thread(path.read_text, encoding="utf-8")
         try:
             url = site_url(self.base_url, good.get("url") or "/")
         except OffSiteURL:
             return {}
-        out: dict[str, list[str]] = {}
         async with self.pool.page() as page:
+            await self.guard.install(page)
             await self._open(page, url)
-            found = await page.evaluate(_MAPPED_JS, [old_html, broken])
-            for sel, got in zip(broken, found, strict=True):
-                made = {_handle_selector(k, n, v): cover for k, n, v, cover in got["handles"]}
-                names = list(made)
-                counts = dict(zip(names, await page.evaluate(_COUNT_JS, names), strict=True)) if names else {}
-                want = got["count"]
-                out[sel] = sorted(names, key=lambda c: (-made[c], counts[c] != want, _kind_rank(sel, c),
-                                                        abs(counts[c] - want), c))  # fmt: skip
+            return await self._mapped_on(page, path, broken)
+
+    async def _mapped_on(self, page: Any, path: Path | None, broken: list[str]) -> dict[str, list[str]]:
+        """:meth:`_mapped` on ``page`` as it is, against the old DOM kept at ``path``."""
+        if path is None or not await asyncio.to_thread(path.is_file):
+            return {}
+        old_html = await asyncio.to_thread(path.read_text, encoding="utf-8")
+        out: dict[str, list[str]] = {}
+        found = await page.evaluate(_MAPPED_JS, [old_html, broken])
+        for sel, got in zip(broken, found, strict=True):
+            self._old_counts[sel] = got["count"]
+            made = {_handle_selector(k, n, v): cover for k, n, v, cover in got["handles"]}
+            names = list(made)
+            counts = dict(zip(names, await page.evaluate(_COUNT_JS, names), strict=True)) if names else {}
+            want = got["count"]
+            out[sel] = sorted(names, key=lambda c: (-made[c], counts[c] != want, _kind_rank(sel, c),
+                                                    abs(counts[c] - want), c))  # fmt: skip
         return out
 
     async def _search(self, page: Any, url: str, tool: ToolManifest, args: dict[str, Any], expected: Any,
                       handles: list[list[str]], group: list[str], chosen: dict[str, str],
-                      mapped: dict[str, list[str]], *, pre_only: bool) -> tuple[dict[str, str] | None, int]:  # fmt: skip
+                      mapped: dict[str, list[str]], *, pre_only: bool,
+                      writes: list[dict[str, Any]] | None = None) -> tuple[dict[str, str] | None, int]:  # fmt: skip
         """Replacements for the selectors of ``group`` (with ``chosen`` already applied) that pass; and the trials.
 
         One selector: its closest MAX_CANDIDATES replacements; several: the product of each one's closest few,
@@ -353,9 +537,27 @@ class _Healer:
         for combo in itertools.islice(itertools.product(*options), MAX_CANDIDATES * 2):
             tried += 1
             trial = {**chosen, **dict(zip(group, combo, strict=True))}
-            if await self._verify(page, url, _apply(tool, trial), args, expected, pre_only=pre_only) is None:
+            if await self._verify(page, url, _apply(tool, trial), args, expected, pre_only=pre_only, writes=writes) is None:
                 return dict(zip(group, combo, strict=True)), tried
         return None, tried
+
+
+def _landing_probe(tool: ToolManifest) -> ToolManifest:
+    """``tool`` up to the page it lands on: its post_check (whose names are judged there) left out."""
+    return tool.model_copy(update={"post_check": "return true;"})
+
+
+def _good_file(store: SuspectStore | None, good: dict[str, Any] | None, key: str) -> Path | None:
+    """A DOM file of a tool's good entry, only from inside the store's own ``suspects/`` folder."""
+    if store is None or good is None or not isinstance(good.get(key), str):
+        return None
+    path = Path(good[key])
+    folder = (store.root / "suspects").resolve()
+    try:
+        resolved = path.resolve()
+    except OSError:
+        return None
+    return resolved if resolved.parent == folder else None
 
 
 def _apply(tool: ToolManifest, swaps: dict[str, str]) -> ToolManifest:

@@ -370,17 +370,18 @@ async def bench_heal(args: argparse.Namespace) -> int:
     """A reproducible redesign of a bundled app, and what ``toolcache heal`` makes of it (issue 21)."""
     from agentjit.bench.heal_bench import measure
 
-    report = await measure(_app_name(args) or "food", seed=args.seed, wrap=args.wrap, rounds=args.rounds)
+    report = await measure(_app_name(args) or "food", seed=args.seed, wrap=args.wrap, rounds=args.rounds,
+                           template=args.template)  # fmt: skip
     if args.json:
         emit_json(report)
         return 0
     o = report["original"]
     out = _out()
-    out.print(f"{report['app']} (seed {report['seed']}, wrap {report['wrap']}): original site {o['passed']}/{o['tasks']} "
-              f"tasks, median {o['median_latency_s']} s")  # fmt: skip
+    out.print(f"{report['app']} ({report['redesign']}, seed {report['seed']}, wrap {report['wrap']}): original site "
+              f"{o['passed']}/{o['tasks']} tasks, median {o['median_latency_s']} s, all {o['total_latency_s']} s")  # fmt: skip
     for i, r in enumerate(report["rounds"], 1):
         out.print(f"  redesigned, run {i}: {r['passed']}/{r['tasks']} tasks, median {r['median_latency_s']} s, "
-                  f"suspects {', '.join(r['suspects']) or '-'}")  # fmt: skip
+                  f"all {r['total_latency_s']} s, suspects {', '.join(r['suspects']) or '-'}")  # fmt: skip
     out.print(f"  tools broken {len(report['tools_broken'])} of {report['tools']}, healed {len(report['tools_healed'])}, "
               f"heal time {report['heal_s']} s")  # fmt: skip
     for name, why in report["not_healed"].items():
@@ -532,6 +533,8 @@ def add_parsers(sub: Any) -> None:
     p.add_argument("--seed", type=int, default=7, help="the redesign's seed")
     p.add_argument("--wrap", type=nonneg_float, default=0.3, help="share of buttons wrapped in a new element")
     p.add_argument("--rounds", type=positive_int, default=4, help="most run-and-heal rounds")
+    p.add_argument("--template", help="redesign by another template of the app instead of the proxy "
+                                      "(roundup: jinja2, classic's schema)")
     app_arg(p)
     add_browser_arg(p)
     json_arg(p)

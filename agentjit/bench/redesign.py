@@ -14,8 +14,10 @@ every HTML, JavaScript and CSS response the way a redesign changes markup:
 Only compound names (with ``-`` or ``_``) are renamed, and never after a ``/``
 (``/store/taqueria-el-sol`` is a URL, not a class). ``only`` narrows the
 renaming to some names: one element renamed, to test a single broken tool.
-Requests pass through unchanged (redirects point back at the proxy), so the
-app's state, ``/__state`` and ``/__reset`` behave as without the proxy.
+Requests pass through with every new name written back as the old one (a
+renamed value the page's script sends, an item's id, reaches the app as the
+app named it; redirects point back at the proxy), so the app's state,
+``/__state`` and ``/__reset`` behave as without the proxy.
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ _ATTR = re.compile(r"""\b(class|id|data-testid)\s*=\s*(?:"([^"]*)"|'([^']*)')"""
 _JS_NAMES = re.compile(
     r"""data-testid=["']?([\w-]+)|getElementById\(\s*["']([\w-]+)["']|classList\.\w+\(\s*["']([\w-]+)["']""")
 _COMPOUND = re.compile(r"^[A-Za-z][A-Za-z0-9]*(?:[-_][A-Za-z0-9]+)+$")
+_NEW_NAME = re.compile(r"rd-[0-9a-f]{6}")
 _BUTTON = re.compile(r"<button\b.*?</button>", re.S | re.I)
 _TEXT_TYPES = ("text/html", "javascript", "text/css")
 _HOP = {"connection", "keep-alive", "transfer-encoding", "content-length", "content-encoding", "accept-encoding",
@@ -79,6 +82,12 @@ class Redesign:
                     self.names[name] = self.new_name(name)
                 alts = "|".join(re.escape(n) for n in sorted(self.names, key=len, reverse=True))
                 self._pattern = re.compile(rf"(?<![\w/-])({alts})(?![\w-])")
+
+    def restore(self, text: str) -> str:
+        """``text`` (a request's path or body) with every new name written back as the old one."""
+        with self._lock:
+            back = {new: old for old, new in self.names.items()}
+        return _NEW_NAME.sub(lambda m: back.get(m.group(0), m.group(0)), text) if back else text
 
     def rewrite(self, text: str, *, html: bool) -> str:
         self.learn(text)
@@ -131,10 +140,15 @@ class RedesignProxy:
             def _forward(self) -> None:
                 length = int(self.headers.get("Content-Length") or 0)
                 body = self.rfile.read(length) if length else None
+                if body is not None:
+                    body = proxy.redesign.restore(body.decode("utf-8", "surrogateescape")).encode("utf-8", "surrogateescape")
                 headers = {k: v for k, v in self.headers.items() if k.lower() not in _HOP}
+                for k, v in headers.items():  # the app checks where a form came from (Roundup's CSRF check)
+                    if k.lower() in ("referer", "origin"):
+                        headers[k] = proxy.redesign.restore(v.replace(proxy.url, proxy.upstream))
                 conn = http.client.HTTPConnection(proxy._host, proxy._port, timeout=60)
                 try:
-                    conn.request(self.command, self.path, body=body, headers=headers)
+                    conn.request(self.command, proxy.redesign.restore(self.path), body=body, headers=headers)
                     resp = conn.getresponse()
                     data = resp.read()
                 finally:

@@ -6,9 +6,11 @@ A cache directory may hold, beside its tools::
                                  "suspects": {"<tool>": {evidence...}}}
     suspects/<sha256>.html      the DOM the tool failed on, by content hash
     suspects/good-<tool>.html   the DOM before the tool's first successful call (``"good"`` in the file)
+    suspects/good-<tool>.after.html  for a navigating tool, the page that call landed on
 
-The last good page of a tool (``"good": {"<tool>": {"version", "url", "dom_path"}}``) shows
-healing what the tool's selectors matched while they worked. ``revision`` counts the writes of ``suspects.json`` (a reader can tell a fresh
+The last good page of a tool (``"good": {"<tool>": {"version", "url", "dom_path", "args"}}``, for a
+navigating tool also ``after_url`` and ``after_dom_path``, for a WRITE the ``writes`` it sent with their
+answers) shows healing what the tool's selectors matched while they worked. ``revision`` counts the writes of ``suspects.json`` (a reader can tell a fresh
 report from one it has seen). Every file is written atomically, like the rest
 of the cache. ``toolcache heal`` reads the suspects, rebuilds and verifies the
 tools, and clears the ones it healed.
@@ -101,13 +103,26 @@ class SuspectStore:
         entry = self.read().get("good", {}).get(tool)
         return entry if isinstance(entry, dict) else None
 
-    def save_good(self, tool: str, version: int, url: str | None, html: str) -> None:
-        """Keep ``html``, the page ``tool`` (at ``version``) worked on, replacing an earlier one."""
+    def save_good(self, tool: str, version: int, url: str | None, html: str, *, args: dict[str, Any] | None = None,
+                  after_url: str | None = None, after_html: str | None = None,
+                  writes: list[dict[str, Any]] | None = None) -> None:  # fmt: skip
+        """Keep ``html``, the page ``tool`` (at ``version``) worked on, replacing an earlier one; with the call's
+        ``args``, the page a navigating tool landed on (``after_url``, ``after_html``) and a WRITE's requests with
+        their answers (``writes``, as a trace keeps them)."""
         path = self.root / "suspects" / f"good-{tool}.html"
         atomic_write_text(path, html[:SNAPSHOT_MAX_CHARS])
+        entry: dict[str, Any] = {"version": version, "url": url, "dom_path": str(path)}
+        if args is not None:
+            entry["args"] = args
+        if after_html is not None:
+            after = self.root / "suspects" / f"good-{tool}.after.html"
+            atomic_write_text(after, after_html[:SNAPSHOT_MAX_CHARS])
+            entry.update(after_url=after_url, after_dom_path=str(after))
+        if writes is not None:
+            entry["writes"] = writes
         data = self.read()
         good: dict[str, Any] = data["good"] if isinstance(data.get("good"), dict) else {}
-        good[tool] = {"version": version, "url": url, "dom_path": str(path)}
+        good[tool] = entry
         data["good"] = good
         data["revision"] += 1
         atomic_write_json(self.file, data)

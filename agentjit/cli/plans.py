@@ -15,12 +15,14 @@ from .base import command
 from .common import (
     _compile,
     _load_cache,
+    _model,
     _on_site,
     _plan_source_line,
     _read_text,
     _session,
 )
 from .errors import UsageError
+from .healing import add_healing_args, arm, heal_after
 from .options import (
     add_browser_arg,
     app_arg,
@@ -55,6 +57,7 @@ async def cmd_run(args: argparse.Namespace) -> int:
                  f"plan template of {compiled.template_task!r} in {compiled.plan_cache}" if origin == "template" else
                  f"the plan {args.model} compiled")
     session = _session(args)
+    arm(args, session, _model(args.model) if args.model else None)
     strategy: Any = args.strategy or "serial"
     effects = None
     if args.effects:  # every WRITE claimed in the shared log first (namespace: the run id)
@@ -74,13 +77,22 @@ async def _run_and_report(args: argparse.Namespace, session: Any, source: str, s
                           origin: str, where: str) -> int:
     from agentjit.tasks.runner import jsonable
 
-    if compiled is None:
-        prepared = session.prepare(source, strategy=strategy, origin=where)  # gate, usage, schedule
-        result = await _on_site(args, lambda url: session.execute(prepared, site_url=url, task=args.task))
-    else:  # a compiled plan that fails before its first WRITE goes back to the model (run-time repair)
-        use_cache = not getattr(args, "no_plan_cache", False)
-        compiled, result = await _on_site(args, lambda url: session.run_compiled(
-            args.task, compiled, strategy=strategy, site_url=url, use_cache=use_cache))
+    healed: dict[str, Any] | None = None
+
+    async def on(url: str) -> Any:
+        nonlocal healed, compiled
+        if compiled is None:
+            prepared = session.prepare(source, strategy=strategy, origin=where)  # gate, usage, schedule
+            result = await session.execute(prepared, site_url=url, task=args.task)
+        else:  # a compiled plan that fails before its first WRITE goes back to the model (run-time repair)
+            use_cache = not getattr(args, "no_plan_cache", False)
+            compiled, result = await session.run_compiled(args.task, compiled, strategy=strategy, site_url=url,
+                                                          use_cache=use_cache)  # fmt: skip
+        healed = await heal_after(args, result, url)  # while the site is up (a bundled app's stops after)
+        return result
+
+    result = await _on_site(args, on)
+    if compiled is not None:
         source = compiled.source
     data = {
         "value": jsonable(result.value),
@@ -95,6 +107,9 @@ async def _run_and_report(args: argparse.Namespace, session: Any, source: str, s
             {"tool": c.tool, "ok": c.ok, "args": c.args, "duration_s": round(c.duration, 4), "worker": c.worker}
             for c in result.calls
         ],
+        "fallbacks": result.fallbacks,
+        "suspects": [{k: s.get(k) for k in ("tool", "phase", "reason", "url", "write_sent")} for s in result.suspects],
+        "healed": healed,
     }
     if compiled is not None:
         data["plan"] = compiled.source
@@ -110,6 +125,16 @@ async def _run_and_report(args: argparse.Namespace, session: Any, source: str, s
     out.print(table)
     if compiled is not None:
         out.print(_plan_source_line(compiled))
+    for f in result.fallbacks:
+        out.print(f"fell back: {f['tool']} ({f.get('reason')}); {f.get('model_calls', 0)} model calls, "
+                  f"{f.get('time_s', 0):.1f} s", markup=False)  # fmt: skip
+    if healed is not None:
+        if healed.get("healed") is not None:
+            out.print(f"healed: {', '.join(healed['healed']) or 'none'}"
+                      + "".join(f"; not {k}: {v}" for k, v in healed["failed"].items()), markup=False)
+        else:
+            out.print(f"not healed ({', '.join(healed['tools'])}): {healed.get('skipped') or healed.get('error')}",
+                      markup=False)  # fmt: skip
     out.print(f"result: {data['value']!r}")
     return 0
 
@@ -243,6 +268,7 @@ def add_parsers(sub: Any) -> None:
     planner_args(p)
     limit_args(p)
     effects_args(p)
+    add_healing_args(p)
 
     p = sub.add_parser("check", help="check a plan statically: sandbox, types, state flow, cost")
     p.add_argument("plan", help="plan file (.py)")

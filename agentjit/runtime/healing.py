@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import ast
 import asyncio
+import logging
 import re
 import time
 from collections.abc import Awaitable, Callable
@@ -36,6 +37,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from agentjit.protocol.manifest import ToolManifest
+from agentjit.protocol.trace import RESPONSE_BODY_MAX
 
 from .browser import READ_METHODS
 from .invoke import CallOutcome
@@ -44,6 +46,8 @@ __all__ = [
     "Suspect", "FallbackAnswer", "ToolFallback", "Verdict", "classify", "RequestWatch", "write_not_sent",
     "LITERAL", "selector_literals", "selectorish", "missing_selectors", "document_selectors", "COUNT_JS",
 ]  # fmt: skip
+
+log = logging.getLogger(__name__)
 
 Verdict = Literal["suspect", "plan_error", "site"]
 
@@ -191,6 +195,7 @@ class RequestWatch:
         self.page = page
         self.requests: list[str] = []
         self.watching = False
+        self._writes: list[Any] = []
 
     def _on_request(self, request: Any) -> None:
         try:
@@ -201,6 +206,39 @@ class RequestWatch:
             return
         if method not in READ_METHODS or document:
             self.requests.append(f"{method} {request.url}")
+        if method not in READ_METHODS:
+            self._writes.append(request)
+
+    async def recorded(self) -> list[dict[str, Any]]:
+        """The state-changing requests the page sent, as a demonstration's trace keeps them (method, url,
+        ``post_data``, ``status``, ``response``: the content type and location headers and a text body): what
+        ``toolcache heal`` answers a healed WRITE's request with instead of sending it."""
+        out: list[dict[str, Any]] = []
+        for req in self._writes:
+            try:
+                body = req.post_data
+            except Exception:  # a binary body (an upload)
+                body = None
+            status, response = None, None
+            try:
+                resp = await req.response()
+                if resp is not None:
+                    status = resp.status
+                    headers = {k: v for k, v in (resp.headers or {}).items() if k.lower() in ("content-type", "location")}
+                    text = None
+                    kind = headers.get("content-type", "")
+                    if not 300 <= status < 400 and (not kind or kind.startswith("text/") or "json" in kind):
+                        try:
+                            text = (await resp.text())[:RESPONSE_BODY_MAX]
+                        except Exception:  # a document the page left: its body is gone
+                            text = None
+                    response = {"headers": headers, "body": text}
+            except Exception:  # a request that never got an answer
+                log.debug("no response for %s %s", req.method, req.url, exc_info=True)
+            out.append({"method": str(req.method).upper(), "url": req.url, "resource": req.resource_type,
+                        "post_data": body[:RESPONSE_BODY_MAX] if isinstance(body, str) else None,
+                        "status": status, "response": response})  # fmt: skip
+        return out
 
     async def __aenter__(self) -> RequestWatch:
         on = getattr(self.page, "on", None)

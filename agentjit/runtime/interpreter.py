@@ -424,8 +424,7 @@ class PlanRun:
         else:
             output = outcome.output if isinstance(outcome.output, dict) else {}
             if good_before is not None and self.suspect_store is not None:
-                self.suspect_store.save_good(tool.name, tool.version, outcome.url_before, good_before)
-                _GOOD_SEEN.add((str(self.suspect_store.root), tool.name, tool.version))
+                await self._save_good(tool, args, outcome, good_before, watch)
         bindings = {**output, **args}
         self.state = algebra.apply(self.state, tool.post, bindings)
         return output
@@ -444,6 +443,28 @@ class PlanRun:
         except Exception:  # a page mid-navigation: another call will keep it
             return None
         return html
+
+    async def _save_good(self, tool: ToolManifest, args: dict[str, Any], outcome: CallOutcome, before: str,
+                         watch: RequestWatch | None) -> None:  # fmt: skip
+        """Keep what healing needs of the first call of ``tool`` that worked: the page it started on, its
+        arguments, the page a navigating tool landed on (its post_check's page) and the requests a WRITE sent
+        with their answers (a healed WRITE is checked against them, never sent)."""
+        assert self.suspect_store is not None
+        after: str | None = None
+        if not tool.navigates and not tool.is_write:
+            try:  # a read leaves its page as it was, with what it waited for drawn (reviews a fetch brings)
+                before = await self.page.content()
+            except Exception:  # a page mid-navigation: the page before the call is kept
+                log.debug("no page after %s", tool.name, exc_info=True)
+        elif tool.navigates:
+            try:
+                after = await self.page.content()
+            except Exception:  # a page mid-navigation: the start page is still kept
+                log.debug("no landing page for %s", tool.name, exc_info=True)
+        writes = await watch.recorded() if tool.is_write and watch is not None else None
+        self.suspect_store.save_good(tool.name, tool.version, outcome.url_before, before, args=to_plain(args),
+                                     after_url=outcome.url_after, after_html=after, writes=writes)  # fmt: skip
+        _GOOD_SEEN.add((str(self.suspect_store.root), tool.name, tool.version))
 
     async def _suspect(self, tool: ToolManifest, args: dict[str, Any], outcome: CallOutcome,
                        state: dict[str, Any], watch: RequestWatch | None) -> Suspect:  # fmt: skip

@@ -27,7 +27,12 @@ from typing import Any
 from ..wsgi_site import HOST, WsgiApp, WsgiSite
 from .data import PASSWORD, Dataset, generate
 
-__all__ = ["RoundupSite", "read_state"]
+__all__ = ["RoundupSite", "read_state", "TEMPLATES"]
+
+TEMPLATES = ("classic", "jinja2")
+"""The templates Roundup ships with classic's schema (``schema.py`` byte for byte): the same tracker, the same data,
+other markup. ``devel`` and ``responsive`` add classes (``bug``, ``task``, ``milestone``), ``minimal`` drops
+``issue``: the tasks do not apply to them."""
 
 log = logging.getLogger(__name__)
 
@@ -144,8 +149,14 @@ class RoundupSite(WsgiSite):
 
     name = "roundup"
 
-    def __init__(self, *, port: int = 0, seed: int = 0, latency_scale: float = 0.0, home: str | Path | None = None):
+    def __init__(self, *, port: int = 0, seed: int = 0, latency_scale: float = 0.0, home: str | Path | None = None,
+                 template: str = "classic"):  # fmt: skip
         super().__init__(port=port, seed=seed, latency_scale=latency_scale)
+        if template not in TEMPLATES:
+            raise ValueError(f"Roundup template must be one of {', '.join(TEMPLATES)} (the ones with classic's schema), "
+                             f"not {template!r}")  # fmt: skip
+        self.template = template
+        """The tracker template installed: ``classic``, or ``jinja2``, the same tracker redesigned (issue 21)."""
         self.data = generate(seed)
         self._home_arg = Path(home) if home is not None else None
         self._tmp: tempfile.TemporaryDirectory[str] | None = None
@@ -162,7 +173,7 @@ class RoundupSite(WsgiSite):
             self.home = self._home_arg
             shutil.rmtree(self.home, ignore_errors=True)
         home = self.home
-        _admin(home, "install", "classic", "sqlite")
+        _admin(home, "install", self.template, "sqlite")
         config = home / "config.ini"
         _set_option(config, "tracker", "web", f"http://{HOST}:{self.port}/")
         _set_option(config, "mail", "domain", "example.test")

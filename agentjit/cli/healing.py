@@ -1,0 +1,80 @@
+"""``agentjit run``'s part of issue 21: a broken tool's call falls back to the stepwise agent (with ``--model``),
+and a run that fell back heals the cache it ran on, by running ``toolcache heal`` as a process of its own (the
+builder imports agentjit, never the reverse).
+
+``--no-fallback``: a broken tool's call fails the run, as without ``--model``. ``--no-heal``: the suspects stay in
+the cache's ``suspects.json`` for a later ``toolcache heal``. Healing needs a cache directory of the user's
+(``--cache DIR``): a bundled app's cache is read-only and never healed in place.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import logging
+import sys
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+__all__ = ["add_healing_args", "arm", "heal_after"]
+
+HEAL_TIMEOUT_S = 600.0
+"""The longest an automatic heal may take; past it the heal is stopped and the run's result says so."""
+
+
+def add_healing_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--no-fallback", action="store_true",
+                   help="a tool the site broke fails the run (default with --model: the stepwise agent finishes "
+                        "that one call)")  # fmt: skip
+    p.add_argument("--no-heal", action="store_true",
+                   help="after a run that fell back, leave the broken tools to a later `toolcache heal` (default: "
+                        "heal them in the --cache directory at once)")  # fmt: skip
+
+
+def arm(args: argparse.Namespace, session: Any, model: Any) -> None:
+    """Give ``session`` the fallback (``model`` drives the stepwise agent) and, on a cache directory of the user's,
+    the suspect recording that healing reads."""
+    if model is not None and not args.no_fallback:
+        from agentjit.agent import agent_tool_fallback
+
+        session.fallback = agent_tool_fallback(model)
+    session.record_suspects = bool(getattr(args, "cache", None)) and session.fallback is not None
+
+
+async def heal_after(args: argparse.Namespace, result: Any, site_url: str) -> dict[str, Any] | None:
+    """Heal the tools ``result``'s calls fell back for (``toolcache heal --json``); its report in short, or why
+    not; None when nothing fell back."""
+    tools = sorted({f["tool"] for f in result.fallbacks if f.get("ok")})
+    if not tools:
+        return None
+    if args.no_heal:
+        return {"skipped": "--no-heal", "tools": tools}
+    if not getattr(args, "cache", None):
+        return {"skipped": "a bundled app's cache is never healed in place (copy it and run with --cache DIR)",
+                "tools": tools}  # fmt: skip
+    argv = [sys.executable, "-m", "toolcache.cli", "heal", "--cache", str(args.cache), "--site", site_url, "--json"]
+    for name in tools:
+        argv += ["--tool", name]
+    proc = await asyncio.create_subprocess_exec(*argv, stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
+                                                stderr=asyncio.subprocess.PIPE)  # fmt: skip
+    try:
+        out, err = await asyncio.wait_for(proc.communicate(), HEAL_TIMEOUT_S)
+    except TimeoutError:
+        proc.kill()
+        await proc.communicate()
+        return {"error": f"toolcache heal ran past {HEAL_TIMEOUT_S:.0f} s and was stopped", "tools": tools}
+    except BaseException:  # cancelled: the heal does not outlive the run
+        proc.kill()
+        raise
+    try:
+        report = json.loads(out.decode("utf-8", "replace"))
+    except ValueError:
+        report = None
+    if proc.returncode not in (0, 1) or not isinstance(report, dict) or "healed" not in report:
+        tail = (err or out).decode("utf-8", "replace").strip()[-600:]
+        return {"error": f"toolcache heal exited {proc.returncode}: {tail}", "tools": tools}
+    return {"tools": tools, "healed": report.get("healed", []), "failed": report.get("failed", {}),
+            "changes": report.get("changes", {}), "time_s": report.get("time_s"),
+            "revision": report.get("revision")}  # fmt: skip

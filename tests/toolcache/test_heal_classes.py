@@ -1,0 +1,110 @@
+"""Issue 21, the tools the first heal left broken, as classes, on the food site redesigned by the proxy in Chromium:
+a navigating tool whose post_check names are on the page it lands on, and a WRITE healed without sending it (its
+verification's request answered from the one its good call sent; the site's own cart says nothing was added).
+And ``agentjit run`` healing by itself after a fallback (a loopback fake model answers the stepwise agent); the run
+after a heal needs no fallback (``test_heal.py`` shows it with the runtime)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from agentjit.bench.food import CACHE_DIR
+from agentjit.bench.redesign import RedesignProxy
+from agentjit.cache import SuspectStore, ToolCache
+from agentjit.cli import main as agentjit_main
+from agentjit.exceptions import ToolCallFailed
+from agentjit.runtime import Runtime
+from agentjit.testing import FakeOpenAIServer, FakeReply
+from toolcache.heal import heal_cache
+
+pytestmark = pytest.mark.browser
+
+TIMEOUT_MS = 3000
+
+
+def fresh_cache(tmp_path: Path) -> Path:
+    cache_dir = tmp_path / "cache"
+    shutil.copytree(CACHE_DIR, cache_dir)
+    return cache_dir
+
+
+def cart(site) -> list[str]:
+    return [line["item_name"] for line in site.state()["cart"]]
+
+
+async def run(cache_dir: Path, url: str, pool, plan: str, **options):
+    runtime = Runtime(ToolCache.load(cache_dir), url, pool=pool, record_suspects=True, tool_timeout_ms=TIMEOUT_MS,
+                      **options)  # fmt: skip
+    return await runtime.run(plan)
+
+
+CATEGORY_PLAN = 'c = await goto_category(category="Mexican")\nresult = c.category'
+
+
+async def test_a_navigating_tool_heals_on_the_page_it_lands_on(tmp_path, browser_pool, food_site) -> None:
+    cache_dir = fresh_cache(tmp_path)
+    assert (await run(cache_dir, food_site.url, browser_pool, CATEGORY_PLAN)).value == "Mexican"
+    assert SuspectStore(cache_dir).good("goto_category")["after_url"].endswith("/category/mexican")
+    with RedesignProxy(food_site.url, seed=3, only={"category-title"}) as proxy:
+        with pytest.raises(ToolCallFailed) as info:  # it navigated; its post_check no longer finds the title
+            await run(cache_dir, proxy.url, browser_pool, CATEGORY_PLAN)
+        assert info.value.suspect.phase == "post_check"  # type: ignore[attr-defined]
+        report = await heal_cache(cache_dir, proxy.url, pool=browser_pool)
+        assert report.healed == ["goto_category"], report.failed
+        new = proxy.redesign.new_name("category-title")
+        assert report.changes["goto_category"] == {"[data-testid=category-title]": f'[data-testid="{new}"]'}
+        assert ToolCache.load(cache_dir).tool("goto_category").version == 2
+        assert (await run(cache_dir, proxy.url, browser_pool, CATEGORY_PLAN)).value == "Mexican"
+
+
+WRITE_PLAN = 'await goto_store(name="Taqueria El Sol")\nadded = await add_to_cart(item_name="Horchata")\nresult = added.success'
+
+
+async def test_a_write_heals_without_being_sent(tmp_path, browser_pool, food_site) -> None:
+    cache_dir = fresh_cache(tmp_path)
+    # the call that worked, on the site as it was: its request and the site's answer are kept
+    assert (await run(cache_dir, food_site.url, browser_pool, WRITE_PLAN)).value is True
+    [sent] = SuspectStore(cache_dir).good("add_to_cart")["writes"]
+    assert sent["method"] == "POST" and sent["status"] == 200 and "Horchata" not in (sent["post_data"] or "x")
+    food_site.reset()
+    with RedesignProxy(food_site.url, seed=3, only={"add-to-cart-button", "menu-item"}) as proxy:
+        with pytest.raises(ToolCallFailed) as info:
+            await run(cache_dir, proxy.url, browser_pool, WRITE_PLAN)
+        suspect = info.value.suspect  # type: ignore[attr-defined]
+        assert suspect.tool == "add_to_cart" and suspect.write_sent is False and cart(food_site) == []
+        report = await heal_cache(cache_dir, proxy.url, pool=browser_pool)
+        assert report.healed == ["add_to_cart"], report.failed
+        assert set(report.changes["add_to_cart"]) == {"[data-testid=add-to-cart-button]", "[data-testid=menu-item]"}
+        assert report.writes_answered["add_to_cart"] and cart(food_site) == []  # verified, and never sent
+        assert (await run(cache_dir, proxy.url, browser_pool, WRITE_PLAN)).value is True
+        assert cart(food_site) == ["Horchata"]  # the healed tool's one write, once
+
+
+DETAILS_PLAN = 'await goto_store(name="Taqueria El Sol")\nd = await get_store_details()\nresult = d.name'
+DETAILS = {"name": "Taqueria El Sol", "slug": "taqueria-el-sol", "category": "Mexican", "cuisine": "Mexican",
+           "rating": 4.6, "review_count": 1, "delivery": True, "pickup": True, "delivery_fee": 2.49,
+           "eta_minutes": 30}  # fmt: skip
+
+
+def test_run_falls_back_then_heals_by_itself(tmp_path, food_site, monkeypatch, capsys) -> None:
+    cache_dir = fresh_cache(tmp_path)
+    plan = tmp_path / "plan.py"
+    plan.write_text(DETAILS_PLAN)
+    done = json.dumps({"action": "done", "answer": DETAILS})
+    with FakeOpenAIServer([FakeReply(text=done)] * 4) as server:
+        monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+        monkeypatch.setenv("OPENAI_API_KEY", "test-key")
+        argv = ["run", str(plan), "--cache", str(cache_dir), "--model", "openai:fake", "--json"]
+        assert agentjit_main([*argv, "--site", food_site.url]) == 0  # as it was: good pages kept, no model call
+        assert json.loads(capsys.readouterr().out)["fallbacks"] == [] and server.requests == []
+        with RedesignProxy(food_site.url, seed=7, only={"store-header"}) as proxy:
+            assert agentjit_main([*argv, "--site", proxy.url]) == 0
+            first = json.loads(capsys.readouterr().out)
+            assert first["value"] == "Taqueria El Sol" and [f["tool"] for f in first["fallbacks"]] == ["get_store_details"]
+            assert first["healed"]["healed"] == ["get_store_details"] and len(server.requests) == 1
+            assert SuspectStore(cache_dir).suspects() == {} and first["healed"]["revision"] == 1
+            assert ToolCache.load(cache_dir).tool("get_store_details").version == 2
