@@ -73,6 +73,17 @@ def _id_sel(node: dict[str, Any]) -> str:
     return "#" + css_ident(str(node.get("id")))
 
 
+def _own_control(me: dict[str, Any], text: str | None, samples: list[str]) -> bool:
+    """A control clicked inside a table's row that is not the row's own title link: a button, or
+    a link whose text is no row's name (the row's Edit / Delete / History links)."""
+    if me.get("tag") == "button":
+        return True
+    if me.get("tag") != "a" or not samples:
+        return False
+    want = " ".join((text or "").split())
+    return bool(want) and not any(want in " ".join(s.split()) for s in samples)
+
+
 def label_step(step: StepEvent, schema: PageSchema | None) -> tuple[Element | None, str | None, str | None, str]:
     """``(element, card action, card name, via)`` for ``step`` on page ``schema``."""
     if schema is None or step.target is None:
@@ -106,6 +117,8 @@ def label_step(step: StepEvent, schema: PageSchema | None) -> tuple[Element | No
             if inner.get("testid") and camel(inner["testid"]) in el.actions:
                 action = camel(inner["testid"])
                 break
+        if el.member_sig and depth > 0 and action is None and _own_control(chain[0], step.target.text, el.samples):
+            break  # a control of one row (its menu toggle, its Delete link): not the row itself
         name = None
         if el.name_prop and el.name_prop in el.props:
             prop = el.props[el.name_prop]
