@@ -371,6 +371,38 @@ def _label_of(n: Node, scope: Node) -> str:
     return " ".join(around.text.split()) if around is not None else ""
 
 
+_FIELD_LABELS = ("label", "legend", "h1", "h2", "h3", "h4", "h5", "h6")
+
+
+def field_label(n: Node) -> str | None:
+    """The label of the field an editable element (a rich-text or code editor, no ``<label>`` of its
+    own) belongs to: the text its ``aria-labelledby`` names, else the nearest ``<label>``,
+    ``<legend>`` or heading before it within its field's wrappers (Draftail's body under its panel's
+    heading "Body"); None when it has none a person would call it by (over 40 characters)."""
+    root = n
+    while root.parent is not None:
+        root = root.parent
+    ids = n.attrs.get("aria-labelledby", "").split()
+    named = [root.find(lambda x, i=i: x.attrs.get("id") == i) for i in ids]
+    text = " ".join(" ".join(x.text.split()) for x in named if x is not None).strip()
+    if text:
+        return text if len(text) <= 40 else None
+    inside = {id(x) for x in n.iter()}
+    for depth, wrap in enumerate(n.ancestors()):
+        if depth >= 8 or wrap.tag in ("form", "body", "main", "html"):
+            break
+        last: str | None = None
+        for x in wrap.iter():
+            if x is n:
+                break
+            words = " ".join(x.text.split())
+            if x.tag in _FIELD_LABELS and id(x) not in inside and words and len(words) <= 40:
+                last = words
+        if last:
+            return last
+    return None
+
+
 def _name_for(n: Node) -> str:
     for cand in (n.testid, n.attrs.get("id"), n.attrs.get("name"), n.attrs.get("aria-label"), n.attrs.get("placeholder")):
         if cand:
@@ -387,6 +419,9 @@ def _name_for(n: Node) -> str:
             return camel(words[-1]) if words else "text"
         if n.attrs.get("type") in ("date", "email", "number", "time", "datetime-local", "url", "tel"):
             return camel(n.attrs["type"])
+        if n.tag not in ("input", "textarea"):
+            # an editor is named by its field, never by the text it holds
+            return camel(field_label(n) or "text")
     text = n.text[:30]
     if not text and n.tag == "input" and n.attrs.get("type") in ("submit", "button"):
         return camel(n.attrs.get("value", "")[:30] or "submit") + "Button"

@@ -56,7 +56,7 @@ from .codegen.base import (
 )
 from .coverage import ACTIONS, _reads_only, step_key
 from .dom import Node, parse_html, signature, snake
-from .extract import is_hashed_class
+from .extract import field_label, is_hashed_class
 from .js import source
 from .label import LabeledStep
 from .literal import css_attr, css_ident, js
@@ -366,9 +366,6 @@ def _item_noun(ls: LabeledStep, item: tuple[dict[str, Any], str]) -> str:
     return snake(singular(ls.element.name)) if ls.element is not None else "item"
 
 
-_FIELD_LABELS = ("label", "legend", "h1", "h2", "h3", "h4", "h5", "h6")
-
-
 def _is_editor(ls: LabeledStep) -> bool:
     """The target is a rich-text or code editor (a ``contenteditable`` element), not a form field."""
     t = ls.step.target
@@ -378,28 +375,12 @@ def _is_editor(ls: LabeledStep) -> bool:
 
 
 def _field_label(ls: LabeledStep, html_before: str | None) -> str | None:
-    """The label of the field an editor belongs to, on the page before the step: the nearest
-    ``<label>``, ``<legend>`` or heading before it within its field's wrappers (Draftail's body
-    under its panel's heading "Body"), else None."""
+    """:func:`toolcache.extract.field_label` of the step's editor on the page before the step."""
     t = ls.step.target
     if not html_before or t is None or not t.selector:
         return None
     node = _resolve(parse_html(html_before), t.selector)
-    if node is None:
-        return None
-    inside = {id(n) for n in node.iter()}
-    for depth, wrap in enumerate(node.ancestors()):
-        if depth >= 8 or wrap.tag in ("form", "body", "main"):
-            break
-        last: str | None = None
-        for n in wrap.iter():
-            if n is node:
-                break
-            if n.tag in _FIELD_LABELS and id(n) not in inside and (text := _readable(n.text)) and len(text) <= 40:
-                last = text
-        if last:
-            return last
-    return None
+    return field_label(node) if node is not None else None
 
 
 def _param(ls: LabeledStep, used: set[str], html_before: str | None = None) -> str:
