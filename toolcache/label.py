@@ -135,13 +135,23 @@ def label_step(step: StepEvent, schema: PageSchema | None) -> tuple[Element | No
     for el in singles:
         if me.get("testid") and el.selector == css_attr("data-testid", me["testid"]):
             return el, None, None, "target"
+    # the control's own id before any control of its name: two inputs may share a name (a sidebar's
+    # search and the page's own are both ``q``), and the one the demonstration used is the one
     for el in singles:
         if el.kind == "radio" and me.get("name_attr") and el.input_name == me["name_attr"]:
             return el, None, None, "target"
         if me.get("id") and el.selector == _id_sel(me):
             return el, None, None, "target"
-        if me.get("name_attr") and el.input_name == me["name_attr"] and el.kind != "radio":
-            return el, None, None, "target"
+    by_name = [el for el in singles if me.get("name_attr") and el.input_name == me["name_attr"] and el.kind != "radio"]
+    if len(by_name) > 1:
+        # the one in the demonstrated control's form (its form's id or class among the target's ancestors)
+        forms = {_sig_of(a) for a in chain[1:] if a.get("tag") == "form"} | {_id_sel(a) for a in chain[1:] if a.get("tag") == "form" and a.get("id")}
+        # and in the site's chrome (a sidebar's search) only when the demonstrated one was
+        chrome = any(a.get("tag") in ("nav", "header", "footer", "aside") or a.get("role") in ("navigation", "banner", "contentinfo", "complementary")
+                     for a in chain[1:])
+        by_name.sort(key=lambda el: (el.form not in forms, el.chrome != chrome))
+    if by_name:
+        return by_name[0], None, None, "target"
     attrs = (step.target.model_extra or {}).get("attributes") or {}
     if me.get("tag") in ("input", "button") and attrs.get("value") and attrs.get("type") in ("submit", "button"):
         own = f"{css_ident(str(me['tag']))}{css_attr('type', attrs['type'])}{css_attr('value', attrs['value'])}"

@@ -56,7 +56,7 @@ from .codegen.base import (
 )
 from .coverage import ACTIONS, _reads_only, step_key
 from .dom import Node, parse_html, signature, snake
-from .extract import field_label, is_hashed_class
+from .extract import _one, field_label, is_hashed_class
 from .js import source
 from .label import LabeledStep
 from .literal import css_attr, css_ident, js
@@ -505,15 +505,6 @@ def _page_noun(page: str, strip: str) -> str:
         return "_".join(words[:2])
     words = [w for w in words if w not in _VIEW_WORDS] or words
     return words[-1] if words else _noun(page)
-
-
-def _one(word: str) -> str:
-    """``pages`` -> ``page``, ``entries`` -> ``entry`` (a word, not a grammar)."""
-    if word.endswith("ies") and len(word) > 4:
-        return word[:-3] + "y"
-    if word.endswith("s") and not word.endswith("ss") and len(word) > 3:
-        return word[:-1]
-    return word
 
 
 _VIEW_WORDS = {"change", "edit", "add", "new", "view", "show", "list", "index", "detail", "details", "page"}

@@ -54,19 +54,33 @@ def _shell(title: str, main: str) -> str:
 for (const t of document.querySelectorAll('[data-toggle]')) t.addEventListener('click', () => {{
   const menu = t.nextElementSibling; menu.hidden = !menu.hidden; t.setAttribute('aria-expanded', String(!menu.hidden));
 }});
+// the page's own search is live: it swaps the rows in place and puts the query in the URL
+const own = document.querySelector('main form[action="/pages/"]');
+if (own) own.addEventListener('submit', async (e) => {{
+  e.preventDefault();
+  const q = own.querySelector('input[name=q]').value;
+  const doc = new DOMParser().parseFromString(await (await fetch('/pages/?q=' + encodeURIComponent(q))).text(), 'text/html');
+  document.querySelector('table.listing tbody').replaceWith(doc.querySelector('table.listing tbody'));
+  history.pushState(null, '', '/pages/?q=' + encodeURIComponent(q));
+}});
 const ed = document.querySelector('[contenteditable]');
 if (ed) ed.closest('form').addEventListener('submit', () => {{ document.querySelector('input[name=body]').value = ed.innerText; }});
 </script></body></html>"""
 
 
-def _list(cms: Cms) -> str:
+def _list(cms: Cms, q: str = "") -> str:
+    shown = {i: t for i, t in cms.pages.items() if q.lower() in t.lower()}
     rows = "".join(
         f"""<tr><td class="title"><a href="/pages/{i}/edit/" title="Edit this page">{html.escape(t)}</a></td>
 <td><div class="w-dropdown"><button type="button" data-toggle aria-expanded="false" aria-label="More options for '{html.escape(t)}'">&#8943;</button>
 <div class="w-dropdown__content" hidden><a href="/pages/{i}/edit/">Edit</a> <a href="/pages/{i}/delete/">Delete</a></div></div></td>
 <td>live</td></tr>"""
-        for i, t in sorted(cms.pages.items()))
+        for i, t in sorted(shown.items()))
     return _shell("Pages", f"""<h1>Pages</h1>
+<form action="/pages/"><input name="q" aria-label="Search pages" value="{html.escape(q)}"></form>
+<div class="picker" style="display: none"><table><thead><tr><th>Sun</th><th>Mon</th></tr></thead>
+<tbody><tr><td>1</td><td>2</td></tr><tr><td>8</td><td>9</td></tr></tbody></table></div>
+<section><h2>Recent edits</h2><div class="w-full">Owls Guide, by admin</div><div class="w-full">Maps Guide, by admin</div></section>
 <form method="post" action="/pages/bulk/"><table class="listing"><thead><tr>
 <th><a href="/pages/?ordering=title" aria-label="{html.escape(SORT_LABEL)}">Title</a></th><th>Actions</th><th>Status</th></tr></thead>
 <tbody>{rows}</tbody></table></form>""")
@@ -97,7 +111,7 @@ def _handler(cms: Cms) -> type[http.server.BaseHTTPRequestHandler]:
         def do_GET(self) -> None:  # noqa: N802 - the http.server API
             path = self.path.split("?")[0]
             if path in ("/", "/pages/"):
-                self.send_html(_list(cms))
+                self.send_html(_list(cms, (parse_qs(self.path.partition("?")[2]).get("q") or [""])[0]))
             elif (i := self._page_id("edit")) is not None:
                 self.send_html(_editor(i, cms))
             elif (i := self._page_id("delete")) is not None:
@@ -135,6 +149,11 @@ SCRIPTS = [
         {"action": "click", "target": {"role": "link", "name": "Maps Guide", "exact": True}},
         {"action": "fill", "target": {"selector": ".public-DraftEditor-content"}, "value": "Start with the legend."},
         {"action": "click", "target": {"role": "button", "name": "Save draft"}},
+    ]},
+    {"name": "search_pages", "description": "Search the page list (the page's own search, not the sidebar's)", "steps": [
+        {"action": "goto", "url": "/pages/"},
+        {"action": "fill", "target": {"role": "textbox", "name": "Search pages"}, "value": "guide"},
+        {"action": "press", "target": {"role": "textbox", "name": "Search pages"}, "value": "Enter"},
     ]},
     {"name": "sort_pages", "description": "Sort the pages by title", "steps": [
         {"action": "goto", "url": "/pages/"},
@@ -213,3 +232,26 @@ async def test_the_row_tool_opens_another_rows_menu_in_chromium(built: dict[str,
     assert out.ok, out.reason
     await page.wait_for_url("**/pages/1/delete/")
     assert cms.posts == []
+
+
+def test_lists_are_visible_content_named_by_their_headings(built: dict[str, Any]) -> None:
+    cache: ToolCache = built["cache"]
+    lists = sorted(n for n, t in cache.tools.items() if n.startswith("list_"))
+    # the page list (a table inside a form) under its heading; the edits under theirs; no hidden
+    # calendar's rows, nothing named by a layout class
+    assert "list_pages" in lists and "list_recent_edits" in lists, lists
+    assert not [n for n in lists if "row" in n or "full" in n or "listing" in n], lists
+
+
+async def test_the_search_tool_uses_the_pages_own_input_in_chromium(built: dict[str, Any], cms_site: tuple[Cms, str], page: Any) -> None:
+    _, url = cms_site
+    cache: ToolCache = built["cache"]
+    search = [t for n, t in cache.tools.items() if n.startswith(("search", "filter_by"))]
+    assert len(search) == 1, {n: (t.type, list(t.parameters)) for n, t in cache.tools.items()}
+    assert search[0].name in built["report"].verified, built["report"].rejected
+    await page.goto(url + "pages/")
+    out = await call_tool(page, search[0], dict.fromkeys(search[0].required, "owls"))
+    assert out.ok, out.reason
+    await page.wait_for_url("**/pages/?q=owls")
+    assert await page.input_value("aside input[name=q]") == ""
+    assert await page.locator("table.listing tbody tr").count() == 1
