@@ -1033,7 +1033,7 @@ def extract_snapshot(html: str, url: str | None, known: set[str] | None = None, 
     for t in scope.find_all(lambda x: x.tag == "table"):
         if any(id(a) in in_table for a in t.ancestors()) or _is_chrome(t):
             continue
-        if _concealed(t):
+        if _concealed(t) and not _modal_of(t, modals):
             continue  # a widget's table nobody sees (a closed date picker's calendar) is no list
         tl = _table_list(t, page) or _record_list(t, page)
         if tl is not None:
@@ -1076,7 +1076,7 @@ def extract_snapshot(html: str, url: str | None, known: set[str] | None = None, 
             continue  # form controls (or their wrappers) told apart by name (Time, Account, Payee) are fields, not a list
         if "[data-testid" not in sig and not any(n.text or n.data() or n.find(_is_actionable) for n in nodes):
             continue  # empty boxes (an editor's measuring divs, spacers) show nothing to list
-        if all(_concealed(n) for n in nodes):
+        if all(_concealed(n) for n in nodes) and not _modal_of(nodes[0], modals):  # (a closed dialog's opens)
             continue  # a widget's parts nobody sees as the page arrives
         if counts and (max(counts.values()) >= 2 or sig in (known or set())):
             by_parent[sig] = {id(n) for n in nodes}
