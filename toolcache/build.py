@@ -161,7 +161,7 @@ def _named_buttons(trace: Trace) -> Trace:
                 t.name = " ".join(str(attrs["value"]).split())
             continue
         text = " ".join((t.text or "").split())
-        if (t.role in _FROM_CONTENT and tag not in ("input", "select", "textarea") and text and attrs.get("title")
+        if any(c.isalnum() for c in text) and (t.role in _FROM_CONTENT and tag not in ("input", "select", "textarea") and text and attrs.get("title")
                 and " ".join((t.name or "").split()) == " ".join(str(attrs["title"]).split()) and not attrs.get("aria-label") and not attrs.get("aria-labelledby")):
             t.name = text[:120]
     return trace

@@ -399,8 +399,12 @@ def field_label(n: Node) -> str | None:
         return text if len(text) <= 40 else None
     inside = {id(x) for x in n.iter()}
     for depth, wrap in enumerate(n.ancestors()):
-        if depth >= 8 or wrap.tag in ("form", "body", "main", "html"):
+        if depth >= 12 or wrap.tag in ("form", "body", "main", "html"):
             break
+        by = [root.find(lambda x, i=i: x.attrs.get("id") == i) for i in wrap.attrs.get("aria-labelledby", "").split()]
+        text = " ".join(" ".join(x.text.split()) for x in by if x is not None).strip()
+        if text and len(text) <= 40:
+            return text  # a panel labelled by its heading (``<section aria-labelledby=...>``)
         last: str | None = None
         for x in wrap.iter():
             if x is n:

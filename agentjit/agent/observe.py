@@ -66,8 +66,9 @@ ELEMENT_HELPERS_JS = r"""
     if (n.tagName === 'INPUT' && /^(submit|reset|button)$/i.test(n.type)) return clean(n.value || (n.type === 'submit' ? 'Submit' : n.type === 'reset' ? 'Reset' : ''));
     const role = n.getAttribute('role') || implicit(n);
     if (role && FROM_CONTENT.test(role) && !/^(INPUT|SELECT|TEXTAREA)$/.test(n.tagName)) {
+      // (content of symbols only, an icon's "+" or "⋯", says less than a title: the title then)
       const text = contentOf(n);
-      if (text) return text;
+      if (/[\p{L}\p{N}]/u.test(text) || (text && !n.getAttribute('title'))) return text;
     }
     if (n.getAttribute('placeholder')) return n.getAttribute('placeholder');
     if (n.getAttribute('title')) return n.getAttribute('title');
