@@ -140,19 +140,30 @@ def trace_files(paths: Sequence[str | Path]) -> list[Path]:
 
 
 _BUTTON_TYPES = ("submit", "reset", "button")
+_FROM_CONTENT = frozenset({"button", "link", "menuitem", "menuitemcheckbox", "menuitemradio", "tab", "option", "treeitem",
+                           "heading", "cell", "gridcell", "columnheader", "rowheader", "switch", "tooltip"})
+"""Roles whose accessible name is their content before their ``title`` (accname 1.2, step 2F)."""
 
 
 def _named_buttons(trace: Trace) -> Trace:
-    """``trace`` with the accessible name of every ``<input type=submit value=...>`` target its value,
-    as the recorder's ``labelOf`` now reads it (an older recorder left it empty, and tools were named
-    after the action: ``do_click``)."""
+    """``trace`` with every target's accessible name as the recorder's ``labelOf`` now reads it (an
+    older recorder left an ``<input type=submit value=...>`` unnamed, and tools were named after the
+    action: ``do_click``; it named a link by its ``title`` before its content, so every row link
+    ``<a title="Edit this page">Owls Guide</a>`` had one name)."""
     for st in trace.steps:
         t = st.target
-        if t is None or t.name or (t.tag or "").lower() != "input":
+        if t is None:
             continue
         attrs = (t.model_extra or {}).get("attributes") or {}
-        if str(attrs.get("type", "")).lower() in _BUTTON_TYPES and attrs.get("value"):
-            t.name = " ".join(str(attrs["value"]).split())
+        tag = (t.tag or "").lower()
+        if not t.name and tag == "input":
+            if str(attrs.get("type", "")).lower() in _BUTTON_TYPES and attrs.get("value"):
+                t.name = " ".join(str(attrs["value"]).split())
+            continue
+        text = " ".join((t.text or "").split())
+        if any(c.isalnum() for c in text) and (t.role in _FROM_CONTENT and tag not in ("input", "select", "textarea") and text and attrs.get("title")
+                and " ".join((t.name or "").split()) == " ".join(str(attrs["title"]).split()) and not attrs.get("aria-label") and not attrs.get("aria-labelledby")):
+            t.name = text[:120]
     return trace
 
 

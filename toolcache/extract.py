@@ -348,6 +348,16 @@ def _selector(n: Node) -> str:
     return n.signature
 
 
+def _form_selector(form: Node) -> str | None:
+    """A selector of one ``<form>``: its id, its ``action``, else its readable class; None for none."""
+    if form.attrs.get("id"):
+        return "#" + css_ident(form.attrs["id"])
+    if form.attrs.get("action"):
+        return "form" + css_attr("action", form.attrs["action"])
+    cls = next((c for c in form.classes if not is_hashed_class(c)), None)
+    return "form." + css_ident(cls) if cls else None
+
+
 def _replaced(n: Node) -> Node | None:
     """For an unnamed control inside a widget: the named control of the same tag the widget
     replaced (progressive enhancement hides the original and inserts the widget right after it:
@@ -371,6 +381,42 @@ def _label_of(n: Node, scope: Node) -> str:
     return " ".join(around.text.split()) if around is not None else ""
 
 
+_FIELD_LABELS = ("label", "legend", "h1", "h2", "h3", "h4", "h5", "h6")
+
+
+def field_label(n: Node) -> str | None:
+    """The label of the field an editable element (a rich-text or code editor, no ``<label>`` of its
+    own) belongs to: the text its ``aria-labelledby`` names, else the nearest ``<label>``,
+    ``<legend>`` or heading before it within its field's wrappers (Draftail's body under its panel's
+    heading "Body"); None when it has none a person would call it by (over 40 characters)."""
+    root = n
+    while root.parent is not None:
+        root = root.parent
+    ids = n.attrs.get("aria-labelledby", "").split()
+    named = [root.find(lambda x, i=i: x.attrs.get("id") == i) for i in ids]
+    text = " ".join(" ".join(x.text.split()) for x in named if x is not None).strip()
+    if text:
+        return text if len(text) <= 40 else None
+    inside = {id(x) for x in n.iter()}
+    for depth, wrap in enumerate(n.ancestors()):
+        if depth >= 12 or wrap.tag in ("form", "body", "main", "html"):
+            break
+        by = [root.find(lambda x, i=i: x.attrs.get("id") == i) for i in wrap.attrs.get("aria-labelledby", "").split()]
+        text = " ".join(" ".join(x.text.split()) for x in by if x is not None).strip()
+        if text and len(text) <= 40:
+            return text  # a panel labelled by its heading (``<section aria-labelledby=...>``)
+        last: str | None = None
+        for x in wrap.iter():
+            if x is n:
+                break
+            words = " ".join(x.text.split())
+            if x.tag in _FIELD_LABELS and id(x) not in inside and words and len(words) <= 40:
+                last = words
+        if last:
+            return last
+    return None
+
+
 def _name_for(n: Node) -> str:
     for cand in (n.testid, n.attrs.get("id"), n.attrs.get("name"), n.attrs.get("aria-label"), n.attrs.get("placeholder")):
         if cand:
@@ -387,6 +433,9 @@ def _name_for(n: Node) -> str:
             return camel(words[-1]) if words else "text"
         if n.attrs.get("type") in ("date", "email", "number", "time", "datetime-local", "url", "tel"):
             return camel(n.attrs["type"])
+        if n.tag not in ("input", "textarea"):
+            # an editor is named by its field, never by the text it holds
+            return camel(field_label(n) or "text")
     text = n.text[:30]
     if not text and n.tag == "input" and n.attrs.get("type") in ("submit", "button"):
         return camel(n.attrs.get("value", "")[:30] or "submit") + "Button"
@@ -487,7 +536,60 @@ def _name_prop(props: dict[str, Prop]) -> str | None:
 
 
 _CHROME_TAGS = {"nav", "header", "footer", "aside"}
-_GENERIC_CLASSES = {"list", "table", "data", "grid", "form", "striped", "condensed", "bordered", "hover", "responsive"}
+_GENERIC_CLASSES = {"list", "table", "data", "grid", "form", "striped", "condensed", "bordered", "hover", "responsive", "listing"}
+_LAYOUT_WORDS = {"full", "nice", "padding", "margin", "wrapper", "wrap", "container", "inner", "outer", "content", "layout",
+                 "clearfix", "row", "col", "dialog", "body", "box", "block", "section", "panel", "main", "flex", "grid",
+                 "listing", "dropdown", "popup", "popover", "tooltip", "overlay", "modal", "hidden", "visible", "auto"}
+_UTILITY_CLASS = re.compile(r"[a-z]{1,3}-(\d+|full|auto|screen|px|none)", re.I)
+
+
+def is_layout_class(c: str) -> bool:
+    """A class that says how a box is laid out (``w-full``, ``nice-padding``, ``w-dialog``, ``p-4``),
+    not what it holds: no name for a list."""
+    if _UTILITY_CLASS.fullmatch(c):
+        return True
+    words = [w for w in re.split(r"[-_]+", c.lower()) if w]
+    return bool(words) and all(w in _LAYOUT_WORDS or len(w) <= 1 for w in words)
+
+
+def _concealed(n: Node) -> bool:
+    """Shown to nobody as the page arrives: ``hidden``, ``aria-hidden=true`` or an inline
+    ``display: none`` / ``visibility: hidden`` on it or an ancestor (a date picker's calendar)."""
+    for a in (n, *n.ancestors()):
+        if "hidden" in a.attrs or a.attrs.get("aria-hidden") == "true":
+            return True
+        if re.search(r"(display\s*:\s*none|visibility\s*:\s*hidden)", a.attrs.get("style", ""), re.I):
+            return True
+    return False
+
+
+def _heading_before(n: Node, depth: int = 4) -> str | None:
+    """What names the box ``n``: within its ``depth`` nearest ancestors, the ``aria-label`` of one,
+    or the last heading (``h1``-``h4``, a ``caption``, a ``legend``; or one inside a ``header``)
+    among the children of one before the child holding ``n`` (a sibling section's own heading is
+    not one); None when none is short."""
+    child = n
+    for i, wrap in enumerate(n.ancestors()):
+        if i >= depth or wrap.tag in ("body", "html"):
+            break
+        label = " ".join(wrap.attrs.get("aria-label", "").split())
+        if label and len(label) <= 40:
+            return label
+        last: str | None = None
+        for c in wrap.children:
+            if c is child:
+                break
+            head = c if c.tag in _HEADS else (c.find(lambda x: x.tag in _HEADS) if c.tag == "header" else None)
+            words = " ".join(head.text.split()) if head is not None else ""
+            if words and len(words) <= 40:
+                last = words
+        if last:
+            return last
+        child = wrap
+    return None
+
+
+_HEADS = ("h1", "h2", "h3", "h4", "caption", "legend")
 _CHROME_ROLES = {"navigation", "banner", "contentinfo", "complementary"}
 
 
@@ -725,7 +827,11 @@ def _table_list(table: Node, page: str) -> Element | None:
         # columns that change with what was asked (a query shell): every cell by its header, live
         props["cells"] = Prop("cells", "row", "", "object")
     href = next((a.attrs["href"] for r in data for a in r.iter() if a.tag == "a" and a.attrs.get("href")), None)
-    own = table.attrs.get("id") or next((c for c in table.classes if c.lower() not in _GENERIC_CLASSES and not c.startswith("table-")), "")
+    caption = next((" ".join(c.text.split()) for c in table.children if c.tag == "caption" and c.text.strip()), "")
+    own = caption or " ".join(table.attrs.get("aria-label", "").split()) or table.attrs.get("id") or next(
+        (c for c in table.classes if c.lower() not in _GENERIC_CLASSES and not c.startswith("table-") and not is_layout_class(c)), "")
+    if not own and any(c.lower() in _GENERIC_CLASSES or is_layout_class(c) for c in table.classes):
+        own = _heading_before(table) or ""  # ``table.listing``: the heading it sits under names it ("Pages")
     noun = _one(own) if own else (page_name(href).replace("{id}", "").strip("_") if href else "")
     if not noun or noun == "home":
         noun = "row"
@@ -931,6 +1037,8 @@ def extract_snapshot(html: str, url: str | None, known: set[str] | None = None, 
     for t in scope.find_all(lambda x: x.tag == "table"):
         if any(id(a) in in_table for a in t.ancestors()) or _is_chrome(t):
             continue
+        if _concealed(t) and not _modal_of(t, modals):
+            continue  # a widget's table nobody sees (a closed date picker's calendar) is no list
         tl = _table_list(t, page) or _record_list(t, page)
         if tl is not None:
             while tl.name in ps.elements:
@@ -972,6 +1080,8 @@ def extract_snapshot(html: str, url: str | None, known: set[str] | None = None, 
             continue  # form controls (or their wrappers) told apart by name (Time, Account, Payee) are fields, not a list
         if "[data-testid" not in sig and not any(n.text or n.data() or n.find(_is_actionable) for n in nodes):
             continue  # empty boxes (an editor's measuring divs, spacers) show nothing to list
+        if all(_concealed(n) for n in nodes) and not _modal_of(nodes[0], modals):  # (a closed dialog's opens)
+            continue  # a widget's parts nobody sees as the page arrives
         if counts and (max(counts.values()) >= 2 or sig in (known or set())):
             by_parent[sig] = {id(n) for n in nodes}
     candidates = dict(by_parent)
@@ -1001,7 +1111,10 @@ def extract_snapshot(html: str, url: str | None, known: set[str] | None = None, 
         first = nodes[0]
         props, actions = _card_props(nodes)
         modal = _modal_of(first, modals)
-        base = camel(first.testid) if first.testid else camel(_readable_class(first) or _group_noun(first))
+        own = next((c for c in first.classes if not is_hashed_class(c) and not is_layout_class(c)), None)
+        laid_out = own is None and _readable_class(first) is not None  # named by layout classes only (``w-full``)
+        heading = _heading_before(first) if laid_out else None
+        base = camel(first.testid) if first.testid else camel(own or (heading and _one(heading)) or _group_noun(first))
         name = f"{modal}.{base}" if modal else base
         el = Element(
             name=name, page=page, kind="card", selector=sig, repeated=True, modal=modal, props=props,
@@ -1055,6 +1168,7 @@ def extract_snapshot(html: str, url: str | None, known: set[str] | None = None, 
         return id(n) in in_group or any(id(a) in in_group for a in n.ancestors())
 
     # -- singular actionable elements --------------------------------------------------
+    shared_names = Counter((n.tag, n.attrs.get("name")) for n in scope.iter() if n.tag in ("input", "select", "textarea") and n.attrs.get("name"))
     for n in scope.iter():
         header = _column_header(n) if inside_card(n) else None
         if not _is_actionable(n) or (inside_card(n) and header is None) or _is_skip_link(n):
@@ -1080,6 +1194,11 @@ def extract_snapshot(html: str, url: str | None, known: set[str] | None = None, 
         base = _name_for(n)
         name = f"{modal}.{base}" if modal else base
         own = _selector(n)
+        if form is not None and own == n.css_tag + css_attr("name", n.attrs.get("name", "")) and shared_names[(n.tag, n.attrs.get("name"))] > 1:
+            # two controls of one name (a sidebar's search and the page's own, both ``q``): each in its form
+            fsel = _form_selector(form)
+            if fsel:
+                own = f"{fsel} {own}"
         if modal and not own.startswith(("[data-testid", "#")) and not own.startswith(ps.modals[modal]):
             own = f"{ps.modals[modal]} {own}"  # the dialog's own control, not the page's one with the same name
         el = Element(name=name, page=page, kind=kind, selector=own, modal=modal, text=(header or n.text)[:80], chrome=_is_chrome(n),
@@ -1095,6 +1214,9 @@ def extract_snapshot(html: str, url: str | None, known: set[str] | None = None, 
             el.options = [o.attrs.get("value", o.text) for o in n.iter() if o.tag == "option"]
             el.option_labels = [o.text for o in n.iter() if o.tag == "option" and "disabled" not in o.attrs]
             el.option_label_of = {o.attrs.get("value", o.text): o.text for o in n.iter() if o.tag == "option" and "disabled" not in o.attrs}
+        alt = camel(n.attrs.get("aria-label") or n.attrs.get("placeholder") or "")
+        if name in ps.elements and ps.elements[name].selector != el.selector and alt and alt not in ps.elements and not modal:
+            name = el.name = alt  # a second control of one name (a page's own ``q`` beside the sidebar's): by its label
         if name in ps.elements and ps.elements[name].selector != el.selector and not (body is not None and body.attrs.get("data-page")):
             i = 2
             while f"{name}{i}" in ps.elements:

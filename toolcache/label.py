@@ -73,6 +73,17 @@ def _id_sel(node: dict[str, Any]) -> str:
     return "#" + css_ident(str(node.get("id")))
 
 
+def _own_control(me: dict[str, Any], text: str | None, samples: list[str]) -> bool:
+    """A control clicked inside a table's row that is not the row's own title link: a button, or
+    a link whose text is no row's name (the row's Edit / Delete / History links)."""
+    if me.get("tag") == "button":
+        return True
+    if me.get("tag") != "a" or not samples:
+        return False
+    want = " ".join((text or "").split())
+    return bool(want) and not any(want in " ".join(s.split()) for s in samples)
+
+
 def label_step(step: StepEvent, schema: PageSchema | None) -> tuple[Element | None, str | None, str | None, str]:
     """``(element, card action, card name, via)`` for ``step`` on page ``schema``."""
     if schema is None or step.target is None:
@@ -106,6 +117,8 @@ def label_step(step: StepEvent, schema: PageSchema | None) -> tuple[Element | No
             if inner.get("testid") and camel(inner["testid"]) in el.actions:
                 action = camel(inner["testid"])
                 break
+        if el.member_sig and depth > 0 and action is None and _own_control(chain[0], step.target.text, el.samples):
+            break  # a control of one row (its menu toggle, its Delete link): not the row itself
         name = None
         if el.name_prop and el.name_prop in el.props:
             prop = el.props[el.name_prop]
@@ -122,13 +135,23 @@ def label_step(step: StepEvent, schema: PageSchema | None) -> tuple[Element | No
     for el in singles:
         if me.get("testid") and el.selector == css_attr("data-testid", me["testid"]):
             return el, None, None, "target"
+    # the control's own id before any control of its name: two inputs may share a name (a sidebar's
+    # search and the page's own are both ``q``), and the one the demonstration used is the one
     for el in singles:
         if el.kind == "radio" and me.get("name_attr") and el.input_name == me["name_attr"]:
             return el, None, None, "target"
         if me.get("id") and el.selector == _id_sel(me):
             return el, None, None, "target"
-        if me.get("name_attr") and el.input_name == me["name_attr"] and el.kind != "radio":
-            return el, None, None, "target"
+    by_name = [el for el in singles if me.get("name_attr") and el.input_name == me["name_attr"] and el.kind != "radio"]
+    if len(by_name) > 1:
+        # the one in the demonstrated control's form (its form's id or class among the target's ancestors)
+        forms = {_sig_of(a) for a in chain[1:] if a.get("tag") == "form"} | {_id_sel(a) for a in chain[1:] if a.get("tag") == "form" and a.get("id")}
+        # and in the site's chrome (a sidebar's search) only when the demonstrated one was
+        chrome = any(a.get("tag") in ("nav", "header", "footer", "aside") or a.get("role") in ("navigation", "banner", "contentinfo", "complementary")
+                     for a in chain[1:])
+        by_name.sort(key=lambda el: (el.form not in forms, el.chrome != chrome))
+    if by_name:
+        return by_name[0], None, None, "target"
     attrs = (step.target.model_extra or {}).get("attributes") or {}
     if me.get("tag") in ("input", "button") and attrs.get("value") and attrs.get("type") in ("submit", "button"):
         own = f"{css_ident(str(me['tag']))}{css_attr('type', attrs['type'])}{css_attr('value', attrs['value'])}"

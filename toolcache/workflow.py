@@ -56,12 +56,13 @@ from .codegen.base import (
 )
 from .coverage import ACTIONS, _reads_only, step_key
 from .dom import Node, parse_html, signature, snake
-from .extract import is_hashed_class
+from .extract import _one, field_label, is_hashed_class
 from .js import source
 from .label import LabeledStep
 from .literal import css_attr, css_ident, js
 from .pages import with_routes
 from .redact import REDACTED
+from .rows import _resolve
 
 __all__ = ["Segment", "WorkflowSynth", "uncovered_segments", "workflow_tools", "WORKFLOW_JS"]
 
@@ -165,6 +166,18 @@ def _readable(text: str | None) -> str | None:
     return text[:_LABEL_MAX * 2]
 
 
+def _short(t: Any) -> str | None:
+    """What a person calls the control ``t`` (a recorded target), in a few words: its accessible
+    name, or its visible text when the name is a sentence and the text is short (a sort link
+    ``aria-label="Sort the order of child pages within 'Home' by 'Title'"`` showing "Title")."""
+    if t is None:
+        return None
+    name, text = _readable(t.name), _readable(t.text)
+    if name and text and len(name) > 30 and len(text) < len(name) and re.search(r"[A-Za-z]{2}", text):
+        return text
+    return name or text
+
+
 def _target(ls: LabeledStep) -> dict[str, Any]:
     """The recorded target as the replayer finds it (see ``workflow.js``)."""
     t = ls.step.target
@@ -260,6 +273,88 @@ def _item(ls: LabeledStep, html_before: str | None = None) -> tuple[dict[str, An
     return {"group": group}, text
 
 
+def _row_node(node: Node) -> Node | None:
+    """The row of a list ``node`` sits in: its nearest ``tr`` with data cells among two or more such
+    (or ``li`` among two or more), else None."""
+    for a in [node, *node.ancestors()]:
+        if a.tag not in ("tr", "li") or a.parent is None:
+            continue
+        like = [c for c in a.parent.children if c.tag == a.tag and (a.tag == "li" or any(x.tag == "td" for x in c.children))]
+        if len(like) >= 2 and a in like:
+            return a
+    return None
+
+
+def _row_group(row: Node) -> str | None:
+    """A selector of ``row`` and its like siblings: the rows of its table (or list) by the nearest
+    ancestor with a readable id, test id or class."""
+    scope = row.parent
+    while scope is not None and scope.tag not in ("html", "body"):
+        if scope.attrs.get("id") and not is_hashed_class(scope.attrs["id"]):
+            return f"#{css_ident(scope.attrs['id'])} {row.tag}"
+        classes = [c for c in scope.classes if not is_hashed_class(c)]
+        if scope.testid or classes:
+            return f"{signature(scope.tag, scope.testid, classes)} {row.tag}"
+        if scope.tag in ("table", "ul", "ol"):
+            return f"{scope.tag} {row.tag}"
+        scope = scope.parent
+    return None
+
+
+def _row_name(row: Node) -> str | None:
+    """What a row is called: its first link's text (its title), else its first cell's."""
+    link = row.find(lambda n: n.tag == "a" and "href" in n.attrs and not n.hidden and _readable(n.text))
+    if link is not None:
+        return _readable(link.text)
+    cell = row.find(lambda n: n.tag in ("th", "td") and _readable(n.text))
+    return _readable(cell.text) if cell is not None else None
+
+
+def _row_control(ls: LabeledStep, html_before: str | None) -> tuple[dict[str, Any], str] | None:
+    """For a click on a control inside one row of a list (a row's "More options for 'X'" menu
+    toggle, its Delete button), not on the row's own title: the target (the rows, and the control
+    inside the row, its name with the row's name a blank) and the row's name; else None."""
+    t = ls.step.target
+    if ls.step.action != "click" or t is None or not html_before or not t.selector:
+        return None
+    node = _resolve(parse_html(html_before), t.selector)
+    row = _row_node(node) if node is not None else None
+    group = _row_group(row) if row is not None else None
+    name = _row_name(row) if row is not None else None
+    if row is None or group is None or name is None:
+        return None
+    inner = _target(ls)
+    inner.pop("selector", None)
+    if _readable(inner.get("text")) == name or _readable(inner.get("name")) == name:
+        return None  # the row's own title: an item click (:func:`_item`)
+    for key in ("name", "text"):
+        if inner.get(key) and name in inner[key]:
+            inner[key + "For"] = inner.pop(key).replace(name, "{item}")
+    return {"group": group, "inner": inner, "row": True}, name
+
+
+def _items(seg: Segment, html_of: Callable[[LabeledStep], str | None]) -> list[tuple[dict[str, Any], str] | None]:
+    """:func:`_item` of each step of ``seg``; once a step chose a row by a control of its own (a
+    row's menu toggle), a later click inside that row (the menu's Delete) acts on the same row, by
+    what it says, and a later click outside it (a menu drawn elsewhere) is no choice of its own."""
+    out: list[tuple[dict[str, Any], str] | None] = []
+    row: tuple[dict[str, Any], str] | None = None
+    for ls, prior in zip(seg.steps, seg.priors, strict=True):
+        html = html_of(prior) if prior is not None else None
+        if row is not None and ls.step.action == "click":
+            here = _row_control(ls, html)
+            if here is not None and here[0]["group"] == row[0]["group"]:
+                out.append(({**here[0], "sameItem": True}, row[1]))
+            else:
+                out.append(None)
+            continue
+        item = _item(ls, html)
+        if item is None:
+            item = row = _row_control(ls, html)
+        out.append(item)
+    return out
+
+
 def _item_noun(ls: LabeledStep, item: tuple[dict[str, Any], str]) -> str:
     """What an item is called: its card group (``store_card`` -> ``store``), else the readable
     class its like siblings share (``div.desk`` -> ``desk``), else ``item``."""
@@ -271,11 +366,32 @@ def _item_noun(ls: LabeledStep, item: tuple[dict[str, Any], str]) -> str:
     return snake(singular(ls.element.name)) if ls.element is not None else "item"
 
 
-def _param(ls: LabeledStep, used: set[str]) -> str:
-    """An input's name: the field's label, its name attribute, else what it is."""
+def _is_editor(ls: LabeledStep) -> bool:
+    """The target is a rich-text or code editor (a ``contenteditable`` element), not a form field."""
+    t = ls.step.target
+    attrs = _attrs(ls)
+    return t is not None and (t.tag or "").lower() not in ("input", "textarea", "select") and (
+        str(attrs.get("contenteditable", "false")).lower() in ("", "true", "plaintext-only") or t.role == "textbox")
+
+
+def _field_label(ls: LabeledStep, html_before: str | None) -> str | None:
+    """:func:`toolcache.extract.field_label` of the step's editor on the page before the step."""
+    t = ls.step.target
+    if not html_before or t is None or not t.selector:
+        return None
+    node = _resolve(parse_html(html_before), t.selector)
+    return field_label(node) if node is not None else None
+
+
+def _param(ls: LabeledStep, used: set[str], html_before: str | None = None) -> str:
+    """An input's name: the field's label, its name attribute, else what it is; an editor's, its
+    field's label (its own name is the text it held)."""
     attrs = _attrs(ls)
     t = ls.step.target
-    words = next((w for w in (attrs.get("aria-label"), attrs.get("placeholder"), t.name if t else None, attrs.get("name"))
+    named = t.name if t is not None else None
+    if _is_editor(ls) and not attrs.get("aria-labelledby"):
+        named = _field_label(ls, html_before)
+    words = next((w for w in (attrs.get("aria-label"), attrs.get("placeholder"), named, attrs.get("name"))
                   if _readable(w) and len(str(w)) <= 40), None)
     base = snake(str(words)) if words else ("choice" if ls.step.action == "select" else "text")
     base = base[:40].strip("_") or "text"
@@ -340,12 +456,12 @@ def _verb(segs: list[Segment]) -> str:
     for ls, item in reversed(list(zip(seg.steps, seg.items, strict=True))):
         if ls.step.action != "click":
             continue
-        if item is not None and ls is not seg.steps[-1]:
+        own = item is not None and (item[0].get("row") or item[0].get("sameItem"))  # a row's control: what it says
+        if item is not None and not own and ls is not seg.steps[-1]:
             continue
-        if item is not None:
+        if item is not None and not own:
             return _item_noun(ls, item)
-        t = ls.step.target
-        label = _readable((t.name or t.text) if t else None)
+        label = _short(ls.step.target)
         if label:
             return "_".join(snake(label).split("_")[:3])
     return segs[0].steps[-1].step.action
@@ -356,8 +472,15 @@ def _describe(seg: Segment, params: dict[str, str]) -> str:
     for ls, item in zip(seg.steps, seg.items, strict=True):
         t = ls.step.target
         pname = params.get(str(id(ls)))
-        label = (_readable((t.name or t.text) if t else None) or pname or ls.step.action)[:40]
-        if item is not None:
+        label = (_short(t) or pname or ls.step.action)
+        if item is not None and item[1]:
+            label = label.replace(item[1], "...")  # no demonstrated row in a description
+        label = label[:40]
+        if item is not None and item[0].get("sameItem"):
+            words.append(f"click {json_word(label)} of that {pname}")
+        elif item is not None and item[0].get("row"):
+            words.append(f"click {json_word(label)} of the {pname} given (its row, by its text)")
+        elif item is not None:
             words.append(f"choose the {pname} given")
         elif ls.step.action in ("fill", "select"):
             words.append(f"set {json_word(label)} to {pname}")
@@ -395,13 +518,18 @@ def _tool(segs: list[Segment], name: Callable[[str], str], html_of: Callable[[La
     steps: list[dict[str, Any]] = []
     params: dict[str, str] = {}  # id(step of the first segment) -> its input
     pos_param: list[str | None] = []
-    for ls, item in zip(first.steps, first.items, strict=True):
+    for ls, item, prior in zip(first.steps, first.items, first.priors, strict=True):
         act = ls.step.action
         spec: dict[str, Any] = {"action": act}
         pname: str | None = None
-        if item is not None:
+        if item is not None and item[0].get("sameItem"):
+            spec["target"] = {k: v for k, v in item[0].items() if k != "sameItem"}
+            pname = next((p for p in reversed(pos_param) if p), None)
+        elif item is not None:
             spec["target"] = item[0]
             base = _item_noun(ls, item)
+            if item[0].get("row"):
+                base = _one(_page_noun(first.pre, strip).split("_")[-1]) or "item"  # a row of the page's list
             pname = base if base not in used else f"{base}_{len(used) + 1}"
             used.add(pname)
             props[pname] = {"type": "string", "minLength": 1,
@@ -409,7 +537,7 @@ def _tool(segs: list[Segment], name: Callable[[str], str], html_of: Callable[[La
         elif ls.step.target is not None:
             spec["target"] = _target(ls)
         if act in ("fill", "select") and item is None:
-            pname = _param(ls, used)
+            pname = _param(ls, used, html_of(prior) if prior is not None else None)
             if ls.step.value == REDACTED:
                 props[pname] = {"type": "string", "minLength": 1, "writeOnly": True,
                                 "description": "A secret (never stored in traces or the cache): give it at call time."}
@@ -459,7 +587,12 @@ def _tool(segs: list[Segment], name: Callable[[str], str], html_of: Callable[[La
     if verb[0].isdigit():
         verb = f"click_{verb}"  # a page number, a count: what was clicked
     noun = _page_noun(first.pre, strip)
-    base = f"do_{verb}" if verb.endswith(noun) or verb == noun else f"do_{verb}_{noun}"
+    base = f"do_{verb}" if verb.endswith(noun) or set(noun.split("_")) <= set(verb.split("_")) else f"do_{verb}_{noun}"
+    row = next((p for p, item in zip(pos_param, first.items, strict=True) if p and item and item[0].get("row")), None)
+    if row and verb != row:
+        # an action on one row of a list, the row given: ``delete_page(page)``; one that only opens
+        # another page (a confirmation page) says so: ``goto_delete_page(page)``
+        base = f"{verb}_{row}" if writes or not navigates else f"goto_{verb}_{row}"
     m = ToolManifest(
         name=name(base),
         description=(f"A demonstrated sequence on the {first.pre} page: {_describe(first, params)}"
@@ -491,7 +624,7 @@ def workflow_tools(
     tools = list(tools)
     groups: dict[tuple[Any, ...], list[Segment]] = {}
     for seg in uncovered_segments(labeled, tools):
-        seg.items = [_item(ls, html_of(p) if p is not None else None) for ls, p in zip(seg.steps, seg.priors, strict=True)]
+        seg.items = _items(seg, html_of)
         groups.setdefault(_shape(seg), []).append(seg)
     namer = _Namer()
     namer.used |= {t.name for t in tools}

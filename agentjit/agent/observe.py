@@ -44,13 +44,34 @@ ELEMENT_HELPERS_JS = r"""
   const clean = (s) => (s || '').replace(/\s+/g, ' ').trim();
   // The attribute, not the property: a form holding an <input name="id"> answers form.id with that input.
   const idOf = (n) => n.getAttribute('id') || null;
+  // The accessible name in the order of ARIA's name computation (accname 1.2): aria-labelledby,
+  // aria-label, the host language's label (<label>, a button input's value), the content for the
+  // roles that are named from their content (a link, a button, a menu item: `<a title="Edit this
+  // page">Owls Guide</a>` is "Owls Guide"), then placeholder and title; any other element its
+  // text last, as a person would name it.
+  const FROM_CONTENT = /^(button|link|menuitem|menuitemcheckbox|menuitemradio|tab|option|treeitem|heading|cell|gridcell|columnheader|rowheader|switch|tooltip)$/;
+  const contentOf = (n) => {
+    const text = clean(n.innerText || n.textContent);
+    if (text) return text.slice(0, 120);
+    const img = n.querySelector && n.querySelector('img[alt]:not([alt=""]),svg[aria-label],[role=img][aria-label]');
+    return img ? clean(img.getAttribute('alt') || img.getAttribute('aria-label')).slice(0, 120) : '';
+  };
   const labelOf = (n) => {
-    if (n.getAttribute('aria-label')) return n.getAttribute('aria-label');
+    const by = (n.getAttribute('aria-labelledby') || '').split(/\s+/).filter(Boolean)
+      .map((id) => document.getElementById(id)).filter(Boolean).map((e) => clean(e.innerText || e.textContent)).filter(Boolean);
+    if (by.length) return by.join(' ').slice(0, 120);
+    if (clean(n.getAttribute('aria-label'))) return clean(n.getAttribute('aria-label'));
     if (n.labels && n.labels.length) return clean(n.labels[0].textContent);
-    if (n.getAttribute('placeholder')) return n.getAttribute('placeholder');
-    if (n.getAttribute('title')) return n.getAttribute('title');
     // <input type=submit value="Save">: its value is its name (an unset one reads "Submit")
     if (n.tagName === 'INPUT' && /^(submit|reset|button)$/i.test(n.type)) return clean(n.value || (n.type === 'submit' ? 'Submit' : n.type === 'reset' ? 'Reset' : ''));
+    const role = n.getAttribute('role') || implicit(n);
+    if (role && FROM_CONTENT.test(role) && !/^(INPUT|SELECT|TEXTAREA)$/.test(n.tagName)) {
+      // (content of symbols only, an icon's "+" or "⋯", says less than a title: the title then)
+      const text = contentOf(n);
+      if (/[\p{L}\p{N}]/u.test(text) || (text && !n.getAttribute('title'))) return text;
+    }
+    if (n.getAttribute('placeholder')) return n.getAttribute('placeholder');
+    if (n.getAttribute('title')) return n.getAttribute('title');
     return clean(n.innerText || n.textContent).slice(0, 120);
   };
   const sig = (n) => {

@@ -62,7 +62,9 @@ def _filter_tools(site: _Site) -> list[Synth]:
                 f"const input = __q({js(sel)});",
                 f"__setValue(input, {prop('inputs', pname)});",
                 "const before = location.href;",
-                "input.dispatchEvent(new KeyboardEvent('keydown', {key: 'Enter', code: 'Enter', bubbles: true}));",
+                "const enter = new KeyboardEvent('keydown', {key: 'Enter', code: 'Enter', bubbles: true, cancelable: true});",
+                # an Enter the page's script left alone submits the input's form, as a browser's does
+                "if (input.dispatchEvent(enter) && input.form && typeof input.form.requestSubmit === 'function') input.form.requestSubmit();",
                 *_until_filtered(param, pname),
                 f"return {{{js(pname)}: {prop('inputs', pname)}}};",
             ) if in_place else _body(

@@ -6,7 +6,8 @@
 // would: `group` + the item named by the input (one of several similar items), `testid`, `role` and
 // accessible `name`, the field's `label` (placeholder, aria-label, <label>), its `text`, a button
 // input's `value`, then the recorder's `selector`, and last the role alone. `inner` narrows a click
-// inside the item (a row's Delete button).
+// inside the item (a row's Delete button); its `nameFor` / `textFor` hold the row's name as a blank,
+// `{item}` ("More options for '{item}'").
 const __wfShown = (el) => {
   if (!el || !el.isConnected || el.closest('[hidden],[aria-hidden=true]')) return false;
   if (!el.getClientRects().length) return false;
@@ -46,6 +47,13 @@ const __wfMatch = (t, root, self) => {
   }
   return [];
 };
+const __wfRowName = (row) => {
+  // a row's name as the builder read it: its first link's text, else its first cell's
+  const link = [...row.querySelectorAll('a[href]')].find((a) => clean(a.textContent));
+  if (link) return clean(link.textContent);
+  const cell = [...row.querySelectorAll('th, td')].find((c) => clean(c.textContent));
+  return cell ? clean(cell.textContent) : '';
+};
 const __wfItems = (t) => __wfAll(t.group).filter(__wfShown);
 const __wfLocate = (t, want) => {
   // the element `t` names, or [null, why]
@@ -55,7 +63,12 @@ const __wfLocate = (t, want) => {
     const item = __find(items, (x) => __wfOwnText(x), want);
     if (!item) return [null, 'no item matches ' + JSON.stringify(want) + '; have: ' + items.slice(0, 20).map(__wfOwnText).join(', ')];
     if (!t.inner) return [item, ''];
-    const inner = __wfMatch(t.inner, item, true);
+    // a control named after its row ("More options for 'Owls Guide'"): the row's name in the blank
+    const fill = (pattern) => pattern.split('{item}').join(__wfRowName(item) || want);
+    const spec = {...t.inner};
+    if (spec.nameFor != null) spec.name = fill(spec.nameFor);
+    if (spec.textFor != null) spec.text = fill(spec.textFor);
+    const inner = __wfMatch(spec, item, true);
     return inner.length ? [inner[0], ''] : [null, 'the item ' + JSON.stringify(want) + ' has no such control'];
   }
   const hits = __wfMatch(t, document, false);
