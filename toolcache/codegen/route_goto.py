@@ -73,8 +73,10 @@ def fixed_path(url: str | None) -> str | None:
 
 
 def page_goto_tools(site: _Site) -> list[Synth]:
-    """``goto_<page>()``: one per page type a demonstration opened by a fixed address (the most
-    used one when several open it); the address is the tool's literal, the page type its post."""
+    """``goto_<page>()`` (``open_<page>()`` when a link tool has that name): one per page type a
+    demonstration opened by a fixed address, when the traces show that page type at that address
+    only (not an item page named by its markup, ``/store/popeyes``, which would bind the tool to
+    one item); the address is the tool's literal, the page type its post."""
     by_page: dict[str, list[tuple[str, LabeledStep]]] = defaultdict(list)
     for ls in site.steps:
         st = ls.step
@@ -83,13 +85,21 @@ def page_goto_tools(site: _Site) -> list[Synth]:
         path = fixed_path(str(st.value or st.url_after or ""))
         if path is not None:
             by_page[ls.page_after].append((path, ls))
+    shown_at: dict[str, set[str]] = defaultdict(set)  # page type -> every path it was shown at
+    for ls in site.steps:
+        if ls.page_after and ls.step.url_after:
+            shown_at[ls.page_after].add(urlsplit(ls.step.url_after).path)
     out: list[Synth] = []
     for page, hits in sorted(by_page.items()):
         paths = [path for path, _ in hits]
         path = max(dict.fromkeys(paths), key=paths.count)
+        if shown_at[page] - {path}:
+            continue  # one page type at several addresses (an item's page, named by its markup): no fixed address opens it
         steps = [ls for p, ls in hits if p == path]
+        base = snake(page) or "home"
         m = ToolManifest(
-            name=site.name(f"goto_{snake(page) or 'home'}"),
+            # a link tool may have the goto_ name already (it opens the page from some pages, not from any)
+            name=site.name(f"goto_{base}" if f"goto_{base}" not in site.name.used else f"open_{base}"),
             description=f"Open the {page} page ({path} on this site), from any page.",
             type=ToolType.GOTO_ITEM,
             input_schema={"type": "object", "properties": {}},
