@@ -36,9 +36,10 @@ EDIT = """<html><head><title>Edit page</title></head><body><h1>Edit page</h1>
 <script>fetch('/ping', {{method: 'POST', body: 'alive'}});</script>
 </body></html>"""
 TIMER = ("<script>const load = String(Math.random());"
-         "setInterval(() => fetch('/ping', {method: 'POST', body: load}), 250);</script>")
-"""A ping on a timer, every 250 ms, so the steps and tool calls on the editor send some; its body
-names the page load that sent it."""
+         "setInterval(() => fetch('/ping', {method: 'POST', body: load}), 250);"
+         "addEventListener('pagehide', () => navigator.sendBeacon('/release', load));</script>")
+"""A ping on a timer, every 250 ms, so the steps and tool calls on the editor send some, and a
+beacon as the page unloads (no route sees it); their body names the page load that sent them."""
 
 
 class Editor:
@@ -48,6 +49,8 @@ class Editor:
         self.pings = 0
         self.loads: set[str] = set()
         """The page loads whose timer pinged the site (a ping's body)."""
+        self.released: set[str] = set()
+        """The page loads whose unload beacon reached the site."""
 
 
 def _handler(editor: Editor) -> type[http.server.BaseHTTPRequestHandler]:
@@ -72,6 +75,10 @@ def _handler(editor: Editor) -> type[http.server.BaseHTTPRequestHandler]:
 
         def do_POST(self) -> None:  # noqa: N802 - the http.server API
             body = self.rfile.read(int(self.headers.get("Content-Length") or 0)).decode()
+            if self.path == "/release":
+                editor.released.add(body)
+                self._send(200, "ok")
+                return
             if self.path == "/ping":
                 editor.pings += 1
                 editor.loads.add(body)
@@ -153,6 +160,7 @@ async def test_an_editor_pinging_on_a_timer_gives_a_verified_save(
     # neither the save nor a ping of a page the build loaded reached the site (a late ping of the
     # demonstration's own page may still arrive)
     assert state.saves == saves and state.loads <= loads | {"alive"}
+    assert state.released <= loads  # nor the unload beacon of a page the build loaded
 
 
 async def test_a_write_the_demonstration_did_not_send_is_still_refused(
