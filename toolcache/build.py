@@ -6,14 +6,16 @@ message) and the build goes on without them. Without a site (``base_url``
 None) verification is skipped and every synthesized tool is written, marked
 unverified in the report.
 
-Verification never changes the site unless asked to (``writes="live"``): see
-:mod:`toolcache.verify`. A WRITE tool that could not be verified in the mode
+Verification never changes the site unless asked to (``writes="live"``; ``sign_in`` sends the
+sign-in only): see :mod:`toolcache.verify`. A trace's saved session (``<name>.session.json``
+beside it, written by the recorder) verifies the tools behind its sign-in. A WRITE tool that could not be verified in the mode
 asked for (``--verify-writes none``, or a demonstration recorded before traces
 kept responses) is written all the same and listed in ``unverified``.
 """
 
 from __future__ import annotations
 
+import json
 import logging
 import shutil
 import tempfile
@@ -39,6 +41,7 @@ from .extract import PageSchema, SiteSchema, extract_snapshot, merge_page, page_
 from .label import LabeledStep, label_step, label_with_model
 from .literal import state_value
 from .pages import VARIANT_MARK, learn_routes, page_name
+from .record import session_path
 from .rows import checked_row, is_row_check, looked_at_list
 from .script import STEP_TIMEOUT_S
 from .variants import learn_variants
@@ -92,6 +95,12 @@ class BuildReport:
     """Which demonstrated steps (``goto`` aside) a tool of the cache acts on, and the ones none does."""
     workflow: dict[str, list[str]] | None = None
     """The workflow tools ``made`` and ``kept`` (:mod:`toolcache.workflow`); None when turned off."""
+    sent_live: list[dict[str, str]] = field(default_factory=list)
+    """Every state-changing request verification sent to the site (``{tool, request, why}``): none
+    by default; the sign-in with ``--sign-in``, the demonstrated writes with ``--verify-writes live``."""
+    sessions_expired: dict[str, str] = field(default_factory=dict)
+    """Trace -> the sign-in page the site sent where its demonstration was signed in: its saved
+    session has expired (or it saved none), and the tools behind it are in ``unverified``."""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -112,6 +121,8 @@ class BuildReport:
             },
             "verify_writes": self.verify_writes,
             "writes": self.writes,
+            "sent_live": self.sent_live,
+            "sessions_expired": self.sessions_expired,
             "relations": self.relations,
             "relation_tests": self.relation_tests,
             "distributions": self.distributions,
@@ -181,6 +192,26 @@ def load_traces(paths: Sequence[str | Path], report: BuildReport, progress: Prog
     report.traces = len(traces)
     report.steps = sum(len(t.steps) for t in traces)
     return traces
+
+
+def load_sessions(traces: Sequence[Trace]) -> dict[str, dict[str, Any]]:
+    """The storage state each trace saved (``<name>.session.json``), by trace path; a trace without
+    one (recorded before sessions were saved, or imported) has none. The files are never printed."""
+    out: dict[str, dict[str, Any]] = {}
+    for tr in traces:
+        if tr.path is None:
+            continue
+        path = session_path(tr.path)
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            continue
+        except (OSError, ValueError) as exc:
+            log.warning("%s: not a saved session (%s): the tools behind its sign-in stay unverified", path, type(exc).__name__)
+            continue
+        if isinstance(data, dict):
+            out[str(tr.path)] = data
+    return out
 
 
 def _extract(
@@ -377,6 +408,7 @@ async def build_cache(
     writes: str = "recorded",
     step_timeout_s: float = STEP_TIMEOUT_S,
     workflow: bool = True,
+    sign_in: bool = False,
 ) -> tuple[ToolCache, BuildReport]:
     """Build a tool cache from trace files (or directories of them).
 
@@ -386,6 +418,8 @@ async def build_cache(
     ``step_timeout_s``) raises :class:`~agentjit.exceptions.SiteUnreachable` before anything is
     written to ``out``. ``workflow`` (``--no-workflow-tools`` turns it off): the demonstrated steps
     no kept tool acts on become workflow tools (:mod:`toolcache.workflow`), verified in a second pass.
+    ``sign_in`` (``--sign-in``, the user's consent): send the demonstrated sign-in to the site with
+    the ``secrets`` given, instead of answering it from its recording and using the saved session.
     """
     report = BuildReport()
     clock = time.perf_counter
@@ -444,13 +478,15 @@ async def build_cache(
         report.verify_writes = writes
         options: dict[str, Any] = dict(reset=reset, on_trace=on_trace, secrets=secrets, routes=routes, writes=writes,
                                        recorded={str(tr.path): tr for tr in traces},
-                                       step_timeout_s=step_timeout_s)
+                                       step_timeout_s=step_timeout_s, sessions=load_sessions(traces), sign_in=sign_in)
         if pool is None:
             async with BrowserPool.from_spec() as own:
                 vreport = await verify_tools(synths, labeled, own, base_url, **options)
         else:
             vreport = await verify_tools(synths, labeled, pool, base_url, **options)
         report.verify_calls = vreport.calls
+        report.sent_live += vreport.sent_live
+        report.sessions_expired.update(vreport.sessions_expired)
         kept = _judge(synths, vreport, report)
         report.relations = {k: {p: list(v) for p, v in r.items()} for k, r in vreport.relations.items()}
         report.relation_tests = vreport.relation_tests
@@ -477,6 +513,8 @@ async def build_cache(
             else:
                 wreport = await verify_tools([*synths_final, *wf_synths], replay, pool, base_url or "", focus=names, **options)
             report.verify_calls += wreport.calls
+            report.sent_live += wreport.sent_live
+            report.sessions_expired.update(wreport.sessions_expired)
             report.timings["verify_workflow"] = clock() - t_wf  # part of verify
             vreport.verdicts.update({n: wreport.verdicts[n] for n in names})
             wf_kept = _judge(wf_synths, wreport, report)

@@ -5,7 +5,7 @@
     toolcache record --app food traces/food/scripts/*.json -o /tmp/food-traces/ [--repeat N] [--force]
     toolcache import-browser-use history.json -o traces/imported/ [--site food]
     toolcache build traces/food -o CACHE [--site URL | --app food] [--model M] [--json]
-        [--verify-writes recorded|live|none] [--reset-command CMD]
+        [--verify-writes recorded|live|none] [--reset-command CMD] [--secret NAME=VALUE] [--sign-in]
     toolcache heal --cache CACHE --site URL [--tool NAME] [--json]
 """
 
@@ -125,8 +125,13 @@ def _cmd_build(args: argparse.Namespace) -> int:
             cache, report = asyncio.run(build_cache(args.traces, args.output, base_url=url, app=app or args.app_name,
                                                     model=model, reset=reset, progress=progress, secrets=secrets,
                                                     writes=args.verify_writes, step_timeout_s=args.step_timeout,
-                                                    workflow=not args.no_workflow_tools))
+                                                    workflow=not args.no_workflow_tools, sign_in=args.sign_in))
     elapsed = time.perf_counter() - t0
+    for trace, login in report.sessions_expired.items():
+        n = sum(1 for why in report.unverified.values() if trace in why)
+        err.print(f"toolcache: {trace}: the site sent its sign-in page ({login}) where the demonstration was signed in: "
+                  f"its saved session has expired (or it saved none); {n} tools behind it are not verified. Record it "
+                  "again, or build with --sign-in to sign in live (that sends the sign-in to the site).", markup=False)
     data = report.to_json()
     data["wall_s"] = round(elapsed, 2)
     if args.json:
@@ -144,6 +149,7 @@ def _cmd_build(args: argparse.Namespace) -> int:
         t.add_row("tools verified", str(len(report.verified)) if url else "not verified (no --site/--app)")
         if url:
             t.add_row("writes verified", report.verify_writes or "")
+            t.add_row("sent to the site", ", ".join(f"{s['tool']} ({s['request']})" for s in report.sent_live) or "nothing")
         t.add_row("tools kept unverified", str(len(report.unverified)))
         t.add_row("tools rejected", str(len(report.rejected)))
         t.add_row("relations kept / tested", f"{sum(len(v) for v in report.relations.values())} / {len(report.relation_tests)}")
@@ -262,6 +268,9 @@ def _parser() -> argparse.ArgumentParser:
     b.add_argument("--model", help="a model for steps without targets (e.g. openai:gpt-4.1)")
     b.add_argument("--secret", action="append", default=[], metavar="NAME=VALUE",
                    help="a redacted input's value for verification (e.g. login_password=...); never stored")
+    b.add_argument("--sign-in", action="store_true",
+                   help="send the demonstrated sign-in to the site (with --secret); by default it is checked against "
+                        "its recording and the session the demonstration saved verifies the tools behind it")
     b.add_argument("--verify-writes", choices=WRITE_MODES, default=WRITE_MODES[0],
                    help="recorded (default): WRITE tools are checked against the demonstration's recorded answers, "
                         "never sent to the site; live: the demonstrated writes are sent (needs --reset-command with "

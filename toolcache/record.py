@@ -9,12 +9,18 @@ but GET, HEAD and OPTIONS, with its body, status and response, see
 :class:`_Network`), and the DOM after the step (``page.content()``,
 stored once per distinct content). A step ends when the page has loaded and no
 request has been in flight for a short quiet period.
+
+At the end of a demonstration the browser's storage state (cookies, localStorage: the session
+a sign-in opened) is written beside the trace, ``<name>.session.json`` (:func:`session_path`),
+readable by its owner only: ``toolcache build`` verifies the tools behind a sign-in with it
+instead of signing in again. It is a secret: whoever holds it is signed in while it lasts.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
 import os
 import time
@@ -32,13 +38,13 @@ from agentjit.runtime import BrowserPool
 from agentjit.runtime.browser import READ_METHODS
 
 from .navigation import Navigations, is_navigation_race
-from .recorded import arrives, is_navigation
+from .recorded import arrives, is_navigation, write_address
 from .redact import REDACTED, is_secret
 from .script import STEP_TIMEOUT_S, Script, ScriptStep
 from .targets import TargetError, resolve_target
 from .urls import site_url
 
-__all__ = ["record_script", "record_scripts", "describe_js", "reset_site"]
+__all__ = ["record_script", "record_scripts", "describe_js", "reset_site", "session_path", "write_secret_json"]
 
 log = logging.getLogger(__name__)
 
@@ -87,6 +93,25 @@ def _stored_value(step: ScriptStep, target: Target | None, base_url: str) -> Any
     return step.value
 
 
+def session_path(trace: str | Path) -> Path:
+    """Where the storage state saved with ``trace`` is: ``<name>.session.json`` beside ``<name>.jsonl``."""
+    trace = Path(trace)
+    return trace.with_name(f"{trace.name.removesuffix('.jsonl')}.session.json")
+
+
+def write_secret_json(path: Path, data: Any) -> None:
+    """Write ``data`` as JSON to ``path`` atomically, readable and writable by its owner only (0600)."""
+    tmp = path.with_name(f".{path.name}.part")
+    tmp.unlink(missing_ok=True)
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            json.dump(data, f)
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
 def reset_site(base_url: str) -> bool:
     """``POST /__reset`` when the site offers it; returns whether it did."""
     req = urllib.request.Request(urljoin(base_url, "/__reset"), data=b"{}", method="POST")
@@ -121,6 +146,9 @@ class _Network:
         from then on that document's own scripts run, before its ``domcontentloaded``."""
         self.step_arrived = 0
         """``arrived`` when the current step began."""
+        self.in_step = False
+        self.page_writes: set[str] = set()
+        """Addresses the current document sent writes to by itself (a session ping on a timer)."""
         page.on("domcontentloaded", self._on_document)
         page.on("request", self._on_request)
         page.on("response", self._on_response)
@@ -132,16 +160,30 @@ class _Network:
         self.last_change = time.monotonic()
         if request.method in READ_METHODS:
             return
-        if self.arrived > self.step_arrived and not is_navigation(request):
-            # the document the step landed on sent it by itself (an editor's session ping, a
-            # beacon): the page's doing, not the step's, and the verifier drops it the same way
-            log.debug("not the step's write, sent by the page it loaded: %s %s", request.method, request.url)
+        if self._background(request):
+            # the page sent it by itself (an editor's session ping, a beacon): the page's doing,
+            # not the step's, and the verifier drops it the same way
+            self.page_writes.add(write_address(request.url))
+            log.debug("not the step's write, sent by the page by itself: %s %s", request.method, request.url)
             return
         self.writes.append({"method": request.method, "url": request.url, "resource": request.resource_type, "_req": request})
+
+    def _background(self, request: Any) -> bool:
+        """Whether a write is the page's own, not the step's: not a navigation, and sent between
+        steps, by a document the step loaded, or to an address the same document sent such a
+        write to before (a ping on a timer)."""
+        if is_navigation(request):
+            return False
+        return not self.in_step or self.arrived > self.step_arrived or write_address(request.url) in self.page_writes
 
     def step_started(self) -> None:
         """A step begins: writes sent by a document it loads, once loaded, are that page's own."""
         self.step_arrived = self.arrived
+        self.in_step = True
+
+    def step_ended(self) -> None:
+        """The step's writes are taken: until the next step begins, writes are the page's own."""
+        self.in_step = False
 
     def _on_document(self, _page: Any) -> None:
         self.documents += 1
@@ -149,6 +191,7 @@ class _Network:
     def _on_response(self, response: Any) -> None:
         if arrives(response):
             self.arrived += 1
+            self.page_writes = set()
 
     def _on_done(self, request: Any) -> None:
         self.inflight.discard(request)
@@ -310,6 +353,9 @@ async def record_script(
                         raise
                     if not ok:
                         break
+                # the session the demonstration ended in (a sign-in's cookie): the build verifies with it
+                state = await page.context.storage_state()
+        write_secret_json(session_path(out), state)
         os.replace(part, out)
     finally:
         part.unlink(missing_ok=True)
@@ -363,6 +409,7 @@ async def _record_step(
             ok, reason = False, _why(exc)
     end = time.time()
     writes = await net.take_writes()
+    net.step_ended()
     try:
         html = await nav.stable(page.content, timeout_s)
         title = await nav.stable(page.title, timeout_s)

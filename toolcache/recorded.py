@@ -10,10 +10,12 @@ never reaches the site:
 - one that matches a request the calling tool's demonstration sent (same
   method, same route template, :func:`param_diff` finds no difference) is
   fulfilled with the recorded response (status, content type, location, body);
-- any other is aborted, and the call fails with a reason naming it; except one that a
-  document the call loaded sent by itself (not a navigation: an editor's session ping, a
-  beacon), which is aborted and no failure, as the recorder keeps it out of a step's
-  requests.
+- any other is aborted, and the call fails with a reason naming it; except a *background*
+  write of the page (not a navigation: an editor's session ping, a beacon), which is aborted and
+  no failure, as the recorder keeps it out of a step's requests: one sent by a document the
+  call loaded, one sent while no call runs, and one sent to an address the same document
+  already sent such a write to (a ping on a timer, during a call that starts on a page loaded
+  before it). A write to an address the page never sent to by itself is the tool's, and refused.
 
 A write answered from the record leaves the live site where it was, so the
 replay has *diverged* from it: from then on, until the next trace, a page load
@@ -22,9 +24,10 @@ showed there (the step's snapshot), the redirect target of a form post
 included, so the tool's post_check and the steps after it see the demonstrated
 outcome. Every other GET goes to the site: reads change nothing.
 
-A sign-in (a tool whose demonstrated request carries a secret the user passed
-with ``--secret``) is the exception: it is sent to the site, since it changes a
-session, not the site's data, and the user gave the password for it.
+A sign-in (a request that carries a secret) is answered from the record like any write,
+without diverging (it changes a session, not the site's data): the verifier then installs the
+session the demonstration saved (:func:`toolcache.record.session_path`). Only with the user's
+consent (``toolcache build --sign-in``) is it sent to the site.
 """
 
 from __future__ import annotations
@@ -34,7 +37,7 @@ import logging
 import re
 from collections.abc import Iterable, Sequence
 from typing import Any
-from urllib.parse import parse_qsl, unquote_plus, urljoin
+from urllib.parse import parse_qsl, unquote_plus, urljoin, urlsplit
 
 from agentjit.protocol.trace import REDACTED, Trace
 from agentjit.runtime.browser import READ_METHODS
@@ -42,7 +45,7 @@ from agentjit.runtime.browser import READ_METHODS
 from .pages import page_name
 from .urls import site_path, site_url
 
-__all__ = ["WriteGuard", "request_params", "param_diff", "answerable", "describe"]
+__all__ = ["WriteGuard", "request_params", "param_diff", "answerable", "describe", "write_address"]
 
 log = logging.getLogger(__name__)
 
@@ -141,6 +144,11 @@ def arrives(response: Any) -> bool:
         return False
 
 
+def write_address(url: str) -> str:
+    """A write's address without its query and fragment: what tells a page's timer ping apart."""
+    return urlsplit(url)._replace(query="", fragment="").geturl()
+
+
 def _doc_key(url: str | None) -> str:
     """A page's path and query, decoded, as the guard compares a page load with a recorded one."""
     return unquote_plus(site_path(url))
@@ -158,6 +166,10 @@ def _at_url(html: str, path: str) -> str:
     if head is None:
         return script + html
     return html[: head.end()] + script + html[head.end():]
+
+
+NO_BEACONS_JS = "navigator.sendBeacon = function () { return true; };"
+"""Installed in every verifying page (not with ``--verify-writes live``): ``sendBeacon`` sends nothing."""
 
 
 class WriteGuard:
@@ -183,17 +195,26 @@ class WriteGuard:
         self.sent_live: list[tuple[str, str]] = []
         self.refused: list[str] = []
         self.background: list[str] = []
-        """Writes a page sent by itself once a call had loaded it (a session ping), dropped unsent."""
+        """Writes a page sent by itself (a session ping: see the module docstring), dropped unsent."""
         self._documents = 0
         self._documents_at_begin = 0
+        self._in_call = False
+        self._sign_in = False
+        self._page_writes: set[str] = set()
+        """Addresses the current document sent background writes to."""
 
     async def install(self, page: Any) -> None:
         page.on("response", self._on_response)
         await page.route("**/*", self._route)
+        if self.mode != "live":
+            # a beacon sent as a page unloads (an editor releasing its editing session) leaves after
+            # the document is gone, where no route sees it: in verification it is never sent
+            await page.add_init_script(NO_BEACONS_JS)
 
     def _on_response(self, response: Any) -> None:
         if arrives(response):
             self._documents += 1
+            self._page_writes = set()
 
     def start_trace(self, trace: Trace | None) -> None:
         """A new trace: back on the live site; its recorded page loads are what a divergence serves."""
@@ -213,11 +234,14 @@ class WriteGuard:
         """The replay left the live site's state (a write answered from the record, or skipped)."""
         self.diverged = True
 
-    def begin(self, writes: Iterable[dict[str, Any]], args: dict[str, Any], *, live: bool) -> None:
-        """A call may send ``writes`` (its demonstration's requests) with ``args``; ``live``: to the site."""
+    def begin(self, writes: Iterable[dict[str, Any]], args: dict[str, Any], *, live: bool, sign_in: bool = False) -> None:
+        """A call may send ``writes`` (its demonstration's requests) with ``args``; ``live``: to the
+        site; ``sign_in``: the call signs in, and its answer from the record does not diverge."""
         self._allow = list(writes)
         self._args = dict(args)
         self._live = live
+        self._sign_in = sign_in
+        self._in_call = True
         self.answered, self.sent_live, self.refused, self.background = [], [], [], []
         self._documents_at_begin = self._documents
 
@@ -225,7 +249,15 @@ class WriteGuard:
         """``(answered from the record, sent to the site as (method, url), refused)`` since :meth:`begin`."""
         out = (self.answered, self.sent_live, self.refused)
         self.begin((), {}, live=False)
+        self._in_call = False
         return out
+
+    def _background(self, request: Any) -> bool:
+        """Whether ``request`` (a write no demonstration sent) is the page's own: see the module docstring."""
+        if is_navigation(request):
+            return False
+        return (not self._in_call or self._documents > self._documents_at_begin
+                or write_address(request.url) in self._page_writes)
 
     def recorded_document(self, url: str) -> str | None:
         """The document the demonstration showed at ``url``: the next one from the cursor on, else the last before."""
@@ -279,9 +311,10 @@ class WriteGuard:
             await route.fallback()
             return
         recorded, why = self.match(request.method, request.url, body)
-        if recorded is None and self._documents > self._documents_at_begin and not is_navigation(request):
-            # sent by a document this call loaded, by itself: the recorder keeps such writes out
-            # of a step's requests too; never sent, and no failure of the tool
+        if recorded is None and self._background(request):
+            # sent by the page by itself: the recorder keeps such writes out of a step's requests
+            # too; never sent, and no failure of the tool
+            self._page_writes.add(write_address(request.url))
             self.background.append(describe(request.method, request.url, self.routes))
             log.info("verification dropped %s %s: the page sent it by itself", request.method, request.url)
             await route.abort("blockedbyclient")
@@ -294,7 +327,8 @@ class WriteGuard:
             await route.fallback()
         else:
             self.answered.append(describe(request.method, request.url, self.routes))
-            self.diverge()
+            if not self._sign_in:  # a sign-in changes a session, not the site's data
+                self.diverge()
             await route.fulfill(**self._answer(recorded))
 
     def _answer(self, recorded: dict[str, Any]) -> dict[str, Any]:

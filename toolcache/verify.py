@@ -25,6 +25,16 @@ Writes (``writes``, the ``--verify-writes`` of ``toolcache build``):
   only, to the site, and runs ``reset`` before every trace.
 - ``none`` calls no WRITE tool; they are kept, unverified.
 
+Signing in (a demonstrated request that carries a secret) is a write like the others: by
+default it is answered from its recording, never sent, and the session the demonstration saved
+(``sessions``: :func:`toolcache.record.session_path`) is put into the browser in its place, so the
+tools behind the sign-in are verified on the live site with it. When the site sends its sign-in
+page for a page the demonstration saw signed in, the session has expired (or the trace saved
+none): the tools the rest of that trace would verify are kept unverified (:data:`NO_SESSION`),
+and the trace is listed in ``VerifyReport.sessions_expired``. Only with ``sign_in`` (the user's
+consent, ``toolcache build --sign-in``) is the sign-in sent live, with the secret the user gave.
+Whatever was sent to the site is listed in ``VerifyReport.sent_live``.
+
 In every mode, the control call of a counterfactual test and the READ probes
 never send a write: their state-changing requests are refused. A WRITE
 consumer's relation is therefore kept only when its control fails in the page
@@ -55,12 +65,12 @@ from .inputs import typed
 from .label import LabeledStep
 from .navigation import Navigations
 from .pages import PAGE_JS, page_name, with_routes
-from .recorded import WriteGuard, answerable
+from .recorded import WriteGuard, answerable, describe
 from .redact import REDACTED
 from .script import STEP_TIMEOUT_S
 from .urls import site_url
 
-__all__ = ["ToolVerdict", "VerifyReport", "verify_tools", "UNRELATED", "WRITE_MODES", "OLD_TRACE"]
+__all__ = ["ToolVerdict", "VerifyReport", "verify_tools", "UNRELATED", "WRITE_MODES", "OLD_TRACE", "NO_SESSION"]
 
 log = logging.getLogger(__name__)
 
@@ -72,6 +82,12 @@ WRITE_MODES = ("recorded", "live", "none")
 """How WRITE tools are verified (``toolcache build --verify-writes``); the first is the default."""
 OLD_TRACE = "not verified: its demonstration kept no response (re-record the demonstration, or use --verify-writes live)"
 NOT_ASKED = "not verified: --verify-writes none"
+NO_SESSION = ("not verified: the site sent its sign-in page ({login}) where {trace} was signed in: its saved "
+              "session has expired or it saved none (record the demonstration again, or build with --sign-in "
+              "to sign in live)")
+NO_SECRET = "<not sent>"
+"""What a sign-in answered from its recording types for a secret the user did not give: the
+request never leaves the browser."""
 
 
 @dataclass
@@ -115,6 +131,10 @@ class VerifyReport:
     seconds: float = 0.0
     writes: str = "recorded"
     """The write verification mode (:data:`WRITE_MODES`)."""
+    sent_live: list[dict[str, str]] = field(default_factory=list)
+    """Every state-changing request sent to the site: ``{tool, request, why}`` (none by default)."""
+    sessions_expired: dict[str, str] = field(default_factory=dict)
+    """Trace -> the sign-in page the site sent where the demonstration was signed in."""
 
 
 def _path(url: str | None) -> str:
@@ -160,6 +180,8 @@ async def verify_tools(
     recorded: dict[str, Trace] | None = None,
     step_timeout_s: float = STEP_TIMEOUT_S,
     focus: set[str] | None = None,
+    sessions: dict[str, dict[str, Any]] | None = None,
+    sign_in: bool = False,
 ) -> VerifyReport:
     """Replay ``traces`` as tool calls on ``base_url``, probe READ tools, test relations.
 
@@ -169,13 +191,16 @@ async def verify_tools(
     A site that leaves a page unanswered for ``step_timeout_s`` raises
     :class:`~agentjit.exceptions.SiteUnreachable`; a page that redirects is waited out.
     ``focus``: the tools to verify (the workflow tools of a second pass); the others only move
-    the replay along as demonstrated, unprobed and untested.
+    the replay along as demonstrated, unprobed and untested. ``sessions``: the storage state each
+    trace saved (by the names of ``traces``), put into the browser after its sign-in; ``sign_in``:
+    send the sign-in to the site instead (see the module docstring).
     """
     if writes not in WRITE_MODES:
         raise ValueError(f"writes must be one of {', '.join(WRITE_MODES)}, not {writes!r}")
     t0 = time.perf_counter()
     report = VerifyReport(writes=writes)
     secrets = secrets or {}
+    sessions = sessions or {}
     by_name = {s.manifest.name: s for s in synths}
     for s in synths:
         report.verdicts[s.manifest.name] = ToolVerdict(s.manifest.name)
@@ -213,6 +238,8 @@ async def verify_tools(
                 await reset()
             guard.start_trace((recorded or {}).get(tname))
             await page.context.clear_cookies()
+            login: list[str | None] = [None]
+            """The page the trace signed in on, once its sign-in step is replayed without being sent."""
             await page.goto("about:blank")
             # mutable holders, emptied (never rebound) as the replay moves on
             setup: list[tuple[str, dict[str, Any]]] = []
@@ -226,8 +253,9 @@ async def verify_tools(
                 arguments, the only kind whose writes are answered (or, live, sent)."""
                 report.calls += 1
                 shown = _shown_writes(synth) if demonstrated else []
-                live = demonstrated and (writes == "live" or _signs_in(synth, secrets))
-                guard.begin(shown, args, live=live)
+                signs_in = _signs_in(synth)
+                live = demonstrated and _sent_live(synth, secrets, writes, sign_in)
+                guard.begin(shown, args, live=live, sign_in=signs_in)
                 mark = nav.started
                 try:
                     out = await call_tool(page, synth.manifest, args)
@@ -238,6 +266,8 @@ async def verify_tools(
                     out = CallOutcome(tool=synth.manifest.name, ok=False, phase="execute", reason=str(exc).splitlines()[0])
                 finally:
                     answered, sent, refused = guard.end()
+                why = "sign-in, --sign-in" if signs_in and writes != "live" else "--verify-writes live"
+                report.sent_live += [{"tool": synth.manifest.name, "request": describe(m, u, routes), "why": why} for m, u in sent]
                 how = None
                 if refused:  # a request the demonstration did not send: it never reached the site
                     out = CallOutcome(tool=synth.manifest.name, ok=False, phase="verify", reason=refused[0])
@@ -326,6 +356,42 @@ async def verify_tools(
                             continue
                     await call(s, args)
 
+            def expired(pos: int) -> bool:
+                """Whether the site just sent its sign-in page where the demonstration was signed in;
+                if so the tools of the rest of the trace are marked (:data:`NO_SESSION`)."""
+                if login[0] is None or page_name(page.url, routes) != login[0]:
+                    return False
+                if pos < len(steps) and page_name(steps[pos].step.url_after, routes) == login[0]:
+                    return False
+                reason = NO_SESSION.format(login=_path(page.url), trace=tname)
+                report.sessions_expired[tname] = _path(page.url)
+                later = {p for ls in steps[pos:] for p in (ls.page_before, ls.page_after) if p}
+                for ls in steps[pos:]:
+                    hit = step_tool.get(id(ls))
+                    if hit is not None:
+                        v = report.verdicts[hit[0].manifest.name]
+                        v.unverified = v.unverified or reason
+                for s in synths:  # the READ tools it would have probed on the pages it did not reach
+                    m = s.manifest
+                    if s.kind in ("list", "group_list", "fields", "card_details", "observe") and not m.is_write \
+                            and any(satisfies({"page": p}, m.pre, {}) for p in later):
+                        v = report.verdicts[m.name]
+                        v.unverified = v.unverified or reason
+                log.warning("%s: %s", tname, reason)
+                return True
+
+            async def after_sign_in(pos: int, sent_live: bool) -> bool:
+                """After a recorded sign-in step that was not sent live: the session the demonstration
+                saved stands in for it. Returns whether the site then sent its sign-in page (expired)."""
+                st = steps[pos].step
+                if sent_live or login[0] is not None or not _is_sign_in(st):
+                    return False
+                login[0] = page_name(st.url, routes)
+                await _install_session(page, sessions.get(tname), base_url, (recorded or {}).get(tname))
+                if st.url_after:  # the live page the sign-in led to, with the saved session: is it still good?
+                    await nav.goto(site_url(base_url, st.url_after))
+                return expired(pos + 1)
+
             for pos, ls in enumerate(steps):
                 st = ls.step
                 if not st.ok:
@@ -334,6 +400,8 @@ async def verify_tools(
                 if st.action == "goto":
                     url = site_url(base_url, str(st.value or st.url_after))  # only its path: never off-site
                     await nav.goto(url)
+                    if expired(pos):
+                        break
                     setup.clear()
                     lists_here.clear()
                     probed_here.clear()
@@ -348,8 +416,11 @@ async def verify_tools(
                     await probe()
                     continue
                 mapped = step_tool.get(id(ls))
-                if mapped is None:
-                    if st.url_after and not ls.writes and _path(page.url) != _path(st.url_after):
+                args = _args_for(mapped[0], ls, mapped[1], secrets) if mapped is not None else None
+                if mapped is None or args is None:
+                    if await after_sign_in(pos, False):
+                        break
+                    if mapped is None and st.url_after and not ls.writes and _path(page.url) != _path(st.url_after):
                         # a step no tool acts on (yet: a workflow tool's, verified later) that opened
                         # another page: the replay goes on from there, as after a failed call
                         await nav.goto(site_url(base_url, st.url_after))
@@ -358,17 +429,17 @@ async def verify_tools(
                         await probe()
                     continue
                 synth, i = mapped
-                args = _args_for(synth, ls, i, secrets)
-                if args is None:
-                    continue
-                skip = _not_called(synth, writes, secrets)
+                skip = _not_called(synth, writes)
                 if skip is not None:  # the write is left out: the replay goes on from its recorded outcome
                     report.verdicts[synth.manifest.name].unverified = skip
-                    guard.diverge()
+                    if not _is_sign_in(st):
+                        guard.diverge()
                     if st.url_after and _path(page.url) != _path(st.url_after):
                         await nav.goto(site_url(base_url, st.url_after))
                     lists_here.clear()
                     probed_here.clear()
+                    if await after_sign_in(pos, False):
+                        break
                     continue
                 key = (synth.manifest.name, "scenario")
                 failed_control = None
@@ -379,12 +450,18 @@ async def verify_tools(
                     _relation(report, synth, args, failed_control, out.ok, tested, key)
                 if not out.ok:
                     log.info("%s: %s failed on replay (%s: %s)", tname, synth.manifest.name, out.phase, out.reason)
+                    if expired(pos):
+                        break
                     if st.url_after:
                         await nav.goto(site_url(base_url, st.url_after))
+                        if expired(pos + 1):
+                            break
                 setup.append((synth.manifest.name, _masked(synth, args)))
                 if _path(page.url) != _path(st.url) or synth.manifest.navigates:
                     lists_here.clear()
                     probed_here.clear()
+                if await after_sign_in(pos, _sent_live(synth, secrets, writes, sign_in)):
+                    break
                 await probe()
     report.seconds = time.perf_counter() - t0
     return report
@@ -395,18 +472,68 @@ def _shown_writes(synth: Synth) -> list[dict[str, Any]]:
     return [w for ev in synth.evidence for w in ev.writes]
 
 
-def _signs_in(synth: Synth, secrets: dict[str, str]) -> bool:
-    """Whether ``synth`` is a sign-in the user allowed: an input of its is a secret (``writeOnly``)
-    whose value the user gave (``--secret``). Signing in changes a session, not the site's data."""
+def _signs_in(synth: Synth) -> bool:
+    """Whether ``synth`` signs in: it sends writes and an input of its is a secret (``writeOnly``).
+    Signing in changes a session, not the site's data."""
     props = synth.manifest.input_schema.get("properties", {})
-    return any(spec.get("writeOnly") and name in secrets for name, spec in props.items())
+    return bool(_shown_writes(synth)) and any(spec.get("writeOnly") for spec in props.values())
 
 
-def _not_called(synth: Synth, writes: str, secrets: dict[str, str]) -> str | None:
+def _has_secrets(synth: Synth, secrets: dict[str, str]) -> bool:
+    """Whether the user gave (``--secret``) every secret input of ``synth``: it can be sent live."""
+    props = synth.manifest.input_schema.get("properties", {})
+    return all(name in secrets for name, spec in props.items() if spec.get("writeOnly"))
+
+
+def _sent_live(synth: Synth, secrets: dict[str, str], writes: str, sign_in: bool) -> bool:
+    """Whether ``synth``'s demonstrated call goes to the site: every write with ``--verify-writes live``,
+    a sign-in only with the user's consent (``--sign-in``, or live mode) and every secret given."""
+    if _signs_in(synth):
+        return (sign_in or writes == "live") and _has_secrets(synth, secrets)
+    return writes == "live"
+
+
+def _is_sign_in(step: Any) -> bool:
+    """Whether a recorded step signed in: a request it sent carried a secret (``<redacted>``)."""
+    return any(REDACTED in str(w.get("post_data") or "") for w in step.requests or ())
+
+
+def _cookies_for(state: dict[str, Any] | None, base_url: str, recorded_at: str | None) -> list[dict[str, Any]]:
+    """The cookies of a saved storage state, moved from the host the demonstration ran on to ``base_url``'s."""
+    if not state:
+        return []
+    host = urlparse(base_url).hostname or ""
+    was = urlparse(recorded_at or "").hostname
+    out = []
+    for c in state.get("cookies") or ():
+        if not isinstance(c, dict) or "name" not in c or "value" not in c:
+            continue
+        c = dict(c)
+        if was and str(c.get("domain", "")).lstrip(".") == was:
+            c["domain"] = host
+        out.append(c)
+    return out
+
+
+async def _install_session(page: Any, state: dict[str, Any] | None, base_url: str, trace: Trace | None) -> None:
+    """Put a saved storage state (its cookies, and its localStorage for this origin) into ``page``'s context."""
+    cookies = _cookies_for(state, base_url, trace.session.start_url if trace is not None else None)
+    if cookies:
+        await page.context.add_cookies(cookies)
+    origin = "{0.scheme}://{0.netloc}".format(urlparse(base_url))
+    recorded_origin = "{0.scheme}://{0.netloc}".format(urlparse(trace.session.start_url or "")) if trace is not None else None
+    for o in (state or {}).get("origins") or ():
+        if isinstance(o, dict) and o.get("origin") in (origin, recorded_origin) and _path(page.url) and page.url.startswith(origin):
+            items = {str(i.get("name")): str(i.get("value")) for i in o.get("localStorage") or () if isinstance(i, dict)}
+            if items:
+                await page.evaluate("(items) => { for (const [k, v] of Object.entries(items)) localStorage.setItem(k, v); }", items)
+
+
+def _not_called(synth: Synth, writes: str) -> str | None:
     """Why the replay leaves ``synth``'s demonstrated call out (it would write and cannot be checked
     in this mode), or None."""
     shown = _shown_writes(synth)
-    if not shown or _signs_in(synth, secrets) or writes == "live":
+    if not shown or writes == "live":
         return None
     if writes == "none":
         return NOT_ASKED
@@ -476,10 +603,9 @@ def _args_for(synth: Synth, ls: LabeledStep, i: int, secrets: dict[str, str]) ->
             args = {k: v for k, v in synth.witness_args[i].items() if v is not None}
             for k, v in list(args.items()):
                 if v == REDACTED:
-                    if k not in secrets:
-                        log.info("%s: no secret for %s (toolcache build --secret %s=...): not replayed", synth.manifest.name, k, k)
-                        return None
-                    args[k] = secrets[k]
+                    # a sign-in is answered from its recording unless sent live with the secret given:
+                    # without the secret it types a stand-in that never leaves the browser
+                    args[k] = secrets.get(k, NO_SECRET)
             props = synth.manifest.input_schema.get("properties", {})
             for k, v in list(args.items()):
                 if props.get(k, {}).get("type") in ("integer", "number", "boolean"):

@@ -138,8 +138,8 @@ async def test_builder_verifies_roundup_tools_from_its_traces(roundup_site: Any,
 
     cache, report = await build_cache(
         [traces / "view_issue.jsonl", traces / "set_status.jsonl"], tmp_path / "cache", base_url=roundup_site.url,
-        pool=browser_pool, reset=reset, secrets={"login_password": PASSWORD},
-    )  # fmt: skip
+        pool=browser_pool, reset=reset, secrets={"login_password": PASSWORD}, sign_in=True,
+    )  # fmt: skip  (a fresh Roundup: the traces' saved sessions are not its own, so it signs in live)
     assert {"list_issues", "goto_issue", "get_issue", "login", "edit_issue"} <= set(report.verified), report.rejected
     assert report.rejected == {}
     assert cache.tools["edit_issue"].input_schema["properties"]["status"]["enum"][:2] == ["unread", "deferred"]

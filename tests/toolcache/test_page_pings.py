@@ -5,6 +5,9 @@ verified WRITE tool, and the build sends nothing to the site.
 
 A tiny editor of our own on 127.0.0.1: ``/edit`` is a form (post, then a redirect back to
 ``/edit``) whose script POSTs ``/ping`` as it runs, before the document has finished loading.
+``/timed`` is the same editor pinging on a timer too, so the ping also goes out during a later
+step on the editor loaded before it (and during a tool call that starts there); ``/greedy`` adds
+a button whose click POSTs ``/other`` (a write no demonstration sent, which must be refused).
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ from urllib.parse import parse_qs
 
 import pytest
 
-from agentjit.protocol.trace import read_trace
+from agentjit.protocol.trace import TraceWriter, read_trace
 from agentjit.runtime import BrowserPool
 from toolcache.build import build_cache
 from toolcache.record import record_script
@@ -32,6 +35,11 @@ EDIT = """<html><head><title>Edit page</title></head><body><h1>Edit page</h1>
 <button type="submit">Save draft</button></form>
 <script>fetch('/ping', {{method: 'POST', body: 'alive'}});</script>
 </body></html>"""
+TIMER = ("<script>const load = String(Math.random());"
+         "setInterval(() => fetch('/ping', {method: 'POST', body: load}), 250);"
+         "addEventListener('pagehide', () => navigator.sendBeacon('/release', load));</script>")
+"""A ping on a timer, every 250 ms, so the steps and tool calls on the editor send some, and a
+beacon as the page unloads (no route sees it); their body names the page load that sent them."""
 
 
 class Editor:
@@ -39,6 +47,10 @@ class Editor:
         self.title = "Old title"
         self.saves: list[str] = []
         self.pings = 0
+        self.loads: set[str] = set()
+        """The page loads whose timer pinged the site (a ping's body)."""
+        self.released: set[str] = set()
+        """The page loads whose unload beacon reached the site."""
 
 
 def _handler(editor: Editor) -> type[http.server.BaseHTTPRequestHandler]:
@@ -54,17 +66,27 @@ def _handler(editor: Editor) -> type[http.server.BaseHTTPRequestHandler]:
             self.wfile.write(data)
 
         def do_GET(self) -> None:  # noqa: N802 - the http.server API
-            self._send(200, EDIT.format(title=editor.title))
+            page = EDIT.format(title=editor.title).replace('action="/edit"', f'action="{self.path}"')
+            if self.path in ("/timed", "/greedy"):
+                page = page.replace("</body>", TIMER + "</body>")
+            if self.path == "/greedy":  # its Save also POSTs somewhere the demonstration never saw
+                page = page.replace("<form ", "<form onsubmit=\"fetch('/other', {method: 'POST', body: 'x'})\" ")
+            self._send(200, page)
 
         def do_POST(self) -> None:  # noqa: N802 - the http.server API
             body = self.rfile.read(int(self.headers.get("Content-Length") or 0)).decode()
+            if self.path == "/release":
+                editor.released.add(body)
+                self._send(200, "ok")
+                return
             if self.path == "/ping":
                 editor.pings += 1
+                editor.loads.add(body)
                 self._send(200, "ok")
                 return
             editor.title = parse_qs(body).get("title", [""])[0]
             editor.saves.append(editor.title)
-            self._send(302, location="/edit")
+            self._send(302, location=self.path)
 
         def log_message(self, *_args: Any) -> None:
             pass
@@ -107,3 +129,56 @@ async def test_a_pinging_editor_gives_a_verified_save_and_the_build_sends_nothin
     assert list(writes.values()) == ["recorded"], report.writes
     assert report.rejected == {}, report.rejected
     assert (state.saves, state.pings) == (saves, pings)  # neither the save nor a ping reached the site
+
+
+async def _record(url: str, path: str, browser_pool: BrowserPool, tmp_path: Path) -> Path:
+    script = tmp_path / "retitle.json"
+    script.write_text(json.dumps({"name": "retitle", "reset": False, "steps": [
+        {"action": "goto", "url": path},
+        {"action": "wait", "value": 600},
+        {"action": "fill", "target": {"role": "textbox", "name": "Title"}, "value": "Timed title"},
+        {"action": "wait", "value": 600},
+        {"action": "click", "target": {"role": "button", "name": "Save draft"}},
+    ]}))
+    return await record_script(browser_pool, load_script(script), url, tmp_path / "retitle.jsonl")
+
+
+async def test_an_editor_pinging_on_a_timer_gives_a_verified_save(
+        editor: tuple[str, Editor], browser_pool: BrowserPool, tmp_path: Path) -> None:
+    url, state = editor
+    pings = state.pings
+    trace_path = await _record(url, "/timed", browser_pool, tmp_path)
+    assert state.pings >= pings + 5  # the timer pinged all along the demonstration
+    steps = read_trace(trace_path).steps
+    assert [[(r["method"], r["url"].removeprefix(url)) for r in st.requests] for st in steps] == [
+        [], [], [], [], [("POST", "/timed")]]  # the timer's pings during the fill and the save are the page's
+
+    loads, saves = set(state.loads), list(state.saves)
+    _, report = await build_cache([trace_path], tmp_path / "cache", base_url=url, pool=browser_pool)
+    assert report.rejected == {}, report.rejected
+    assert {how for how in report.writes.values()} == {"recorded"}, report.writes
+    # neither the save nor a ping of a page the build loaded reached the site (a late ping of the
+    # demonstration's own page may still arrive)
+    assert state.saves == saves and state.loads <= loads | {"alive"}
+    assert state.released <= loads  # nor the unload beacon of a page the build loaded
+
+
+async def test_a_write_the_demonstration_did_not_send_is_still_refused(
+        editor: tuple[str, Editor], browser_pool: BrowserPool, tmp_path: Path) -> None:
+    url, state = editor
+    trace_path = await _record(url, "/greedy", browser_pool, tmp_path)
+    save = read_trace(trace_path).steps[-1]
+    # the recorder keeps the save's own fetch: the page never sent to /other by itself
+    assert sorted(r["url"].removeprefix(url) for r in save.requests) == ["/greedy", "/other"]
+    trace = read_trace(trace_path)
+    for st in trace.steps:  # a demonstration that sent only the form's post: /other is the tool's own, unshown
+        st.requests = [r for r in st.requests if not r["url"].endswith("/other")]
+    edited = tmp_path / "edited.jsonl"
+    with TraceWriter(edited, trace.session) as writer:
+        for st in trace.steps:
+            html = trace.snapshot_html(st)
+            writer.step(st.model_copy(update={"snapshot": writer.snapshot(html) if html is not None else None}))
+    saves = list(state.saves)
+    _, report = await build_cache([edited], tmp_path / "cache", base_url=url, pool=browser_pool)
+    assert state.saves == saves
+    assert any("/other" in why or "other" in why for why in report.rejected.values()), report.rejected

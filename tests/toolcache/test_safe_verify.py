@@ -65,7 +65,7 @@ async def test_roundup_build_leaves_the_data_unchanged(roundup_site: Any, browse
     before = _canonical(roundup_site.state())  # issues, messages, users, read with Roundup's API
     traces = [TRACES / "roundup" / f"{n}.jsonl" for n in ("create_issue", "set_status", "add_message")]
     cache, report, resets = await _build(traces, roundup_site.url, browser_pool, tmp_path / "c",
-                                         secrets={"login_password": PASSWORD})
+                                         secrets={"login_password": PASSWORD}, sign_in=True)
     assert _canonical(roundup_site.state()) == before
     assert resets.calls == 0
     # signing in (with the password the user gave) changes a session, not the tracker's data

@@ -1,4 +1,5 @@
 # The second page of the pages under Home (60 pages, 50 a page).
+await goto_admin_login()
 await login(username="admin", password="wagtail-pass-1")
 await goto_admin_pages_by_id(id="3")
 await do_next()
