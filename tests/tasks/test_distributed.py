@@ -9,6 +9,7 @@ import json
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -21,7 +22,7 @@ ray = pytest.importorskip("ray")
 
 from agentjit.tasks.distributed import run_batch_ray  # noqa: E402
 
-from ..runtime.postgres import PostgresUnavailable, start_postgres  # noqa: E402
+from ..runtime.postgres import Postgres  # noqa: E402
 
 pytestmark = pytest.mark.browser
 
@@ -41,24 +42,11 @@ def task_file(path: Path, items: list[str]) -> Path:
     return path
 
 
-@pytest.fixture(scope="module")
-def ray_cluster() -> Iterator[None]:
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
-    try:
-        yield
-    finally:
-        ray.shutdown()
-
-
-@pytest.fixture(scope="module")
-def effects_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+@pytest.fixture
+def effects_url(postgres: Postgres, tmp_path: Path) -> str:
     """The store for many machines (PostgreSQL from Debian's package) where it can start here, else
     SQLite (both race across processes in tests/runtime/test_effect_stores.py)."""
-    try:
-        with start_postgres() as url:
-            yield url
-    except PostgresUnavailable:
-        yield f"sqlite:///{tmp_path_factory.mktemp('effects')}/effects.db"
+    return postgres.url or f"sqlite:///{tmp_path}/effects.db"
 
 
 @pytest.fixture
@@ -89,7 +77,7 @@ def committed(url: str, run_id: str, task_ids: list[str]) -> set[str]:
 
 
 async def test_ray_workers_a_racing_batch_and_a_killed_worker_send_each_write_once(
-    ray_cluster: None, shared_site: str, effects_url: str, tmp_path: Path
+    ray_cluster: Any, shared_site: str, effects_url: str, tmp_path: Path
 ) -> None:
     """Two Ray workers and an in-process batch run the same task file on one site, one effect store;
     worker 1 is killed at the first result, so its task (or its next one) is retried on worker 0."""
