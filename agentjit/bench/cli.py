@@ -269,7 +269,8 @@ async def bench_faults(args: argparse.Namespace) -> int:
         bar = progress.add_task("faults", total=runs)
 
         def on_run(done: int, total: int, record: Any) -> None:
-            progress.update(bar, advance=1, description=f"{record.strategy} {record.fault} {record.task}: {record.status}")
+            progress.update(bar, advance=1, description=f"{record.strategy} {record.fault} {record.task}: {record.status}"
+                                                        f" (dup {record.duplicated}, lost {record.lost})")  # fmt: skip
 
         if args.processes:
             from agentjit.bench.faults_processes import run_process_fault_matrix
