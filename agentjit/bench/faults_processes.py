@@ -201,7 +201,7 @@ async def run_process_fault_matrix(
     ``address``: a running Ray cluster on this machine (the kill faults signal the workers by pid);
     default a local one, started and stopped here.
     """
-    from agentjit.tasks.distributed import import_ray
+    from agentjit.tasks.distributed import import_ray, init_ray
 
     ray = import_ray()
     if app not in PROFILES:
@@ -230,12 +230,7 @@ async def run_process_fault_matrix(
         pool: _Pool | None = None
         try:
             if not ray.is_initialized():
-                kwargs: dict[str, Any] = {"log_to_driver": False, "configure_logging": False}
-                if address in (None, "local"):
-                    kwargs.update(num_cpus=max(2, workers), include_dashboard=False)
-                else:
-                    kwargs.update(address=address)
-                ray.init(**kwargs)
+                init_ray(ray, address, num_cpus=max(2, workers))
                 started_ray = True
             pool = _Pool(ray, profile.app, site.url, workers, tool_timeout_ms)
             active = pool

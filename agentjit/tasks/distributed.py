@@ -37,7 +37,7 @@ from agentjit.plan import PlanLimits
 from .runner import DemoReport, TaskResult, _plan_or_failure, resolve_target, run_task
 from .task import Task
 
-__all__ = ["WorkerSpec", "TaskWorker", "run_batch_ray", "import_ray", "worker_name"]
+__all__ = ["WorkerSpec", "TaskWorker", "run_batch_ray", "import_ray", "init_ray", "worker_name"]
 
 log = logging.getLogger(__name__)
 
@@ -49,6 +49,25 @@ def import_ray() -> Any:
     except ImportError as exc:
         raise ConfigError(f"the 'ray' package is not installed: pip install 'agentjit[ray]' ({exc})") from exc
     return ray
+
+
+def init_ray(ray: Any, address: str | None = None, num_cpus: int = 2, tries: int = 3) -> None:
+    """Join the Ray cluster at ``address`` (``ray://HOST:10001``, ``auto``), or start a local one with
+    ``num_cpus`` (``address`` None or ``"local"``). A local node that misses Ray's own 30 s start-up
+    deadline (a machine under heavy load) is started again, at most ``tries`` times."""
+    kwargs: dict[str, Any] = {"log_to_driver": False, "configure_logging": False}
+    if address not in (None, "local"):
+        ray.init(address=address, **kwargs)
+        return
+    for attempt in range(1, tries + 1):
+        try:
+            ray.init(num_cpus=num_cpus, include_dashboard=False, **kwargs)
+            return
+        except Exception as exc:  # Ray raises a bare Exception for it
+            if "timed out during startup" not in str(exc) or attempt == tries:
+                raise
+            log.warning("the local Ray node did not start in time (try %d of %d): starting it again", attempt, tries)
+            ray.shutdown()
 
 
 @dataclass(frozen=True)
@@ -272,11 +291,7 @@ async def run_batch_ray(
     t0 = time.perf_counter()
     try:
         if not ray.is_initialized():
-            if address in (None, "local"):
-                ray.init(num_cpus=max(2, int(workers * cpus_per_worker + 0.999)), include_dashboard=False,
-                         log_to_driver=False, configure_logging=False)  # fmt: skip
-            else:
-                ray.init(address=address, log_to_driver=False, configure_logging=False)
+            init_ray(ray, address, num_cpus=max(2, int(workers * cpus_per_worker + 0.999)))
             started_ray = True
         actor = _actor_class(ray)
         batch = f"agentjit-batch-{os.getpid()}-{int(time.time() * 1000)}"

@@ -14,7 +14,9 @@ from ..runtime.postgres import Postgres, PostgresUnavailable, start_postgres
 @pytest.fixture(scope="package")
 def ray_cluster() -> Iterator[Any]:
     ray = pytest.importorskip("ray")
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
+    from agentjit.tasks.distributed import init_ray
+
+    init_ray(ray, num_cpus=2)
     try:
         yield ray
     finally:
