@@ -42,7 +42,8 @@ def test_each_benchmark_has_only_its_own_flags() -> None:
     common = {"-h", "--help", "-v", "--verbose", "--json", "--browser"}
     assert _flags(benches["agentjit bench batch"]) - common == {"--workers", "--repeat", "--latency-scale", "--ray",
                                                                 "--store", "--tasks", "--only", "--app"}
-    assert _flags(benches["agentjit bench faults"]) - common == {"--runs", "--app"}
+    assert _flags(benches["agentjit bench faults"]) - common == {"--runs", "--app", "--processes", "--workers", "--store",
+                                                                 "--ray"}
     assert _flags(benches["agentjit bench heal"]) - common == {"--seed", "--wrap", "--rounds", "--template", "--app"}
     assert _flags(benches["agentjit bench sandbox"]) - common == {"--corpus"}
     assert _flags(benches["agentjit bench isolation"]) - common == {"-n", "--repeats", "-R"}

@@ -59,7 +59,7 @@ async def run_batch_bench(
     on_row: Callable[[dict[str, Any]], None] | None = None,
 ) -> dict[str, Any]:
     """Throughput of a batch on 1, 2, 4... Ray workers (see the module's docstring)."""
-    from agentjit.tasks.distributed import import_ray, run_batch_ray
+    from agentjit.tasks.distributed import import_ray, init_ray, run_batch_ray
     from agentjit.tasks.runner import run_tasks
 
     ray = import_ray()
@@ -78,12 +78,7 @@ async def run_batch_bench(
         local = await run_tasks(chosen, cache=profile.load_cache(), site=site.url, strategy="serial")
         inprocess_s = sum(r.latency_s for r in local.tasks) / len(local.tasks)
         if not ray.is_initialized():
-            kwargs: dict[str, Any] = {"log_to_driver": False, "configure_logging": False}
-            if address in (None, "local"):
-                kwargs.update(num_cpus=max(workers), include_dashboard=False)
-            else:
-                kwargs.update(address=address)
-            ray.init(**kwargs)
+            init_ray(ray, address, num_cpus=max(workers))
             started = True
         for n in workers:
             t0 = time.perf_counter()

@@ -261,21 +261,32 @@ async def bench_contexts(args: argparse.Namespace) -> int:
 
 async def bench_faults(args: argparse.Namespace) -> int:
     """The fault matrix: WRITEs under injected faults, judged from the site's own state (0 duplicated, 0 lost)."""
-    from agentjit.bench.faults_bench import DEFAULT_RUNS, run_fault_matrix
+    from agentjit.bench.faults_bench import DEFAULT_RUNS, FaultReport, run_fault_matrix
 
     runs = args.runs or DEFAULT_RUNS
+    report: FaultReport
     with _progress() as progress:
         bar = progress.add_task("faults", total=runs)
 
         def on_run(done: int, total: int, record: Any) -> None:
-            progress.update(bar, advance=1, description=f"{record.strategy} {record.fault} {record.task}: {record.status}")
+            progress.update(bar, advance=1, description=f"{record.strategy} {record.fault} {record.task}: {record.status}"
+                                                        f" (dup {record.duplicated}, lost {record.lost})")  # fmt: skip
 
-        report = await run_fault_matrix(_app_name(args) or "food", runs=runs, on_run=on_run)
+        if args.processes:
+            from agentjit.bench.faults_processes import run_process_fault_matrix
+
+            report = await run_process_fault_matrix(_app_name(args) or "food", stores=args.store or (), runs=runs,
+                                                    workers=args.workers, address=args.ray, on_run=on_run)  # fmt: skip
+        else:
+            if args.store or args.ray:
+                raise UsageError("agentjit bench faults: --store and --ray go with --processes")
+            report = await run_fault_matrix(_app_name(args) or "food", runs=runs, on_run=on_run)
     data = report.to_json()
     if args.json:
         emit_json(data)
         return 0 if report.passed else 1
-    table = Table(title=f"faults on {report.app}: {len(report.runs)} runs, judged from the site's state")
+    where = f" on {data['workers']} Ray worker processes, stores {', '.join(data['stores'])}" if args.processes else ""
+    table = Table(title=f"faults on {report.app}{where}: {len(report.runs)} runs, judged from the site's state")
     cols = ("strategy", "fault", "runs", "faults", "dup", "lost", "unacc", "uncertain", "ok", "clean fail", "unclear")
     _columns(table, cols, ids={"strategy", "fault"})
     for c in [*report.cells(), {"strategy": "total", "fault": "", **report.totals()}]:
@@ -566,6 +577,15 @@ def add_parsers(sub: Any) -> None:
 
     p = benches.add_parser("faults", help="writes under injected faults: 0 duplicated, 0 lost")
     p.add_argument("--runs", type=positive_int, default=None, help="faulted runs over the fault matrix (default 108)")
+    p.add_argument("--processes", action="store_true",
+                   help="run the matrix on Ray worker processes sharing an effect store (a kill fault kills the "
+                        "worker process mid-write; needs pip install 'agentjit[ray]')")
+    p.add_argument("--workers", type=positive_int, default=2, metavar="N", help="with --processes: Ray workers")
+    p.add_argument("--store", action="append", default=None, metavar="URL",
+                   help="with --processes: an effect store the runs take turns on, repeatable (sqlite:///PATH, "
+                        "postgresql://...; default a temporary SQLite file; the bench's rows are removed after)")
+    p.add_argument("--ray", default=None, metavar="ADDRESS",
+                   help="with --processes: a running Ray cluster on this machine (default: a local one)")
     app_arg(p)
     add_browser_arg(p)
     json_arg(p)

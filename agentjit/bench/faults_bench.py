@@ -47,7 +47,7 @@ import tempfile
 import time
 import urllib.request
 from collections import Counter
-from collections.abc import AsyncIterator, Callable, Iterator, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -549,16 +549,18 @@ class _TaggedRuntime(Runtime):
     """A runtime whose every context sends :data:`CLIENT_HEADER`, so a ``kill`` fault can close
     the very context that sent the faulted request."""
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, client_prefix: str = "", **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.contexts: dict[str, Any] = {}
+        self.client_prefix = client_prefix
+        """Put before every client name (a worker process's ``PID:``, so the harness knows whom to kill)."""
         self._n = 0
 
     @asynccontextmanager
     async def worker(self, **kwargs: Any) -> AsyncIterator[PlanRun]:
         async with super().worker(**kwargs) as run:
             self._n += 1
-            client = f"w{kwargs.get('worker', 0)}-{self._n}"
+            client = f"{self.client_prefix}w{kwargs.get('worker', 0)}-{self._n}"
             context = run.page.context
             await context.set_extra_http_headers({CLIENT_HEADER: client})
             self.contexts[client] = context
@@ -704,15 +706,28 @@ async def _one_run(
     injector.clear()  # let held requests go before the next run
     await asyncio.sleep(0.05)
     after = site.state()
-    applied = profile.site_effects(site, before, after)
     final = EffectLog(log_path) if effect_log else effects
+    return judge_run(profile, cell, site, before, after, [(r.key.tool, r.key.args, r.status) for r in final.records],
+                     status=status, executions=executions, injected=injected, effect_log=effect_log, errors=errors,
+                     wall_s=time.perf_counter() - t0)  # fmt: skip
+
+
+def judge_run(
+    profile: Profile, cell: Cell, site: Any, before: dict[str, Any], after: dict[str, Any],
+    writes: Iterable[tuple[str, str, str]], *, status: str, executions: int, injected: int, effect_log: bool,
+    errors: list[str], wall_s: float,
+) -> RunRecord:
+    """The verdict of one run from the site's state ``before`` and ``after`` it and the effect log's
+    ``writes`` (tool, canonical arguments, status; a claim still open counts as uncertain: its
+    process is gone)."""
+    applied = profile.site_effects(site, before, after)
     committed: Counter[Identity] = Counter()
     uncertain: Counter[Identity] = Counter()
-    for rec in final.records:
-        ident = profile.key_identity(rec.key.tool, json.loads(rec.key.args))
+    for tool, args, rec_status in writes:
+        ident = profile.key_identity(tool, json.loads(args))
         if ident is None:
             continue
-        (committed if rec.status == "committed" else uncertain)[ident] += 1
+        (committed if rec_status == "committed" else uncertain)[ident] += 1
     intended = Counter(cell.task.writes)
     reported = intended if status == "ok" else committed
     every = set(applied) | set(intended) | set(committed) | set(uncertain)
@@ -727,5 +742,5 @@ async def _one_run(
         executions=executions, status=status, faults_injected=injected, duplicated=duplicated, lost=lost,
         unaccounted=unaccounted, uncertain=n_uncertain, uncertain_silent=n_uncertain if status == "ok" else 0,
         site={"/".join(k): v for k, v in applied.items()}, committed={"/".join(k): v for k, v in committed.items()},
-        errors=errors, wall_s=round(time.perf_counter() - t0, 2),
+        errors=errors, wall_s=round(wall_s, 2),
     )  # fmt: skip

@@ -170,51 +170,46 @@ async def cmd_batch(args: argparse.Namespace) -> int:
     if unplanned and not args.model:
         raise UsageError(f"no reference plan for task(s) {', '.join(unplanned)}: give --model to compile them")
     browsers: list[str | None] = list(args.browser or [None])
-    progress_console = _err()
+    with _progress() as progress:  # one step per result (with its trace, on Ray) as it comes back
+        bar = progress.add_task("batch", total=len(tasks))
 
-    def on_result(res: TaskResult) -> None:
-        mark = styled("  ok", "green") if res.ok else styled("  FAIL", "red")
-        progress_console.print(mark, f"{res.id} ({res.latency_s:.2f} s) {'' if res.ok else res.reason}")
+        def on_result(res: TaskResult) -> None:
+            mark = styled("  ok", "green") if res.ok else styled("  FAIL", "red")
+            progress.console.print(mark, f"{res.id} ({res.latency_s:.2f} s) {'' if res.ok else res.reason}")
+            progress.update(bar, advance=1, description=f"batch: {res.id}")
 
-    if args.ray is not None:
-        return await _batch_on_ray(args, tasks, browsers, on_result)
-    report = await run_batch(
-        tasks, app_name=_app_name(args), browsers=browsers, cache=_load_cache(args),
-        latency_scale=args.latency_scale, strategy=_demo_strategy(args), per_browser=args.per_browser,
-        on_result=on_result, limits=_limits(args), plan_for=_planning(args) if args.model else None,
-        site_url=args.site, effects=args.effects, run_id=args.run_id,
-    )  # fmt: skip
+        if args.ray is not None:
+            from agentjit.tasks.distributed import run_batch_ray
+
+            report = await run_batch_ray(
+                tasks, app_name=_app_name(args), task_file=args.tasks if args.taskfile else None,
+                cache=_load_cache(args), cache_dir=args.cache, workers=args.ray_workers, address=args.ray,
+                site_url=args.site, browsers=browsers, latency_scale=args.latency_scale,
+                strategy=_demo_strategy(args), effects=args.effects, run_id=args.run_id, attempts=args.attempts,
+                on_result=on_result, limits=_limits(args), plan_for=_planning(args) if args.model else None,
+                trace_dir=args.trace_dir,
+            )  # fmt: skip
+        else:
+            report = await run_batch(
+                tasks, app_name=_app_name(args), browsers=browsers, cache=_load_cache(args),
+                latency_scale=args.latency_scale, strategy=_demo_strategy(args), per_browser=args.per_browser,
+                on_result=on_result, limits=_limits(args), plan_for=_planning(args) if args.model else None,
+                site_url=args.site, effects=args.effects, run_id=args.run_id, trace_dir=args.trace_dir,
+            )  # fmt: skip
     s = report.summary
     if args.json:
-        emit_json({"tasks": [{k: getattr(r, k) for k in ("id", "ok", "latency_s", "plan_origin", "reason")} for r in report.tasks],
-                   "summary": s})
-    else:
-        _out().print(f"agentjit batch: {s['passed']}/{s['total']} ok on {s['browsers']} browser(s) x {args.per_browser} "
-                     f"worker(s): wall {s['wall_s']:.2f} s, {s['tasks_per_s']} tasks/s; per browser {s['per_browser']}")
-    return 0 if s["passed"] == s["total"] else 1
-
-
-async def _batch_on_ray(args: argparse.Namespace, tasks: list[Any], browsers: list[str | None], on_result: Any) -> int:
-    from agentjit.tasks.distributed import run_batch_ray
-
-    report = await run_batch_ray(
-        tasks, app_name=_app_name(args), task_file=args.tasks if args.taskfile else None, cache=_load_cache(args),
-        cache_dir=args.cache, workers=args.ray_workers, address=args.ray, site_url=args.site, browsers=browsers,
-        latency_scale=args.latency_scale, strategy=_demo_strategy(args), effects=args.effects, run_id=args.run_id,
-        attempts=args.attempts, on_result=on_result, limits=_limits(args),
-        plan_for=_planning(args) if args.model else None,
-    )  # fmt: skip
-    s = report.summary
-    if args.json:
-        emit_json({"tasks": [{k: getattr(r, k) for k in ("id", "ok", "latency_s", "plan_origin", "reason")} for r in report.tasks],
-                   "summary": s})
-    else:
+        emit_json({"tasks": [{k: getattr(r, k) for k in ("id", "ok", "latency_s", "plan_origin", "reason", "trace_path")}
+                             for r in report.tasks], "summary": s})  # fmt: skip
+    elif args.ray is not None:
         _out().print(f"agentjit batch --ray: {s['passed']}/{s['total']} ok on {s['workers']} Ray worker(s): wall "
                      f"{s['wall_s']:.2f} s, {s['tasks_per_min']} tasks/min, {s['retried']} retried, engine overhead "
                      f"{s['engine_overhead_s']} s/task")  # fmt: skip
         for row in s["per_worker"]:
             _out().print(f"  worker {row['worker']}: {row['tasks']} task(s), {row['tasks_per_min']} tasks/min"
                          + (" (died)" if row["died"] else ""))  # fmt: skip
+    else:
+        _out().print(f"agentjit batch: {s['passed']}/{s['total']} ok on {s['browsers']} browser(s) x {args.per_browser} "
+                     f"worker(s): wall {s['wall_s']:.2f} s, {s['tasks_per_s']} tasks/s; per browser {s['per_browser']}")
     return 0 if s["passed"] == s["total"] else 1
 
 
@@ -329,6 +324,9 @@ def add_parsers(sub: Any) -> None:
                    help="run the plans on Ray workers, each with its own browser: a cluster's address "
                         "(ray://HOST:10001, auto) or none for a local one (needs pip install 'agentjit[ray]')")
     p.add_argument("--ray-workers", type=positive_int, default=2, metavar="N", help="Ray workers (each a browser)")
+    p.add_argument("--trace-dir", default=None,
+                   help="write each run's JSONL trace here (default: no traces); with --ray each trace comes back "
+                        "from its worker with the task's result")
     p.add_argument("--attempts", type=positive_int, default=3, metavar="N",
                    help="runs of a task that fails on a worker (an error, the worker died), each on another worker")
     app_arg(p)

@@ -21,6 +21,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import shutil
+import tempfile
 import time
 from collections import deque
 from collections.abc import Callable, Sequence
@@ -35,7 +37,7 @@ from agentjit.plan import PlanLimits
 from .runner import DemoReport, TaskResult, _plan_or_failure, resolve_target, run_task
 from .task import Task
 
-__all__ = ["WorkerSpec", "TaskWorker", "run_batch_ray", "import_ray", "worker_name"]
+__all__ = ["WorkerSpec", "TaskWorker", "run_batch_ray", "import_ray", "init_ray", "worker_name"]
 
 log = logging.getLogger(__name__)
 
@@ -47,6 +49,25 @@ def import_ray() -> Any:
     except ImportError as exc:
         raise ConfigError(f"the 'ray' package is not installed: pip install 'agentjit[ray]' ({exc})") from exc
     return ray
+
+
+def init_ray(ray: Any, address: str | None = None, num_cpus: int = 2, tries: int = 3) -> None:
+    """Join the Ray cluster at ``address`` (``ray://HOST:10001``, ``auto``), or start a local one with
+    ``num_cpus`` (``address`` None or ``"local"``). A local node that misses Ray's own 30 s start-up
+    deadline (a machine under heavy load) is started again, at most ``tries`` times."""
+    kwargs: dict[str, Any] = {"log_to_driver": False, "configure_logging": False}
+    if address not in (None, "local"):
+        ray.init(address=address, **kwargs)
+        return
+    for attempt in range(1, tries + 1):
+        try:
+            ray.init(num_cpus=num_cpus, include_dashboard=False, **kwargs)
+            return
+        except Exception as exc:  # Ray raises a bare Exception for it
+            if "timed out during startup" not in str(exc) or attempt == tries:
+                raise
+            log.warning("the local Ray node did not start in time (try %d of %d): starting it again", attempt, tries)
+            ray.shutdown()
 
 
 @dataclass(frozen=True)
@@ -66,6 +87,8 @@ class WorkerSpec:
     run_id: str = ""
     browsers: tuple[str | None, ...] = (None,)
     limits: PlanLimits | None = None
+    traces: bool = False
+    """Trace every run and send the trace back with its result (the driver writes it)."""
 
 
 @dataclass
@@ -88,6 +111,7 @@ class TaskWorker:
         self._session: Any = None
         self._site: Any = None
         self._store: Any = None
+        self._trace_dir: str | None = None
 
     def _load_tasks(self) -> dict[str, Task]:
         from .apps import get_app
@@ -126,16 +150,19 @@ class TaskWorker:
             if spec.effects is not None:
                 self._store = open_store(spec.effects)
                 stack.callback(self._store.close)
+            if spec.traces:  # the worker's own scratch: each trace goes back to the driver and is removed
+                self._trace_dir = tempfile.mkdtemp(prefix="agentjit-traces-")
+                stack.callback(shutil.rmtree, self._trace_dir, True)
         except BaseException:
             await stack.aclose()
             raise
         self._stack = stack
         self._site = RemoteSite(spec.site_url)
-        self._session = Session(cache, site_url=spec.site_url, pool=pool, limits=spec.limits)
+        self._session = Session(cache, site_url=spec.site_url, pool=pool, limits=spec.limits, trace_dir=self._trace_dir)
 
     async def run(self, task_id: str) -> dict[str, Any]:
         """Run one task on the shared site (never reset); its result as JSON data, with the
-        worker's index, pid and the seconds it ran."""
+        worker's index, pid, the seconds it ran and (with ``spec.traces``) its trace's name and text."""
         from .effectlog import logged_strategy, task_effects
 
         t_open = time.perf_counter()
@@ -154,8 +181,9 @@ class TaskWorker:
             strategy = logged_strategy(self._session, source, strategy, effects)
         res = await run_task(task, source, session=self._session, site=self._site, strategy=strategy,
                              plan_origin=origin, reset=False)  # fmt: skip
+        trace = _take_trace(Path(res.trace_path)) if res.trace_path is not None else None
         return {"result": res.model_dump(mode="json"), "worker": self.index, "pid": os.getpid(),
-                "run_s": time.perf_counter() - t0, "open_s": open_s}  # fmt: skip
+                "run_s": time.perf_counter() - t0, "open_s": open_s, "trace": trace}  # fmt: skip
 
     async def close(self) -> None:
         if self._stack is not None:
@@ -209,6 +237,7 @@ async def run_batch_ray(
     limits: PlanLimits | None = None,
     plan_for: Callable[[Task, ToolCache], Any] | None = None,
     cpus_per_worker: float = 1.0,
+    trace_dir: str | Path | None = None,
 ) -> DemoReport:
     """Run ``tasks`` on ``workers`` Ray actors sharing one site and one effect store; judge each.
 
@@ -221,7 +250,9 @@ async def run_batch_ray(
     throughput per worker and ``engine_overhead_s``: the mean seconds a task spent in Ray beyond
     its run on the worker (shipping, scheduling, the result's way back), each worker's first task
     apart in ``first_task_overhead_s`` (it also waits for the actor's process to start; the
-    browser's launch is not counted).
+    browser's launch is not counted). ``trace_dir``: each run's trace comes back with its result and
+    is written there before ``on_result`` sees it (``trace_path`` names it), as a batch in one
+    process writes its traces.
     """
     ray = import_ray()
     if workers < 1:
@@ -248,23 +279,19 @@ async def run_batch_ray(
     spec = WorkerSpec(
         site_url=site_url, plans=plans, app=app_name, task_file=_absolute(task_file),
         cache_dir=str(cache_dir) if cache_dir else None, strategy=strategy, effects=effects, run_id=run_id,
-        browsers=tuple(browsers) or (None,), limits=limits,
+        browsers=tuple(browsers) or (None,), limits=limits, traces=trace_dir is not None,
     )  # fmt: skip
     started_ray = False
     batch = ""
-    per_worker: dict[int, dict[str, Any]] = {i: {"worker": i, "tasks": 0, "run_s": 0.0, "pid": None, "died": False}
-                                             for i in range(workers)}  # fmt: skip
+    per_worker: dict[int, dict[str, Any]] = {i: {"worker": i, "tasks": 0, "run_s": 0.0, "pid": None, "died": False,
+                                                 "traces": 0} for i in range(workers)}  # fmt: skip
     overheads: list[float] = []
     startups: list[float] = []
     retried = 0
     t0 = time.perf_counter()
     try:
         if not ray.is_initialized():
-            if address in (None, "local"):
-                ray.init(num_cpus=max(2, int(workers * cpus_per_worker + 0.999)), include_dashboard=False,
-                         log_to_driver=False, configure_logging=False)  # fmt: skip
-            else:
-                ray.init(address=address, log_to_driver=False, configure_logging=False)
+            init_ray(ray, address, num_cpus=max(2, int(workers * cpus_per_worker + 0.999)))
             started_ray = True
         actor = _actor_class(ray)
         batch = f"agentjit-batch-{os.getpid()}-{int(time.time() * 1000)}"
@@ -315,6 +342,9 @@ async def run_batch_ray(
                 else:
                     res = TaskResult.model_validate(got["result"])
                     stats = per_worker[i]
+                    if trace_dir is not None and got.get("trace"):
+                        res.trace_path = str(_write_trace(Path(trace_dir), got["trace"]["name"], got["trace"]["text"]))
+                        stats["traces"] += 1
                     stats["tasks"] += 1
                     stats["run_s"] += got["run_s"]
                     stats["pid"] = got["pid"]
@@ -372,5 +402,26 @@ async def run_batch_ray(
         "compile_s": round(compile_s, 3),
         "effects": effects,
         "run_id": run_id if effects else None,
+        "trace_dir": str(trace_dir) if trace_dir is not None else None,
+        "traces": sum(row["traces"] for row in rows),
     }
     return DemoReport(tasks=results, summary=summary)
+
+
+def _take_trace(path: Path) -> dict[str, str]:
+    """A trace file's name and text, the file removed (it travels to the driver)."""
+    text = path.read_text(encoding="utf-8")
+    path.unlink()
+    return {"name": path.name, "text": text}
+
+
+def _write_trace(trace_dir: Path, name: str, text: str) -> Path:
+    """Write a trace a worker sent back (atomically: a reader never sees half of it); its path."""
+    if Path(name).name != name or not name.endswith(".jsonl"):
+        raise ConfigError(f"a worker sent a trace with a bad name {name!r}")
+    trace_dir.mkdir(parents=True, exist_ok=True)
+    path = trace_dir / name
+    tmp = path.with_name(f".{name}.{os.getpid()}.tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
+    return path

@@ -380,6 +380,7 @@ async def run_batch(
     site_url: str | None = None,
     effects: str | Path | None = None,
     run_id: str = "",
+    trace_dir: str | Path | None = None,
 ) -> DemoReport:
     """Spread ``tasks``' plans over several browsers (specs for
     :meth:`BrowserPool.from_spec`; ``None`` is the default browser) and judge each.
@@ -395,6 +396,7 @@ async def run_batch(
     reset). ``effects``: a shared effect log (``sqlite:///PATH``, ``postgresql://...``, or a JSONL
     file's path); each task's writes are claimed under ``RUN_ID/TASK_ID`` (``run_id``), so every
     batch that runs the same tasks of the same run on the same site sends each write once.
+    ``trace_dir``: each run's JSONL trace goes there (``trace_path`` of its result).
     """
     if not browsers:
         raise ConfigError("run_batch needs at least one browser")
@@ -424,7 +426,7 @@ async def run_batch(
         site = target.site
         site.start()
         try:
-            session = Session(target.cache, site_url=site.url, pool=pool, limits=limits)
+            session = Session(target.cache, site_url=site.url, pool=pool, limits=limits, trace_dir=trace_dir)
             while True:
                 try:
                     task = queue.get_nowait()
@@ -469,5 +471,6 @@ async def run_batch(
         "compile_s": round(compile_s, 3),
         "effects": store.url if store is not None else None,
         "run_id": run_id if store is not None else None,
+        "trace_dir": str(trace_dir) if trace_dir is not None else None,
     }
     return DemoReport(tasks=results, summary=summary)

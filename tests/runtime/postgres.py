@@ -17,11 +17,20 @@ import subprocess
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 
 class PostgresUnavailable(Exception):
     pass
+
+
+@dataclass(frozen=True)
+class Postgres:
+    """A fixture's server: its URL, or None and why it cannot start here."""
+
+    url: str | None
+    why: str = ""
 
 
 def _bin(name: str) -> str:

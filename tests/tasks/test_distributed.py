@@ -9,6 +9,7 @@ import json
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -21,7 +22,7 @@ ray = pytest.importorskip("ray")
 
 from agentjit.tasks.distributed import run_batch_ray  # noqa: E402
 
-from ..runtime.postgres import PostgresUnavailable, start_postgres  # noqa: E402
+from ..runtime.postgres import Postgres  # noqa: E402
 
 pytestmark = pytest.mark.browser
 
@@ -41,24 +42,11 @@ def task_file(path: Path, items: list[str]) -> Path:
     return path
 
 
-@pytest.fixture(scope="module")
-def ray_cluster() -> Iterator[None]:
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
-    try:
-        yield
-    finally:
-        ray.shutdown()
-
-
-@pytest.fixture(scope="module")
-def effects_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+@pytest.fixture
+def effects_url(postgres: Postgres, tmp_path: Path) -> str:
     """The store for many machines (PostgreSQL from Debian's package) where it can start here, else
     SQLite (both race across processes in tests/runtime/test_effect_stores.py)."""
-    try:
-        with start_postgres() as url:
-            yield url
-    except PostgresUnavailable:
-        yield f"sqlite:///{tmp_path_factory.mktemp('effects')}/effects.db"
+    return postgres.url or f"sqlite:///{tmp_path}/effects.db"
 
 
 @pytest.fixture
@@ -79,6 +67,12 @@ def cart(site: object) -> Counter[str]:
     return Counter({line["item_name"]: line["quantity"] for line in state["cart"]})
 
 
+def first_event(trace: str) -> tuple[str, str]:
+    """The kind and site of a trace file's first event."""
+    first = json.loads(Path(trace).read_text().splitlines()[0])
+    return first["kind"], first["site"]
+
+
 def committed(url: str, run_id: str, task_ids: list[str]) -> set[str]:
     """The tasks whose write the shared log holds as committed."""
     store = open_store(url)
@@ -89,7 +83,7 @@ def committed(url: str, run_id: str, task_ids: list[str]) -> set[str]:
 
 
 async def test_ray_workers_a_racing_batch_and_a_killed_worker_send_each_write_once(
-    ray_cluster: None, shared_site: str, effects_url: str, tmp_path: Path
+    ray_cluster: Any, shared_site: str, effects_url: str, tmp_path: Path
 ) -> None:
     """Two Ray workers and an in-process batch run the same task file on one site, one effect store;
     worker 1 is killed at the first result, so its task (or its next one) is retried on worker 0."""
@@ -128,3 +122,38 @@ async def test_ray_workers_a_racing_batch_and_a_killed_worker_send_each_write_on
     assert killed and summary["retried"] >= 1 and summary["per_worker"][1]["died"]
     assert summary["engine"] == "ray" and summary["first_task_overhead_s"] is not None
     assert sum(row["tasks"] for row in summary["per_worker"]) + sum(not r.ok for r in ray_report.tasks) >= len(items)
+
+
+async def test_four_ray_workers_run_one_task_file_at_once_and_stream_their_traces_back(
+    ray_cluster: Any, shared_site: str, effects_url: str, tmp_path: Path
+) -> None:
+    """Four batches of one Ray worker each run the whole task file at once under one run id: every
+    write is raced by four processes and reaches the site once; each worker's traces come back to
+    the driver and land in its batch's trace directory as the tasks end."""
+    items = ITEMS[:2]
+    path = task_file(tmp_path / "tasks.jsonl", items)
+    tasks = load_tasks(path)
+    arrived: list[list[bool]] = [[] for _ in range(4)]
+
+    def seen(n: int) -> Any:
+        def on_result(res: TaskResult) -> None:  # the trace is on disk when the result arrives
+            arrived[n].append(res.trace_path is not None and Path(res.trace_path).is_file())
+        return on_result
+
+    reports = await asyncio.gather(*(
+        run_batch_ray(tasks, app_name="food", task_file=path, workers=1, site_url=shared_site, effects=effects_url,
+                      run_id="race-4", strategy="serial", cpus_per_worker=0.5, trace_dir=tmp_path / f"traces-{n}",
+                      on_result=seen(n))
+        for n in range(4)))  # fmt: skip
+    have = cart(shared_site)
+    assert have == Counter(dict.fromkeys(items, 1))  # 0 duplicated, 0 lost
+    assert committed(effects_url, "race-4", [t.id for t in tasks]) == {t.id for t in tasks}
+    for n, report in enumerate(reports):
+        assert all(res.ok or "not sent again" in res.reason for res in report.tasks), report.tasks
+        ok = [res for res in report.tasks if res.ok]
+        assert arrived[n] == [True] * len(tasks) or len(ok) < len(tasks)
+        for res in ok:
+            assert res.trace_path is not None and Path(res.trace_path).parent == tmp_path / f"traces-{n}"
+            assert first_event(res.trace_path) == ("session", "food")
+        assert report.summary["traces"] == report.summary["per_worker"][0]["traces"] == len(ok)
+    assert sum(res.ok for report in reports for res in report.tasks) >= len(tasks)

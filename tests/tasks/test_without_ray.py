@@ -12,7 +12,8 @@ from agentjit.exceptions import ConfigError
 
 def test_the_core_never_imports_ray_or_psycopg() -> None:
     code = ("import sys, agentjit, agentjit.cli, agentjit.tasks.distributed, agentjit.runtime.effectstore, "
-            "agentjit.bench.batch_bench; print(sorted(m for m in ('ray', 'psycopg') if m in sys.modules))")  # fmt: skip
+            "agentjit.bench.batch_bench, agentjit.bench.faults_processes; "
+            "print(sorted(m for m in ('ray', 'psycopg') if m in sys.modules))")  # fmt: skip
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
 
