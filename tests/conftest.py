@@ -1,7 +1,14 @@
-"""Session-wide fixtures: the model guard, one shared Chromium, the food site, Roundup and Fava."""
+"""Session-wide fixtures: the model guard, one shared Chromium, the food site, Roundup and Fava.
+
+The suite runs in two pytest-xdist workers (``make test``: ``-n 2 --dist loadfile``): every
+session fixture here is started once per worker, on a free port and in its own temporary
+directory, and each worker keeps its per-user files (plan caches, latency fits) in its own
+``XDG_CACHE_HOME``, so neither worker sees the other's state nor the user's.
+"""
 
 from __future__ import annotations
 
+import os
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
@@ -14,6 +21,22 @@ from agentjit.runtime import BrowserPool
 
 # No test may reach a real model provider: loopback fake servers only.
 agentjit.llm.ALLOW_MODEL_REQUESTS = False
+
+
+@pytest.fixture(scope="session", autouse=True)
+def own_user_cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """``$XDG_CACHE_HOME`` of this test process (one per xdist worker): commands without
+    ``--plan-cache`` store compiled plans there, never in the user's ``~/.cache`` nor where the
+    other worker's tests read theirs. A test's own ``monkeypatch.setenv`` still wins."""
+    before = os.environ.get("XDG_CACHE_HOME")
+    os.environ["XDG_CACHE_HOME"] = str(tmp_path_factory.mktemp("xdg-cache"))
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop("XDG_CACHE_HOME", None)
+        else:
+            os.environ["XDG_CACHE_HOME"] = before
 
 
 @pytest.fixture(scope="session")

@@ -100,11 +100,12 @@ def test_placeholders_are_substituted():
     assert out == 'open("/tmp/m1"); x = "SECRET_X"; u = "http://127.0.0.1:4242/"; p = 4242\n'
 
 
-SAMPLE_EVERY = 3
-"""The suite runs every third plan of each (class, label) group, about 170 of the 504 plans: the
-whole corpus takes 6-11 minutes on 2 cores, most of the suite's budget, and is what `agentjit bench
-sandbox` runs. ``AGENTJIT_WHOLE_CORPUS=1`` runs all of them here. The static verdict of every plan
-is still checked above (every ``reject`` plan refused by ``check``)."""
+SAMPLE_EVERY = 6
+"""The suite runs every sixth plan of each (class, label) group, about 100 of the 504 plans (every
+third, 180, took 147 s, a sixth of the suite's 15 minutes): the whole corpus takes 6-11 minutes on
+2 cores and is what `agentjit bench sandbox` runs. ``AGENTJIT_WHOLE_CORPUS=1`` runs all of them
+here. The static verdict of every plan is still checked above (every ``reject`` plan refused by
+``check``)."""
 
 
 def corpus_sample(plans: list[CorpusPlan], every: int = SAMPLE_EVERY) -> list[CorpusPlan]:
