@@ -70,7 +70,7 @@ def _row_name(row: Node, el: Element) -> str | None:
     if el.member_sig and el.link_selector:
         scope: Node | None = row
         m = _NTH_CELL.match(el.link_selector)
-        if m:  # the title link sits in a given cell (:func:`toolcache.extract._title_link`)
+        if m:  # the title link sits in a given cell (:func:`toolcache.extract.lists._title_link`)
             k = int(m.group(1)) - 1
             scope = row.children[k] if k < len(row.children) else None
         link = scope.find(lambda n: n.tag == "a" and "href" in n.attrs) if scope is not None else None

@@ -56,7 +56,8 @@ from .codegen.base import (
 )
 from .coverage import ACTIONS, _reads_only, step_key
 from .dom import Node, parse_html, signature, snake
-from .extract import _one, field_label, is_hashed_class
+from .extract.elements import field_label, is_hashed_class
+from .extract.lists import _one
 from .js import source
 from .label import LabeledStep
 from .literal import css_attr, css_ident, js
