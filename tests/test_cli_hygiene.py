@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import subprocess
 import sys
 
@@ -139,3 +140,24 @@ def test_long_commands_report_progress_on_stderr_with_json(capsys) -> None:
     assert main(["demo", "--tasks", "food-v1-3", "--latency-scale", "0", "--strategy", "serial", "--json"]) == 0
     cap = capsys.readouterr()
     assert json.loads(cap.out)["summary"]["passed"] == 1 and "ok food-v1-3" in cap.err
+
+
+def test_with_json_stdout_holds_the_document_only(tmp_path) -> None:
+    # Ray's raylet, a browser or a library may write to file descriptor 1 while a command runs;
+    # with --json that goes to stderr, and stdout parses as the one JSON document
+    script = tmp_path / "noisy.py"
+    script.write_text(
+        "import os, sys\n"
+        "from agentjit.cli.output import emit_json, json_only_stdout\n"
+        "with json_only_stdout(True):\n"
+        "    os.write(1, b'(raylet) a worker died\\n')\n"
+        "    os.system('echo child noise')\n"
+        "    print('a library prints')\n"
+        "    emit_json({'ok': True})\n"
+        "print('after')\n"
+    )
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    document, rest = done.stdout.rsplit("}", 1)
+    assert json.loads(document + "}") == {"ok": True} and rest.strip() == "after"
+    assert "(raylet) a worker died" in done.stderr and "child noise" in done.stderr and "a library prints" in done.stderr

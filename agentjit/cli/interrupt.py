@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from .errors import EXIT_INTERRUPTED
+from .output import json_stream
 
 __all__ = ["exit_promptly_on_ctrl_c", "CTRL_C_GRACE_S"]
 
@@ -63,8 +64,9 @@ def _hard_exit(*, json_mode: bool) -> None:  # pragma: no cover - runs in a proc
     message = f"agentjit: interrupted (clean-up did not finish within {CTRL_C_GRACE_S:g} s; stopped what it started)"
     with contextlib.suppress(Exception):
         if json_mode:
-            sys.stdout.write(json.dumps({"error": {"type": "KeyboardInterrupt", "message": "interrupted"}}) + "\n")
-            sys.stdout.flush()
+            out = json_stream()
+            out.write(json.dumps({"error": {"type": "KeyboardInterrupt", "message": "interrupted"}}) + "\n")
+            out.flush()
         sys.stderr.write(message + "\n")
         sys.stderr.flush()
     os._exit(EXIT_INTERRUPTED)

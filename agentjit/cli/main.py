@@ -16,6 +16,7 @@ from .common import _close_models, use_browser
 from .errors import EXIT_CODES, Parser, guarded
 from .interrupt import exit_promptly_on_ctrl_c
 from .options import finish_parser
+from .output import json_only_stdout
 
 __all__ = ["main", "build_parser", "ENTRY_POINT_GROUP"]
 
@@ -64,7 +65,9 @@ def _version() -> str:
 
 
 async def _run_command(handler: Handler, args: argparse.Namespace) -> int:
-    with use_browser(getattr(args, "browser", None)), exit_promptly_on_ctrl_c(json_mode=getattr(args, "json", False)):
+    json_mode = bool(getattr(args, "json", False))
+    with use_browser(getattr(args, "browser", None)), exit_promptly_on_ctrl_c(json_mode=json_mode), \
+            json_only_stdout(json_mode):
         try:
             return await handler(args)
         finally:

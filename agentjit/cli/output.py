@@ -4,17 +4,58 @@ progress and warnings on stderr, never console markup from data.
 
 from __future__ import annotations
 
+import io
 import os
 import re
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-__all__ = ["emit_json", "styled"]
+__all__ = ["emit_json", "json_only_stdout", "styled"]
+
+_json_out: TextIO | None = None
+"""Where :func:`emit_json` writes while :func:`json_only_stdout` holds stdout for the document."""
+
+
+def json_stream() -> TextIO:
+    """Where a JSON document goes: the real stdout, also while :func:`json_only_stdout` holds it."""
+    return _json_out or sys.stdout
+
+
+@contextmanager
+def json_only_stdout(enabled: bool) -> Iterator[None]:
+    """With ``--json``, stdout carries the JSON document and nothing else: while the command runs,
+    whatever else writes to file descriptor 1 (a library's print, Ray's raylet or a browser
+    process the command started) goes to stderr, and :func:`emit_json` writes to the real stdout.
+    A stdout with no file descriptor (a test's capture) is left as it is."""
+    global _json_out
+    if not enabled or _json_out is not None:
+        yield
+        return
+    try:
+        fd = sys.stdout.fileno()
+        sys.stderr.fileno()
+    except (AttributeError, OSError, ValueError, io.UnsupportedOperation):
+        yield
+        return
+    sys.stdout.flush()
+    saved = os.dup(fd)
+    _json_out = os.fdopen(os.dup(saved), "w", encoding="utf-8")
+    os.dup2(sys.stderr.fileno(), fd)
+    try:
+        yield
+    finally:
+        sys.stdout.flush()
+        _json_out.close()
+        _json_out = None
+        os.dup2(saved, fd)
+        os.close(saved)
 
 
 def _out() -> Console:
@@ -61,8 +102,9 @@ def emit_json(data: Any) -> None:
     # NaN and infinity become null: the output is strict JSON whatever a plan computed
     from agentjit.protocol import jsonio  # not at start-up: `agentjit --help` stays fast
 
-    sys.stdout.write(_printable(jsonio.dumps(data, indent=2, ensure_ascii=False, default=str)) + "\n")
-    sys.stdout.flush()
+    out = json_stream()
+    out.write(_printable(jsonio.dumps(data, indent=2, ensure_ascii=False, default=str)) + "\n")
+    out.flush()
 
 
 def _write_json_file(path: str, data: Any) -> None:
