@@ -73,12 +73,28 @@ def _id_sel(node: dict[str, Any]) -> str:
     return "#" + css_ident(str(node.get("id")))
 
 
-def _own_control(me: dict[str, Any], text: str | None, samples: list[str]) -> bool:
-    """A control clicked inside a table's row that is not the row's own title link: a button, or
-    a link whose text is no row's name (the row's Edit / Delete / History links)."""
+_MENU_ROLES = {"menu", "menubar", "menuitem", "listbox", "toolbar", "dialog"}
+_MENU_WORDS = ("dropdown", "menu", "actions", "popover", "toolbar")
+
+
+def _in_menu(between: list[dict[str, Any]]) -> bool:
+    """One of the nodes between a clicked link and its row is a menu or a box of actions."""
+    for a in between:
+        classes = (a.get("classes") or "").lower()
+        if a.get("role") in _MENU_ROLES or any(w in classes for w in _MENU_WORDS):
+            return True
+    return False
+
+
+def _own_control(chain: list[dict[str, Any]], depth: int, text: str | None, samples: list[str]) -> bool:
+    """A control clicked inside a list's row that is not the row's own link: a button, or a link
+    in a menu or box of actions of the row (its Edit / Delete / History) whose text is no row's
+    name. A link in a cell of its own (a ticket's summary beside its number) is the row's: the
+    samples hold one column's names only, so a text missing from them says nothing alone."""
+    me = chain[0]
     if me.get("tag") == "button":
         return True
-    if me.get("tag") != "a" or not samples:
+    if me.get("tag") != "a" or not samples or not _in_menu(chain[1:depth]):
         return False
     want = " ".join((text or "").split())
     return bool(want) and not any(want in " ".join(s.split()) for s in samples)
@@ -117,7 +133,7 @@ def label_step(step: StepEvent, schema: PageSchema | None) -> tuple[Element | No
             if inner.get("testid") and camel(inner["testid"]) in el.actions:
                 action = camel(inner["testid"])
                 break
-        if el.member_sig and depth > 0 and action is None and _own_control(chain[0], step.target.text, el.samples):
+        if el.member_sig and depth > 0 and action is None and _own_control(chain, depth, step.target.text, el.samples):
             break  # a control of one row (its menu toggle, its Delete link): not the row itself
         name = None
         if el.name_prop and el.name_prop in el.props:

@@ -49,7 +49,7 @@ def test_the_cache_was_built_not_written() -> None:
     cache = ToolCache.load(CACHE_DIR)
     assert cache.info.builder["verified"] is True
     assert cache.info.builder["traces"] and all(t.startswith("traces/trac/") for t in cache.info.builder["traces"])
-    assert {"goto_report", "goto_collapsed", "list_listings", "get_ticket", "create_ticket", "search", "goto_listing",
+    assert {"goto_report", "goto_collapsed", "list_tickets", "get_ticket", "create_ticket", "search", "goto_ticket",
             "edit_ticket", "edit_wiki", "delete_wiki", "goto_wiki_name_edit", "get_edit_wiki_values", "goto_wiki_by_name"} <= set(cache.tools)
 
 
