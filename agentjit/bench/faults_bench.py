@@ -673,17 +673,22 @@ async def _close(context: Any) -> None:
         log.debug("closing a killed context failed", exc_info=True)
 
 
-async def _one_run(
-    profile: Profile, site: Any, injector: FaultInjector, browser: _Browser, runtime: _TaggedRuntime, cell: Cell,
-    log_path: Path, *, attempts: int, effect_log: bool, hang_s: float,
-) -> RunRecord:
-    t0 = time.perf_counter()
+async def arm_site(site: Any, injector: FaultInjector, cell: Cell, hang_s: float) -> Any:
+    """Make ``site`` ready for ``cell``'s run: up again, reset, its fault armed; the state before it."""
     await _wait_up(site.url)  # a `restart` fault of the run before may still be bringing the site back
     site.reset()
     hold = hang_s if cell.fault.kind == "timeout" else 3.0
     injector.set([FaultRule(cell.target.path, cell.fault.kind, cell.fault.when,  # type: ignore[arg-type]
                             cell.target.method, cell.target.nth, hang_s=hold)])
-    before = site.state()
+    return site.state()
+
+
+async def _one_run(
+    profile: Profile, site: Any, injector: FaultInjector, browser: _Browser, runtime: _TaggedRuntime, cell: Cell,
+    log_path: Path, *, attempts: int, effect_log: bool, hang_s: float,
+) -> RunRecord:
+    t0 = time.perf_counter()
+    before = await arm_site(site, injector, cell, hang_s)
     errors: list[str] = []
     status = "failed"
     executions = 0

@@ -54,7 +54,7 @@ from .faults_bench import (
     _is_clear,
     _strategy,
     _TaggedRuntime,
-    _wait_up,
+    arm_site,
     judge_run,
     matrix,
     refused_by_log,
@@ -280,13 +280,8 @@ async def _one_run(
 ) -> RunRecord:
     ray = pool.ray
     t0 = time.perf_counter()
-    await _wait_up(site.url)  # a `restart` fault of the run before may still be bringing the site back
-    site.reset()
     injector = site.faults
-    hold = hang_s if cell.fault.kind == "timeout" else 3.0
-    injector.set([FaultRule(cell.target.path, cell.fault.kind, cell.fault.when,  # type: ignore[arg-type]
-                            cell.target.method, cell.target.nth, hang_s=hold)])
-    before = site.state()
+    before = await arm_site(site, injector, cell, hang_s)
     errors: list[str] = []
     status = "failed"
     executions = 0
