@@ -4,7 +4,6 @@ still starting up); a read, a navigation and a third party's request do not hold
 from __future__ import annotations
 
 import http.server
-import threading
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -15,6 +14,8 @@ from agentjit.protocol.manifest import ToolManifest
 from agentjit.runtime.invoke import call_tool
 from agentjit.runtime.network import PENDING_JS
 from agentjit.runtime.runner import goto_start
+
+from ..toolcache.pages import serve
 
 # The page asks for its data once loaded and draws it when it comes (1.2 s later);
 # /poll never answers within the test (a long poll). /third asks another origin
@@ -50,15 +51,8 @@ class _Slow(http.server.BaseHTTPRequestHandler):
 
 @pytest.fixture
 def slow_app() -> Iterator[str]:
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Slow)
-    server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serve(_Slow) as url:
+        yield url
 
 
 def _tool(kind: str) -> ToolManifest:
