@@ -274,9 +274,11 @@ async def bench_faults(args: argparse.Namespace) -> int:
 
         if args.processes:
             from agentjit.bench.faults_processes import run_process_fault_matrix
+            from agentjit.bench.postgres import bench_stores
 
-            report = await run_process_fault_matrix(_app_name(args) or "food", stores=args.store or (), runs=runs,
-                                                    workers=args.workers, address=args.ray, on_run=on_run)  # fmt: skip
+            with bench_stores(args.store or ()) as stores:
+                report = await run_process_fault_matrix(_app_name(args) or "food", stores=stores, runs=runs,
+                                                        workers=args.workers, address=args.ray, on_run=on_run)  # fmt: skip
         else:
             if args.store or args.ray:
                 raise UsageError("agentjit bench faults: --store and --ray go with --processes")
@@ -359,9 +361,12 @@ async def bench_batch(args: argparse.Namespace) -> int:
         err.print(f"  {row['workers']} worker(s): {row['tasks_per_min']} tasks/min, {row['passed']}/{row['tasks']} ok, "
                   f"engine overhead {row['engine_overhead_s']} s/task")  # fmt: skip
 
-    report = await run_batch_bench(_app_name(args) or "food", workers=counts, latency_scale=args.latency_scale,
-                                   tasks=tasks, repeat=args.repeat, address=args.ray, stores=args.store or (),
-                                   on_row=on_row)  # fmt: skip
+    from agentjit.bench.postgres import bench_stores
+
+    with bench_stores(args.store or ()) as stores:
+        report = await run_batch_bench(_app_name(args) or "food", workers=counts, latency_scale=args.latency_scale,
+                                       tasks=tasks, repeat=args.repeat, address=args.ray, stores=stores,
+                                       on_row=on_row)  # fmt: skip
     if args.json:
         emit_json(report)
     else:
@@ -557,7 +562,8 @@ def add_parsers(sub: Any) -> None:
     p.add_argument("--ray", default=None, metavar="ADDRESS", help="a Ray cluster's address (default: a local one)")
     p.add_argument("--store", action="append", default=None, metavar="URL",
                    help="also measure claims per second of this effect store, repeatable (sqlite:///PATH, "
-                        "postgresql://...; its rows are removed after)")
+                        "postgresql://..., or postgresql:local for a throw-away server of this machine's PostgreSQL; its "
+                        "rows are removed after)")
     tasks_arg(p)
     app_arg(p)
     json_arg(p)
@@ -583,7 +589,8 @@ def add_parsers(sub: Any) -> None:
     p.add_argument("--workers", type=positive_int, default=2, metavar="N", help="with --processes: Ray workers")
     p.add_argument("--store", action="append", default=None, metavar="URL",
                    help="with --processes: an effect store the runs take turns on, repeatable (sqlite:///PATH, "
-                        "postgresql://...; default a temporary SQLite file; the bench's rows are removed after)")
+                        "postgresql://..., or postgresql:local for a throw-away server of this machine's PostgreSQL; "
+                        "default a temporary SQLite file; the bench's rows are removed after)")
     p.add_argument("--ray", default=None, metavar="ADDRESS",
                    help="with --processes: a running Ray cluster on this machine (default: a local one)")
     app_arg(p)

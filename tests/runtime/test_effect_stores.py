@@ -16,13 +16,13 @@ from typing import Any
 
 import pytest
 
+from agentjit.bench.postgres import PostgresUnavailable, start_postgres
 from agentjit.exceptions import ConfigError, InfrastructureError
 from agentjit.runtime import CallOutcome, EffectKey, EffectLog
 from agentjit.runtime.effects import Claim, canonical_args
 from agentjit.runtime.effectstore import JsonlStore, PostgresStore, SqliteStore, open_store
 
 from .conftest import FakeSite
-from .postgres import PostgresUnavailable, start_postgres
 
 BACKENDS = ["jsonl", "sqlite", "postgresql"]
 
@@ -338,3 +338,24 @@ def test_cli_names_a_bad_effects_url(capsys: pytest.CaptureFixture[str]) -> None
     code = main(["batch", "--effects", "mysql://db/effects", "--only", "food-v1-3", "--latency-scale", "0"])
     err = capsys.readouterr().err
     assert code == 2 and "unknown scheme 'mysql'" in err and "Traceback" not in err
+
+
+async def test_a_bench_starts_its_own_postgresql_for_postgresql_local(tmp_path: Path) -> None:
+    """``--store postgresql:local`` (``bench batch``, ``bench faults --processes``): a throw-away
+    server for the bench, its URL in the local one's place, stopped after; other URLs untouched."""
+    import psycopg
+
+    from agentjit.bench.batch_bench import claims_per_second
+    from agentjit.bench.postgres import LOCAL, bench_stores
+
+    sqlite_url = f"sqlite:///{tmp_path}/e.db"
+    with bench_stores([sqlite_url]) as urls:
+        assert urls == [sqlite_url]
+    try:
+        with bench_stores([LOCAL, sqlite_url, LOCAL]) as urls:
+            assert urls[1] == sqlite_url and urls[0] == urls[2] and urls[0].startswith("postgresql://")
+            assert (await claims_per_second(urls[0], n=5))["claims"] == 5
+    except PostgresUnavailable as exc:
+        pytest.skip(f"PostgreSQL cannot start here: {exc}")
+    with pytest.raises(psycopg.OperationalError):
+        psycopg.connect(urls[0], connect_timeout=3).close()

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from ..runtime.postgres import Postgres, PostgresUnavailable, start_postgres
+from agentjit.bench.postgres import Postgres, PostgresUnavailable, start_postgres
 
 
 @pytest.fixture(scope="package")

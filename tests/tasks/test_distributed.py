@@ -20,9 +20,8 @@ from agentjit.tasks.taskfile import load_tasks
 
 ray = pytest.importorskip("ray")
 
+from agentjit.bench.postgres import Postgres  # noqa: E402
 from agentjit.tasks.distributed import run_batch_ray  # noqa: E402
-
-from ..runtime.postgres import Postgres  # noqa: E402
 
 pytestmark = pytest.mark.browser
 

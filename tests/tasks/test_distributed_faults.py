@@ -11,8 +11,7 @@ import pytest
 
 from agentjit.bench.faults_bench import FaultSpec
 from agentjit.bench.faults_processes import client_pid, run_process_fault_matrix
-
-from ..runtime.postgres import Postgres
+from agentjit.bench.postgres import Postgres
 
 pytestmark = pytest.mark.browser
 

@@ -1,10 +1,10 @@
-"""A throw-away PostgreSQL server for the effect-log tests: Debian's binaries, a temp dir, 127.0.0.1.
+"""A throw-away PostgreSQL server for the effect-log tests and benches: Debian's binaries, a temp dir, 127.0.0.1.
 
 :func:`start_postgres` runs ``initdb`` and ``pg_ctl start`` on a free port
-(as the ``postgres`` user through ``runuser`` when the tests run as root, since
+(as the ``postgres`` user through ``runuser`` when it runs as root, since
 the server refuses to run as root) and returns its URL, or raises
 :class:`PostgresUnavailable` saying why it cannot start here (the tests skip
-with that reason).
+with that reason). :func:`bench_stores` starts one for a bench's ``--store postgresql:local``.
 """
 
 from __future__ import annotations
@@ -15,14 +15,16 @@ import shutil
 import socket
 import subprocess
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from agentjit.exceptions import InfrastructureError
 
-class PostgresUnavailable(Exception):
-    pass
+
+class PostgresUnavailable(InfrastructureError):
+    """PostgreSQL cannot start on this machine; the message says why (a bench exits 3, a test skips)."""
 
 
 @dataclass(frozen=True)
@@ -96,3 +98,19 @@ def start_postgres() -> Iterator[str]:
             subprocess.run([*prefix, pg_ctl, "-D", str(data), "-m", "fast", "-w", "stop"], capture_output=True,
                            env=env, timeout=120)  # fmt: skip
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+LOCAL = "postgresql:local"
+"""A bench's ``--store`` for a throw-away server of this machine's PostgreSQL, started for the bench."""
+
+
+@contextmanager
+def bench_stores(urls: Sequence[str]) -> Iterator[list[str]]:
+    """``urls`` with each :data:`LOCAL` replaced by the URL of one server started here (stopped on exit).
+
+    Raises :class:`PostgresUnavailable` (why it cannot start) when one is asked for and cannot start."""
+    if LOCAL not in urls:
+        yield list(urls)
+        return
+    with start_postgres() as url:
+        yield [url if u == LOCAL else u for u in urls]
