@@ -51,7 +51,8 @@ def test_run_prints_the_result_literally(capsys, tmp_path) -> None:
     assert code == 0 and f"result: {MARKUP!r}" in out
 
 
-def test_tools_prints_site_text_literally(capsys, tmp_path) -> None:
+def test_tools_prints_site_text_literally(capsys, tmp_path, monkeypatch) -> None:
+    monkeypatch.delenv("COLUMNS", raising=False)  # captured output: the wide table, whatever the runner set
     cache = tmp_path / "cache"
     shutil.copytree(CACHE_DIR, cache)
     tool = cache / "tools" / "list_stores.json"
