@@ -244,7 +244,7 @@ def _variants(tasks: Sequence[Task], cache: ToolCache, every: Sequence[Task]) ->
     out: dict[str, Task] = {}
     for task in tasks:
         template = templates.get(task.id)
-        if template is None or not getattr(task.site_judge, "reads_task", False):
+        if template is None or not task.judges_read_task:
             continue
         found = literal_variants(template, pool, limit=1)
         if found:

@@ -321,7 +321,7 @@ async def _measure_app(app_name: str, bench: TemplateBench, *, variants: int, ru
             await probe("variant", text, f"{app_name}/{task_id}", how, t.source)
             hit = bench.probes[-1]
             original = by_id[task_id]
-            if hit.origin == "template" and getattr(original.site_judge, "reads_task", False):
+            if hit.origin == "template" and original.judges_read_task:
                 runnable.append((hit, dataclasses.replace(original, id=f"{task_id}~{n}", task=text, plan_text=hit.source)))
     if run and runnable:
         await _run_hits(app_name, cache, runnable)
