@@ -57,6 +57,8 @@ _J = TypeVar("_J", bound=Callable[..., Any])
 class JudgeResult:
     ok: bool
     reason: str
+    lacks: bool = False
+    """The task names a value the site's seed data does not have (:func:`unknown_value`): no run can pass."""
 
     def __bool__(self) -> bool:
         return self.ok
@@ -134,9 +136,23 @@ class Task:
             return JudgeResult(False, f"judge raised {type(exc).__name__}: {exc}")
         return _as_verdict(raw)
 
+    def seed_lacks(self, state: State, site_url: str) -> str:
+        """Why no run can pass this task on the site as seeded (it names a value the seed data lacks, so
+        its judge says so before any run: ``state`` is the untouched site's snapshot), or ``""``."""
+        verdict = self.evaluate(_NO_ANSWER, state, state, site_url)
+        return verdict.reason if verdict.lacks else ""
+
     def to_json(self) -> dict[str, Any]:
         plan = str(self.reference_plan) if self.reference_plan is not None else ("inline" if self.plan_text else None)
         return {"id": self.id, "task": self.task, "kind": self.kind, "reference_plan": plan}
+
+
+@dataclass(frozen=True)
+class _NoRun:
+    value: Any = None
+
+
+_NO_ANSWER = _NoRun()
 
 
 def _as_verdict(raw: Any) -> JudgeResult:
@@ -217,7 +233,7 @@ class TaskJudge:
 
 def unknown_value(what: str) -> JudgeResult:
     """The verdict on a task (a literal variant) that names ``what``, which the site's seed data lacks."""
-    return JudgeResult(False, f"the task names {what}, which the seed data does not have")
+    return JudgeResult(False, f"the task names {what}, which the seed data does not have", lacks=True)
 
 
 def reads_task(judge: _J) -> _J:

@@ -145,4 +145,5 @@ def test_judges_read_their_values_from_the_task_so_variants_are_judged(food_site
     assert not winstop.evaluate(SimpleNamespace(value=priciest.expected["item"]), after, after, food_site.url).ok
     missing = dataclasses.replace(order, task="Order three Mochi Sets from Petco for pickup.")
     verdict = missing.evaluate(done, before, after, food_site.url)
-    assert not verdict.ok and "seed data does not have" in verdict.reason
+    assert not verdict.ok and verdict.lacks and "seed data does not have" in verdict.reason
+    assert "Petco" in missing.seed_lacks(before, food_site.url) and variant.seed_lacks(before, food_site.url) == ""

@@ -174,3 +174,5 @@ def test_judges_read_their_values_from_the_task_so_variants_are_judged(django_ad
     missing = dataclasses.replace(books, task=books.task.replace("Hana Sato", "The Salt Road"))
     verdict = books.site_judge(missing, _result(hana), url)
     assert not verdict.ok and "seed data does not have" in verdict.reason
+    seeded = django_admin_site.state()
+    assert "The Salt Road" in missing.seed_lacks(seeded, url) and other.seed_lacks(seeded, url) == ""
