@@ -231,7 +231,9 @@ def delete_book(task: Any, result: Any, site_url: str) -> JudgeResult:
     (title,) = from_task(task, r"delete the book '(.+?)'", ("Counting with Bears",))
     if _book(title) is None:
         return unknown_value(f"the book {title!r}")
-    return _exactly(site_url, [("deleted book", title)])
+    # a loan's book is a foreign key with on_delete=CASCADE: the admin deletes the book's loans with it
+    loans = [("deleted loan", str(i)) for i, loan in enumerate(DATA.loans, 1) if loan.book == title]
+    return _exactly(site_url, [("deleted book", title), *loans])
 
 
 @reads_task

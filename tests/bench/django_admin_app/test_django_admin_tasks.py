@@ -174,5 +174,14 @@ def test_judges_read_their_values_from_the_task_so_variants_are_judged(django_ad
     missing = dataclasses.replace(books, task=books.task.replace("Hana Sato", "The Salt Road"))
     verdict = books.site_judge(missing, _result(hana), url)
     assert not verdict.ok and "seed data does not have" in verdict.reason
+    # deleting a book deletes its loans (a cascading foreign key): that is the change asked for, nothing more
+    delete = next(t for t in WRITES if t.id == "delete-book")
+    on_loan = dataclasses.replace(delete, task=delete.task.replace("Counting with Bears", "Cells and Stars"))
+    _sql(django_admin_site, "DELETE FROM library_loan WHERE book_id = 7")
+    assert not delete.site_judge(on_loan, _result("done"), url).ok  # its loans gone, the book not
+    _sql(django_admin_site, "DELETE FROM library_book WHERE id = 7")
+    assert delete.site_judge(on_loan, _result("done"), url).ok
+    assert not delete.site_judge(delete, _result("done"), url).ok
+    django_admin_site.reset()
     seeded = django_admin_site.state()
     assert "The Salt Road" in missing.seed_lacks(seeded, url) and other.seed_lacks(seeded, url) == ""
