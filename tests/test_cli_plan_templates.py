@@ -4,35 +4,26 @@ template with no model call and runs right on the food site by its judge, near m
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 from typing import Any
 
 import pytest
 
-from agentjit.bench.food.data import find_store
 from agentjit.bench.food.tasks import task as food_task
 from agentjit.cache import ToolCache
 from agentjit.cli import main
 from agentjit.runtime import BrowserPool
 from agentjit.tasks.runner import run_tasks
-from agentjit.tasks.task import Task, all_of, contains_texts, orders_placed, unchanged
 from agentjit.testing import FakeOpenAIServer, FakeReply
 
 READ = food_task("food-custom-7")  # What's the most expensive item from Petco?
 WRITE = food_task("food-custom-12")  # Order two Mochi Sets from Stonemill Matcha for pickup.
 
 
-def _top_item(store: str) -> str:
-    found = find_store(store)
-    assert found is not None
-    return max(found.menu, key=lambda it: it.price).name
-
-
-READ_VARIANT = Task("read-variant", "food", READ.task.replace("Petco", "Winstop"), "read", None,
-                    all_of(contains_texts([_top_item("Winstop")], label="item"), unchanged()))
-WRITE_VARIANT = Task("write-variant", "food", WRITE.task.replace("two", "three"), "write", None,
-                     orders_placed(count=1, line=lambda ln: ln["item_name"] == "Mochi Set", line_desc="Mochi Set",
-                                   only_matching=True, mode="pickup", quantity=3))
+READ_VARIANT = dataclasses.replace(READ, id="read-variant", task=READ.task.replace("Petco", "Winstop"))
+WRITE_VARIANT = dataclasses.replace(WRITE, id="write-variant", task=WRITE.task.replace("two", "three"))
+# their judges read the store and the count from the task (``agentjit.bench.food.judges``)
 NEAR_MISSES = [
     READ.task.replace("most expensive", "cheapest"),  # another target
     READ.task.replace("Petco", "Petco or Winstop"),  # a word that changes the meaning
@@ -87,4 +78,5 @@ async def test_a_variant_compiles_from_the_template_and_runs_right(capsys, tmp_p
     report = await run_tasks([READ_VARIANT, WRITE_VARIANT], cache=food_cache, site=food_site, pool=browser_pool,
                              plan_for=lambda t, _c: (compiled[t.id], "template"))  # fmt: skip
     assert all(r.ok for r in report.tasks), [(r.id, r.reason) for r in report.tasks]
+    assert READ_VARIANT.judges_read_task and WRITE_VARIANT.judges_read_task
     assert {r.plan_origin for r in report.tasks} == {"template"}

@@ -16,9 +16,11 @@ For each task and run, on a freshly reset site:
 * **agentjit, plan-cache hit**: the same task compiled again (0 model calls), run.
 * **agentjit, template hit** (``variants=True``): a literal variant of the task (other values in its
   slots, :mod:`agentjit.bench.templates_bench`) compiled from the template the first compile stored
-  (0 model calls when it hits), run and judged. Only tasks whose judge reads its values from the
-  task's text (a site judge marked ``reads_task``) get a variant: any other judge holds for the
-  task's own values only. The agent is not run on the variant (the oracle replays the task's own
+  (0 model calls when it hits), run and judged. Only tasks whose judges read their values from the
+  task's text (:attr:`Task.judges_read_task`: a site judge marked ``reads_task``, a
+  :class:`~agentjit.tasks.task.TaskJudge`) get a variant: any other judge holds for the task's own
+  values only. The variant is the first of three whose values the site's seed data has (another
+  store that sells the item, a book the library holds). The agent is not run on the variant (the oracle replays the task's own
   demonstration); its runs of the task itself, same steps with other values, are the baseline
   the variant's speedup is taken against.
 
@@ -230,9 +232,11 @@ def _all_tasks(app_name: str, chosen: Sequence[Task]) -> Sequence[Task]:
         return chosen
 
 
-def _variants(tasks: Sequence[Task], cache: ToolCache, every: Sequence[Task]) -> dict[str, Task]:
+def _variants(tasks: Sequence[Task], cache: ToolCache, every: Sequence[Task], site: Site) -> dict[str, Task]:
     """One literal variant per task of ``tasks`` that has a template and a judge that reads its values from the
-    task; other values come from the enums and from the reference plans of ``every`` task of the app."""
+    task; other values come from the enums and from the reference plans of ``every`` task of the app. Of the
+    first few variants, the first whose values the site's seed data has (its judge, on the untouched site,
+    does not say it names a value the seed lacks); ``site`` is running."""
     import dataclasses
 
     from agentjit.bench.templates_bench import literal_variants, value_pool
@@ -241,15 +245,25 @@ def _variants(tasks: Sequence[Task], cache: ToolCache, every: Sequence[Task]) ->
     templates = {t.id: make_template(t.task, t.plan_source(), cache) for t in every if t.has_plan}
     templates.update({t.id: make_template(t.task, t.plan_source(), cache) for t in tasks if t.has_plan})
     pool = value_pool(t for t in templates.values() if t is not None)
+    site.reset()
+    seeded = site.state()
     out: dict[str, Task] = {}
     for task in tasks:
         template = templates.get(task.id)
-        if template is None or not getattr(task.site_judge, "reads_task", False):
+        if template is None or not task.judges_read_task:
             continue
-        found = literal_variants(template, pool, limit=1)
-        if found:
-            out[task.id] = dataclasses.replace(task, task=found[0][0])
+        for text, _how in literal_variants(template, pool, limit=VARIANT_TRIES):
+            variant = dataclasses.replace(task, task=text)
+            lacks = variant.seed_lacks(seeded, site.url)
+            if not lacks:
+                out[task.id] = variant
+                break
+            log.info("e2e: variant %r of %s skipped: %s", text, task.id, lacks)
     return out
+
+
+VARIANT_TRIES = 3
+"""Literal variants tried per task for one the seed data can answer."""
 
 
 def mean_or_zero(values: Sequence[float]) -> float:
@@ -423,12 +437,12 @@ async def run_e2e(
         if not tasks:
             raise ConfigError(f"no task of {app_name!r} has a demonstration for the oracle: {report.skipped[0]['reason']}")
     by_id = {t.id: E2ETask(id=t.id, kind=t.kind) for t in tasks}
-    variant_of = _variants(target.tasks, target.cache, _all_tasks(app_name, target.tasks)) if variants else {}
-    for task_id, variant in variant_of.items():
-        if task_id in by_id:
-            by_id[task_id].variant = variant.task
     site.start()
     try:
+        variant_of = _variants(target.tasks, target.cache, _all_tasks(app_name, target.tasks), site) if variants else {}
+        for task_id, variant in variant_of.items():
+            if task_id in by_id:
+                by_id[task_id].variant = variant.task
         async with _pool(pool) as active:
             runtime = Runtime(target.cache, site.url, pool=active)
             for r in range(runs):

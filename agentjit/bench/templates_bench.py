@@ -70,11 +70,13 @@ class Probe:
     judged: bool | None = None
     """With ``run``: the hit's plan ran on the site and the task's judge accepted it (None: not run)."""
     judge_reason: str = ""
+    seed_lacks: str = ""
+    """With ``run``: why no run can pass (the variant names a value the site's seed data lacks), or ``""``."""
 
     def to_json(self) -> dict[str, Any]:
         return {"kind": self.kind, "task": self.task, "of": self.of, "how": self.how, "origin": self.origin,
                 "model_calls": self.model_calls, "error": self.error, "judged": self.judged,
-                "judge_reason": self.judge_reason}  # fmt: skip
+                "judge_reason": self.judge_reason, "seed_lacks": self.seed_lacks}  # fmt: skip
 
 
 @dataclass
@@ -99,6 +101,8 @@ class TemplateBench:
             "model_calls_on_hits": sum(p.model_calls for p in hits),
             "hits_run": sum(p.judged is not None for p in hits),
             "hits_judged_right": sum(p.judged is True for p in hits),
+            "hits_seed_lacks": sum(bool(p.seed_lacks) for p in hits),
+            "hits_seed_has_judged_right": sum(p.judged is True for p in hits if not p.seed_lacks),
             "wall_s": round(self.wall_s, 2),
         }  # fmt: skip
 
@@ -230,12 +234,17 @@ def near_misses(template: Template, other_enums: Sequence[Sequence[Any]],
 
 
 async def _run_hits(app_name: str, cache: ToolCache, runnable: list[tuple[Probe, Task]]) -> None:
-    """Run each hit's plan on the app's own site (reset before each) and record its judge's verdict."""
+    """Run each hit's plan on the app's own site (reset before each) and record its judge's verdict, and whether
+    the variant names a value the site's seed data lacks (its judge says so on the untouched site)."""
     from agentjit.tasks.runner import run_tasks
 
     site = get_app(app_name).site(latency_scale=0.0)
     site.start()
     try:
+        site.reset()
+        seeded = site.state()
+        for probe, task in runnable:
+            probe.seed_lacks = task.seed_lacks(seeded, site.url)
         report = await run_tasks([task for _, task in runnable], cache=cache, site=site,
                                  plan_for=lambda task, _cache: (task.plan_source(), "template"))  # fmt: skip
     finally:
@@ -321,7 +330,7 @@ async def _measure_app(app_name: str, bench: TemplateBench, *, variants: int, ru
             await probe("variant", text, f"{app_name}/{task_id}", how, t.source)
             hit = bench.probes[-1]
             original = by_id[task_id]
-            if hit.origin == "template" and getattr(original.site_judge, "reads_task", False):
+            if hit.origin == "template" and original.judges_read_task:
                 runnable.append((hit, dataclasses.replace(original, id=f"{task_id}~{n}", task=text, plan_text=hit.source)))
     if run and runnable:
         await _run_hits(app_name, cache, runnable)

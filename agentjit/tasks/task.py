@@ -18,7 +18,7 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, ClassVar, TypeVar
 
 from agentjit.protocol.schema import to_plain
 
@@ -45,6 +45,8 @@ __all__ = [
     "cart_holds",
     "from_task",
     "reads_task",
+    "TaskJudge",
+    "unknown_value",
 ]
 
 State = dict[str, Any]
@@ -55,6 +57,8 @@ _J = TypeVar("_J", bound=Callable[..., Any])
 class JudgeResult:
     ok: bool
     reason: str
+    lacks: bool = False
+    """The task names a value the site's seed data does not have (:func:`unknown_value`): no run can pass."""
 
     def __bool__(self) -> bool:
         return self.ok
@@ -112,9 +116,18 @@ class Task:
             raise ConfigError(f"task {self.id!r} has no reference plan: compile it with --model")
         return self.reference_plan.read_text(encoding="utf-8")
 
+    @property
+    def judges_read_task(self) -> bool:
+        """Whether every judge of the task reads its expected values from the task's text (a
+        :class:`TaskJudge`, a site judge marked :func:`reads_task`), so a literal variant of the task
+        (other values in the same words) is judged on its own values."""
+        judges = [j for j in (self.judge, self.site_judge) if j is not None and j is not ran_to_completion]
+        return bool(judges) and all(getattr(j, "reads_task", False) for j in judges)
+
     def evaluate(self, result: Any, before: State, after: State, site_url: str) -> JudgeResult:
         """Judge a finished run: ``judge`` on the answer and the state snapshots, then ``site_judge``."""
-        verdict = self.judge(result.value, before, after)
+        judge = self.judge.build(self.task) if isinstance(self.judge, TaskJudge) else self.judge
+        verdict = judge(result.value, before, after)
         if not verdict.ok or self.site_judge is None:
             return verdict
         try:
@@ -123,9 +136,23 @@ class Task:
             return JudgeResult(False, f"judge raised {type(exc).__name__}: {exc}")
         return _as_verdict(raw)
 
+    def seed_lacks(self, state: State, site_url: str) -> str:
+        """Why no run can pass this task on the site as seeded (it names a value the seed data lacks, so
+        its judge says so before any run: ``state`` is the untouched site's snapshot), or ``""``."""
+        verdict = self.evaluate(_NO_ANSWER, state, state, site_url)
+        return verdict.reason if verdict.lacks else ""
+
     def to_json(self) -> dict[str, Any]:
         plan = str(self.reference_plan) if self.reference_plan is not None else ("inline" if self.plan_text else None)
         return {"id": self.id, "task": self.task, "kind": self.kind, "reference_plan": plan}
+
+
+@dataclass(frozen=True)
+class _NoRun:
+    value: Any = None
+
+
+_NO_ANSWER = _NoRun()
 
 
 def _as_verdict(raw: Any) -> JudgeResult:
@@ -187,6 +214,26 @@ def from_task(task: Any, pattern: str, default: tuple[str, ...]) -> tuple[str, .
     text = getattr(task, "task", None)
     m = re.search(pattern, text) if isinstance(text, str) else None
     return tuple(m.groups()) if m is not None else default
+
+
+@dataclass(frozen=True)
+class TaskJudge:
+    """A :data:`Judge` whose expected values come from the task's text: ``build(text)`` reads the values
+    (a store, a number, an item) and returns the judge of that text, so a literal variant of the task is
+    judged on its own values. :meth:`Task.evaluate` builds it from the task it judges; called bare it
+    judges ``text``, the bundled task's own."""
+
+    build: Callable[[str], Judge]
+    text: str
+    reads_task: ClassVar[bool] = True
+
+    def __call__(self, answer: Any, before: State, after: State) -> JudgeResult:
+        return self.build(self.text)(answer, before, after)
+
+
+def unknown_value(what: str) -> JudgeResult:
+    """The verdict on a task (a literal variant) that names ``what``, which the site's seed data lacks."""
+    return JudgeResult(False, f"the task names {what}, which the seed data does not have", lacks=True)
 
 
 def reads_task(judge: _J) -> _J:

@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import copy
+import dataclasses
+import json
+import urllib.request
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -110,3 +114,36 @@ def test_write_judge_rejects_a_duplicated_order(t: Task) -> None:
         dup["cart"] = []
     verdict = t.judge(answer, before, dup)
     assert not verdict.ok
+
+
+def _send(site: FoodSite, path: str, data: bytes, content_type: str) -> None:
+    req = urllib.request.Request(site.url + path, data=data, headers={"Content-Type": content_type}, method="POST")
+    with urllib.request.urlopen(req, timeout=10) as resp:  # noqa: S310 - loopback
+        assert resp.status < 400
+
+
+def test_judges_read_their_values_from_the_task_so_variants_are_judged(food_site: FoodSite) -> None:
+    assert all(t.judges_read_task for t in TASKS)
+    order = task("food-custom-12")
+    variant = dataclasses.replace(order, task="Order three Mochi Sets from Stonemill Matcha for pickup.")
+    before = food_site.state()
+    mochi = BY_SLUG["stonemill-matcha"].item("Mochi Set")
+    assert mochi is not None
+    _send(food_site, "/api/cart", json.dumps({"store": "stonemill-matcha", "item_id": mochi.id, "quantity": 3}).encode(),
+          "application/json")  # fmt: skip
+    _send(food_site, "/checkout/place", b"mode=pickup", "application/x-www-form-urlencoded")
+    after = food_site.state()
+    done = SimpleNamespace(value="done")
+    assert variant.evaluate(done, before, after, food_site.url).ok
+    verdict = order.evaluate(done, before, after, food_site.url)  # the task's own two Mochi Sets: wrong
+    assert not verdict.ok and "expected 2" in verdict.reason
+    # a read variant: another store's most expensive item, not Petco's
+    priciest = task("food-custom-7")
+    winstop = dataclasses.replace(priciest, task=priciest.task.replace("Petco", "Winstop"))
+    top = max(BY_SLUG["winstop"].menu, key=lambda it: it.price)
+    assert winstop.evaluate(SimpleNamespace(value=top.name), after, after, food_site.url).ok
+    assert not winstop.evaluate(SimpleNamespace(value=priciest.expected["item"]), after, after, food_site.url).ok
+    missing = dataclasses.replace(order, task="Order three Mochi Sets from Petco for pickup.")
+    verdict = missing.evaluate(done, before, after, food_site.url)
+    assert not verdict.ok and verdict.lacks and "seed data does not have" in verdict.reason
+    assert "Petco" in missing.seed_lacks(before, food_site.url) and variant.seed_lacks(before, food_site.url) == ""

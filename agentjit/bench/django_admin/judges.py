@@ -8,6 +8,11 @@ before each task). A read task must leave the database as it was and name the
 right values; a write task must make exactly the changes asked for and nothing
 else (a second copy of a new book, or a loan changed that was not asked for,
 fails).
+
+The judges marked ``reads_task`` read the book, author, borrower and values from the task's own
+text, so they also judge a literal variant (another book, price or borrower) that ``agentjit bench
+templates --run`` compiles from a template; a variant that names a book, author or loan the seed
+lacks is judged wrong with that reason.
 """
 
 from __future__ import annotations
@@ -21,10 +26,13 @@ from typing import Any
 from agentjit.tasks.task import (
     JudgeResult,
     answer_text,
+    from_task,
     judge_count,
     judge_exact,
     judge_read,
     norm_text,
+    reads_task,
+    unknown_value,
 )
 
 from .data import DATA, Dataset
@@ -98,11 +106,31 @@ def _exactly(site_url: str, want: list[Change]) -> JudgeResult:
     return judge_exact(changes(library_state(site_url)), want)
 
 
+def _book(title: str) -> Any:
+    try:
+        return DATA.book(title)
+    except KeyError:
+        return None
+
+
+def _author(name: str) -> Any:
+    return next((a for a in DATA.authors if a.name == name), None)
+
+
+def _set(spec_value: Any, change: Change) -> list[Change]:
+    """One field set to a value: the change, or none when the seed has that value already."""
+    return [] if str(spec_value) == change[-1] else [change]
+
+
 # -- read tasks ----------------------------------------------------------------
 
+@reads_task
 def book_price(task: Any, result: Any, site_url: str) -> JudgeResult:
-    """'The Salt Road': its price, and that it is not in stock."""
-    spec = DATA.book("The Salt Road")
+    """The named book's price, and whether it is in stock."""
+    (title,) = from_task(task, r"the book '(.+?)' cost", ("The Salt Road",))
+    spec = _book(title)
+    if spec is None:
+        return unknown_value(f"the book {title!r}")
     verdict = _read(site_url, result, [_price(spec.price)])
     if not verdict.ok:
         return verdict
@@ -113,14 +141,22 @@ def book_price(task: Any, result: Any, site_url: str) -> JudgeResult:
     return verdict
 
 
+@reads_task
 def poetry_in_stock(task: Any, result: Any, site_url: str) -> JudgeResult:
-    expected = sum(1 for b in DATA.books if b.genre == "poetry" and b.in_stock)
+    (genre,) = from_task(task, r"How many (\w+) books are in stock", ("poetry",))
+    if not any(b.genre == genre for b in DATA.books):
+        return unknown_value(f"the genre {genre!r}")
+    expected = sum(1 for b in DATA.books if b.genre == genre and b.in_stock)
     return judge_count(changes(library_state(site_url)), result.value, expected)
 
 
+@reads_task
 def author_books(task: Any, result: Any, site_url: str) -> JudgeResult:
-    mine = [b.title for b in DATA.books if b.author == "Hana Sato"]
-    others = [b.title for b in DATA.books if b.author != "Hana Sato"]
+    (author,) = from_task(task, r"Which books by (.+?) does the library have", ("Hana Sato",))
+    if _author(author) is None:
+        return unknown_value(f"the author {author!r}")
+    mine = [b.title for b in DATA.books if b.author == author]
+    others = [b.title for b in DATA.books if b.author != author]
     return _read(site_url, result, mine, unwanted=others)
 
 
@@ -142,48 +178,87 @@ NEW_AUTHOR: dict[str, str] = {"name": "Lena Novak", "country": "Croatia"}
 RETURNED_BY = "Tom Becker"
 
 
+@reads_task
 def set_price(task: Any, result: Any, site_url: str) -> JudgeResult:
-    return _exactly(site_url, [("book", "Moths of the Steppe", "price", "19.99")])
+    title, price = from_task(task, r"change the price of '(.+?)' to (\d+(?:\.\d+)?)", ("Moths of the Steppe", "19.99"))
+    spec = _book(title)
+    if spec is None:
+        return unknown_value(f"the book {title!r}")
+    return _exactly(site_url, _set(_price(spec.price), ("book", title, "price", _price(price))))
 
 
+@reads_task
 def out_of_stock(task: Any, result: Any, site_url: str) -> JudgeResult:
-    return _exactly(site_url, [("book", "Cells and Stars", "in_stock", "False")])
+    (title,) = from_task(task, r"mark the book '(.+?)' as out of stock", ("Cells and Stars",))
+    spec = _book(title)
+    if spec is None:
+        return unknown_value(f"the book {title!r}")
+    return _exactly(site_url, _set(spec.in_stock, ("book", title, "in_stock", "False")))
 
 
+@reads_task
 def add_book(task: Any, result: Any, site_url: str) -> JudgeResult:
-    verdict = _exactly(site_url, [("new book", NEW_BOOK["title"])])
+    title, author, genre, year, price = from_task(
+        task, r"add the book '(.+?)' by (.+?): (\w+), (\d{4}), price (\d+(?:\.\d+)?)",
+        tuple(str(NEW_BOOK[k]) for k in ("title", "author", "genre", "year", "price")))  # fmt: skip
+    if _author(author) is None:
+        return unknown_value(f"the author {author!r}")
+    want = {"title": title, "author": author, "year": int(year), "genre": genre, "in_stock": True, "price": _price(price)}
+    verdict = _exactly(site_url, [("new book", title)])
     if not verdict.ok:
         return verdict
     new = library_state(site_url)["books"][-1]
-    got = {k: (_price(new[k]) if k == "price" else new[k]) for k in NEW_BOOK}
-    if got != NEW_BOOK:
-        return JudgeResult(False, f"the new book is {got}, not {NEW_BOOK}")
+    got = {k: (_price(new[k]) if k == "price" else new[k]) for k in want}
+    if got != want:
+        return JudgeResult(False, f"the new book is {got}, not {want}")
     return verdict
 
 
+@reads_task
 def add_author(task: Any, result: Any, site_url: str) -> JudgeResult:
-    verdict = _exactly(site_url, [("new author", NEW_AUTHOR["name"])])
+    name, country = from_task(task, r"add the author (.+?), from (.+?)\.?$", (NEW_AUTHOR["name"], NEW_AUTHOR["country"]))
+    verdict = _exactly(site_url, [("new author", name)])
     if not verdict.ok:
         return verdict
     new = library_state(site_url)["authors"][-1]
-    if new["country"] != NEW_AUTHOR["country"]:
-        return JudgeResult(False, f"the new author's country is {new['country']!r}, not {NEW_AUTHOR['country']!r}")
+    if new["country"] != country:
+        return JudgeResult(False, f"the new author's country is {new['country']!r}, not {country!r}")
     return verdict
 
 
+@reads_task
 def delete_book(task: Any, result: Any, site_url: str) -> JudgeResult:
-    return _exactly(site_url, [("deleted book", "Counting with Bears")])
+    (title,) = from_task(task, r"delete the book '(.+?)'", ("Counting with Bears",))
+    if _book(title) is None:
+        return unknown_value(f"the book {title!r}")
+    # a loan's book is a foreign key with on_delete=CASCADE: the admin deletes the book's loans with it
+    loans = [("deleted loan", str(i)) for i, loan in enumerate(DATA.loans, 1) if loan.book == title]
+    return _exactly(site_url, [("deleted book", title), *loans])
 
 
+@reads_task
 def return_loans(task: Any, result: Any, site_url: str) -> JudgeResult:
-    outstanding = [i for i, loan in enumerate(DATA.loans, 1) if loan.borrower == RETURNED_BY and loan.status != "returned"]
+    (borrower,) = from_task(task, r"mark all of (.+?)'s outstanding loans", (RETURNED_BY,))
+    if not any(loan.borrower == borrower for loan in DATA.loans):
+        return unknown_value(f"the borrower {borrower!r}")
+    outstanding = [i for i, loan in enumerate(DATA.loans, 1) if loan.borrower == borrower and loan.status != "returned"]
     return _exactly(site_url, [("loan", str(i), "status", "returned") for i in outstanding])
 
 
+@reads_task
 def loan_overdue(task: Any, result: Any, site_url: str) -> JudgeResult:
-    n = next(i for i, loan in enumerate(DATA.loans, 1) if loan.borrower == "Maya Patel" and loan.book == "A Winter in Uppsala")
-    return _exactly(site_url, [("loan", str(n), "status", "overdue")])
+    borrower, book, status = from_task(task, r"set (.+?)'s loan of '(.+?)' to (\w+)",
+                                       ("Maya Patel", "A Winter in Uppsala", "overdue"))  # fmt: skip
+    n = next((i for i, loan in enumerate(DATA.loans, 1) if loan.borrower == borrower and loan.book == book), None)
+    if n is None:
+        return unknown_value(f"a loan of {book!r} to {borrower!r}")
+    return _exactly(site_url, _set(DATA.loans[n - 1].status, ("loan", str(n), "status", status)))
 
 
+@reads_task
 def author_country(task: Any, result: Any, site_url: str) -> JudgeResult:
-    return _exactly(site_url, [("author", "Jonas Becker", "country", "Austria")])
+    name, country = from_task(task, r"change the country of the author (.+?) to (.+?)\.?$", ("Jonas Becker", "Austria"))
+    spec = _author(name)
+    if spec is None:
+        return unknown_value(f"the author {name!r}")
+    return _exactly(site_url, _set(spec.country, ("author", name, "country", country)))

@@ -8,6 +8,11 @@ Write judges compare the ledger with the generated seed ledger (the harness
 resets the site before each task): exactly one new transaction with the right
 postings, nothing removed, no load errors.
 
+Every judge is marked ``reads_task``: it reads the account, year, tag, payee, date and amount from
+the task's own text (:func:`~agentjit.tasks.task.from_task`), so it also judges a literal variant
+(another year, payee or date) that ``agentjit bench templates --run`` compiles from a template; a
+variant that names an account, year, tag or payee the ledger lacks is judged wrong with that reason.
+
 Amounts are compared by absolute value (Fava shows income and liabilities as
 negative numbers, written with a U+2212 minus sign), within half a cent.
 """
@@ -21,7 +26,14 @@ from collections.abc import Callable, Iterable
 from decimal import Decimal
 from typing import Any
 
-from agentjit.tasks.task import JudgeResult, answer_text, numbers_in
+from agentjit.tasks.task import (
+    JudgeResult,
+    answer_text,
+    from_task,
+    numbers_in,
+    reads_task,
+    unknown_value,
+)
 
 from .site import SEED, generate_ledger
 
@@ -114,56 +126,108 @@ def _mentions(value: Any, *expected: Decimal | float | int, what: str) -> JudgeR
     return JudgeResult(True, f"{what}: answer mentions {[float(x) for x in expected]}")
 
 
-def _read_task(compute: Callable[[list[Any]], list[Decimal | float | int]], what: str) -> Callable[..., JudgeResult]:
+def _accounts(entries: Iterable[Any]) -> set[str]:
+    from beancount.core import data
+
+    return {e.account for e in entries if isinstance(e, data.Open)}
+
+
+Compute = Callable[..., "list[Decimal | float | int] | JudgeResult"]
+
+
+def _read_task(pattern: str, default: tuple[str, ...], compute: Compute, what: str) -> Callable[..., JudgeResult]:
+    """A read task's judge: the values ``pattern`` finds in the task's text (``default``: the bundled task's),
+    then ``compute(entries, *values)`` the numbers the answer must mention, or a verdict (a value the ledger
+    lacks)."""
+
+    @reads_task
     def judge(task: Any, result: Any, site_url: str) -> JudgeResult:
+        values = from_task(task, pattern, default)
         entries, errors = load_ledger(site_url)
         if errors:
             return JudgeResult(False, f"the ledger has {len(errors)} load error(s)")
         if _changed(entries):
             return JudgeResult(False, "a read task changed the ledger")
-        return _mentions(result.value, *compute(entries), what=what)
+        expected = compute(entries, *values)
+        if isinstance(expected, JudgeResult):
+            return expected
+        return _mentions(result.value, *expected, what=what.format(*values))
 
     judge.__doc__ = f"The answer is {what}, computed from the ledger; the ledger is unchanged."
     return judge
 
 
+def _account_total(*, subaccounts: bool = False) -> Compute:
+    """The sum of an account's postings (with its subaccounts), in a year if the task names one."""
+
+    def compute(entries: list[Any], account: str, year: str = "") -> list[Decimal | float | int] | JudgeResult:
+        opened = _accounts(entries)
+        if account not in opened and not (subaccounts and any(a.startswith(account + ":") for a in opened)):
+            return unknown_value(f"the account {account}")
+        if year and not any(t.date.year == int(year) for t in transactions(entries)):
+            return unknown_value(f"the year {year}")
+        return [balance(entries, account, subaccounts=subaccounts, year=int(year) if year else None)]
+
+    return compute
+
+
+def _counted(test: Callable[[Any, str], int]) -> Compute:
+    """How many of the ledger's transactions (or postings: ``test`` returns a count per transaction) fit
+    the task's value; a value no transaction has is one the ledger lacks."""
+
+    def compute(entries: list[Any], value: str) -> list[Decimal | float | int] | JudgeResult:
+        n = sum(test(t, value) for t in transactions(entries))
+        return [n] if n else unknown_value(repr(value))
+
+    return compute
+
+
 # -- read tasks --------------------------------------------------------------
 
-checking_balance = _read_task(lambda es: [balance(es, "Assets:US:BofA:Checking")], "the balance of Assets:US:BofA:Checking")
-slate_balance = _read_task(lambda es: [balance(es, "Liabilities:US:Chase:Slate")], "the balance of Liabilities:US:Chase:Slate")
-restaurant_2025 = _read_task(lambda es: [balance(es, "Expenses:Food:Restaurant", year=2025)], "Expenses:Food:Restaurant in 2025")
-income_2024 = _read_task(lambda es: [balance(es, "Income", subaccounts=True, year=2024)], "total USD income in 2024")
-expenses_2025 = _read_task(lambda es: [balance(es, "Expenses", subaccounts=True, year=2025)], "total USD expenses in 2025")
-groceries_query = _read_task(lambda es: [balance(es, "Expenses:Food:Groceries", year=2025)], "Expenses:Food:Groceries in 2025")
+_ACCOUNT = r"([A-Z][\w-]*(?::[A-Z0-9][\w-]*)+)"
 
-
-def _count(entries: list[Any], test: Callable[[Any], bool]) -> list[Decimal | float | int]:
-    return [sum(1 for t in transactions(entries) if test(t))]
-
-
+checking_balance = _read_task(rf"balance of the account {_ACCOUNT}", ("Assets:US:BofA:Checking",), _account_total(),
+                              "the balance of {0}")  # fmt: skip
+slate_balance = _read_task(rf"\({_ACCOUNT}\)", ("Liabilities:US:Chase:Slate",), _account_total(), "the balance of {0}")
+restaurant_2025 = _read_task(rf"for (\d{{4}}), how much was spent on {_ACCOUNT}", ("2025", "Expenses:Food:Restaurant"),
+                             lambda es, year, account: _account_total()(es, account, year), "{1} in {0}")  # fmt: skip
+income_2024 = _read_task(r"total (\w+) in USD in (\d{4})", ("Income", "2024"), _account_total(subaccounts=True),
+                         "total USD {0} in {1}")  # fmt: skip
+expenses_2025 = _read_task(r"total (\w+) in USD in (\d{4})", ("Expenses", "2025"), _account_total(subaccounts=True),
+                           "total USD {0} in {1}")  # fmt: skip
+groceries_query = _read_task(rf"total of {_ACCOUNT} postings in (\d{{4}})", ("Expenses:Food:Groceries", "2025"),
+                             _account_total(), "{0} in {1}")  # fmt: skip
 coffee_count = _read_task(
-    lambda es: _count(es, lambda t: any(p.account == "Expenses:Food:Coffee" for p in t.postings)),
-    "the number of Expenses:Food:Coffee transactions",
+    rf"filtered to the account {_ACCOUNT}, how many", ("Expenses:Food:Coffee",),
+    _counted(lambda t, account: any(p.account == account for p in t.postings)),
+    "the number of {0} transactions",
 )
 trip_la_count = _read_task(
-    lambda es: _count(es, lambda t: "trip-los-angeles-2025" in (t.tags or ())),
-    "the number of #trip-los-angeles-2025 transactions",
+    r"tagged #([\w-]+)", ("trip-los-angeles-2025",),
+    _counted(lambda t, tag: tag in (t.tags or ())),
+    "the number of #{0} transactions",
 )
 rent_count_query = _read_task(
-    lambda es: [sum(1 for t in transactions(es) for p in t.postings if p.account == "Expenses:Home:Rent")],
-    "the number of Expenses:Home:Rent postings",
+    rf"count the postings to {_ACCOUNT}", ("Expenses:Home:Rent",),
+    _counted(lambda t, account: sum(1 for p in t.postings if p.account == account)),
+    "the number of {0} postings",
 )
 
 
+@reads_task
 def last_verizon(task: Any, result: Any, site_url: str) -> JudgeResult:
-    """The date and the amount of the latest Verizon Wireless transaction."""
+    """The date and the amount of the payee's latest transaction."""
+    (payee,) = from_task(task, r"most recent payment to (.+?), and how much", ("Verizon Wireless",))
     entries, _ = load_ledger(site_url)
-    latest = max((t for t in transactions(entries) if t.payee == "Verizon Wireless"), key=lambda t: t.date)
+    paid = [t for t in transactions(entries) if t.payee == payee]
+    if not paid:
+        return unknown_value(f"the payee {payee!r}")
+    latest = max(paid, key=lambda t: t.date)
     amount = next(p.units.number for p in latest.postings if p.account.startswith("Expenses:"))
     text = answer_text(result.value)
     if latest.date.isoformat() not in text:
         return JudgeResult(False, f"answer {text[:120]!r} lacks the date {latest.date}")
-    return _mentions(result.value, amount, what=f"the Verizon Wireless payment of {latest.date}")
+    return _mentions(result.value, amount, what=f"the {payee} payment of {latest.date}")
 
 
 # -- write tasks -------------------------------------------------------------
@@ -203,13 +267,22 @@ def _diff(entries: list[Any]) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ..
     return added, base
 
 
-def _write_task(
-    date: datetime.date, payee: str, narration: str, postings: dict[str, str], what: str
-) -> Callable[..., JudgeResult]:
-    want = sorted((acct, Decimal(num), "USD") for acct, num in postings.items())
+Wanted = tuple[datetime.date, str, str, dict[str, str]]
+"""A new transaction: date, payee, narration and ``{account: amount}``."""
 
+
+def _write_task(pattern: str, default: tuple[str, ...], wanted: Callable[..., Wanted], what: str) -> Callable[..., JudgeResult]:
+    """A write task's judge: exactly one new transaction, the one ``wanted(*values)`` says, the values read
+    from the task's text by ``pattern`` (``default``: the bundled task's)."""
+
+    @reads_task
     def judge(task: Any, result: Any, site_url: str) -> JudgeResult:
+        values = from_task(task, pattern, default)
+        date, payee, narration, postings = wanted(*values)
         entries, errors = load_ledger(site_url)
+        unknown = [a for a in postings if a not in _accounts(entries)]
+        if unknown:
+            return unknown_value(f"the account(s) {', '.join(unknown)}")
         if errors:
             return JudgeResult(False, f"the ledger has {len(errors)} load error(s) after the write")
         added, removed = _diff(entries)
@@ -218,6 +291,7 @@ def _write_task(
         if len(added) != 1:
             return JudgeResult(False, f"expected exactly one new transaction, found {len(added)}")
         (d, _flag, got_payee, got_narration, got_postings), = added
+        want = sorted((acct, Decimal(num), "USD") for acct, num in postings.items())
         problems = []
         if d != date:
             problems.append(f"date {d} (wanted {date})")
@@ -227,21 +301,31 @@ def _write_task(
             problems.append(f"narration {got_narration!r} (wanted {narration!r})")
         if sorted((a, Decimal(n or 0), c) for a, n, c in got_postings) != want:
             problems.append(f"postings {list(got_postings)} (wanted {list(want)})")
+        label = what.format(*values)
         if problems:
-            return JudgeResult(False, f"{what}: the new transaction has " + "; ".join(problems))
-        return JudgeResult(True, f"{what}: one new transaction with the right postings")
+            return JudgeResult(False, f"{label}: the new transaction has " + "; ".join(problems))
+        return JudgeResult(True, f"{label}: one new transaction with the right postings")
 
     judge.__doc__ = f"Exactly one new transaction: {what}."
     return judge
 
 
+def _day(text: str) -> datetime.date:
+    return datetime.date.fromisoformat(text)
+
+
 add_lunch = _write_task(
-    datetime.date(2025, 12, 30), "Corner Deli", "Team lunch",
-    {"Liabilities:US:Chase:Slate": "-24.50", "Expenses:Food:Restaurant": "24.50"},
-    "a 24.50 USD lunch at Corner Deli",
+    rf"dated (\d{{4}}-\d\d-\d\d): payee (.+?), narration (.+?), (\d+(?:\.\d+)?) USD to {_ACCOUNT} paid from {_ACCOUNT}",
+    ("2025-12-30", "Corner Deli", "Team lunch", "24.50", "Expenses:Food:Restaurant", "Liabilities:US:Chase:Slate"),
+    lambda day, payee, narration, amount, to, paid_from: (
+        _day(day), payee, narration, {paid_from: f"-{Decimal(amount):.2f}", to: f"{Decimal(amount):.2f}"}),
+    "a {3} USD payment to {1} on {0}",
 )  # fmt: skip
 add_transfer = _write_task(
-    datetime.date(2025, 12, 31), "Transfer", "Move to brokerage",
-    {"Assets:US:BofA:Checking": "-500.00", "Assets:US:ETrade:Cash": "500.00"},
-    "a 500 USD transfer from checking to the brokerage account",
+    rf"transfer of (\d+(?:\.\d+)?) USD from {_ACCOUNT} to {_ACCOUNT} on (\d{{4}}-\d\d-\d\d), payee (.+?), "
+    r"narration (.+?)\.?$",
+    ("500", "Assets:US:BofA:Checking", "Assets:US:ETrade:Cash", "2025-12-31", "Transfer", "Move to brokerage"),
+    lambda amount, src, dst, day, payee, narration: (
+        _day(day), payee, narration, {src: f"-{Decimal(amount):.2f}", dst: f"{Decimal(amount):.2f}"}),
+    "a {0} USD transfer from {1} to {2} on {3}",
 )  # fmt: skip

@@ -9,21 +9,15 @@ the judges follow the catalogue if it changes. Each task's reference plan is
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
-from agentjit.tasks.task import (
-    Task,
-    all_of,
-    cart_holds,
-    contains_numbers,
-    contains_texts,
-    orders_placed,
-    unchanged,
-)
+from agentjit.tasks.task import Judge, Task, TaskJudge
 
+from . import judges as J
 from .data import (
     BY_SLUG,
-    RESTAURANTS,
     SECTIONS,
     Restaurant,
     dollars,
@@ -71,10 +65,6 @@ _MATCHA_2 = round(_price("Stonemill Matcha", "Ceremonial Matcha Latte") + _price
 _COSTUME = [BY_SLUG[s] for s in SECTIONS["Costume party ready"]]
 _COSTUME_REVIEWS = [rv.text for r in _COSTUME for rv in r.reviews[:3]]
 
-# custom-3 / v2-10: what counts as a taco / a sub sandwich
-_TACOS = frozenset(it.name for r in RESTAURANTS for it in r.menu if "taco" in it.tags)
-_SUBS = frozenset(it.name for r in RESTAURANTS for it in r.menu if "sub" in it.tags)
-
 # v1-1 / custom-6: the first section of the home page
 _BEST = [BY_SLUG[s] for s in SECTIONS["Best near you"]]
 _FIRST_THREE = [r.name for r in _BEST[:3]]
@@ -107,102 +97,104 @@ _MEXICAN = stores_in_category("Mexican")
 _MEXICAN_BEST = _unique_best(_MEXICAN)
 
 
+def _task(task_id: str, app: str, text: str, kind: str, plan: Path, build: Callable[[str], Judge],
+          **more: Any) -> Task:  # fmt: skip
+    """A task whose judge reads the task's values (:mod:`.judges`): a literal variant is judged on its own."""
+    return Task(task_id, app, text, kind, plan, TaskJudge(build, text), **more)
+
+
 TASKS: list[Task] = [
-    Task(
+    _task(
         "food-custom-1", "food",
         "How much is a matcha croissant and a regular iced matcha latte from Stonemill Matcha? "
         "What about a ceremonial matcha latte and a mochi set?",
         "read", _plan("food-custom-1"),
-        all_of(contains_numbers(_MATCHA_1, _MATCHA_2), unchanged()),
+        J.pair_prices,
         cardinality=4, expected=[_MATCHA_1, _MATCHA_2],
     ),
-    Task(
+    _task(
         "food-custom-2", "food",
         "For each vendor under the \u201cCostume party ready\u201d category, visit the store page and get the first three reviews.",
         "read", _plan("food-custom-2"),
-        all_of(contains_texts(_COSTUME_REVIEWS, label="review"), unchanged()),
+        J.first_reviews,
         cardinality=9, expected={r.name: [rv.text for rv in r.reviews[:3]] for r in _COSTUME},
     ),
-    Task(
+    _task(
         "food-custom-3", "food",
         "Buy a taco from any store and make sure you place the order.",
         "write", _plan("food-custom-3"),
-        orders_placed(count=1, line=lambda ln: ln["item_name"] in _TACOS, line_desc="a taco"),
+        J.buy_kind,
         cardinality=1, expected="one new order containing a taco",
     ),
-    Task(
+    _task(
         "food-v2-10", "food",
         "Place an order for any type of sub-sandwich, keep the total under $30.",
         "write", _plan("food-v2-10"),
-        orders_placed(count=1, line=lambda ln: ln["item_name"] in _SUBS, line_desc="a sub sandwich", max_total=30.0),
+        J.buy_sandwich,
         cardinality=1, expected="one new order containing a sub, total < $30",
     ),
-    Task(
+    _task(
         "food-v1-1", "food",
         "What are the first three restaurants listed on the homepage?",
         "read", _plan("food-v1-1"),
-        all_of(contains_texts(_FIRST_THREE, label="restaurant"), unchanged()),
+        J.first_restaurants,
         cardinality=3, expected=_FIRST_THREE,
     ),
-    Task(
+    _task(
         "food-custom-6", "food",
         "Visit the first five restaurants in \u201cBest near you\u201d and report how many of them have under 20 reviews.",
         "read", _plan("food-custom-6"),
-        all_of(contains_numbers(_UNDER_20), unchanged()),
+        J.few_reviews,
         cardinality=5, expected=_UNDER_20,
     ),
-    Task(
+    _task(
         "food-custom-7", "food",
         "What\u2019s the most expensive item from Petco?",
         "read", _plan("food-custom-7"),
-        all_of(contains_texts([_PETCO_TOP.name], label="item"), unchanged()),
+        J.most_expensive,
         cardinality=1, expected={"item": _PETCO_TOP.name, "price": dollars(_PETCO_TOP.price)},
     ),
-    Task(
+    _task(
         "food-v1-3", "food",
         "How many restaurants in the \u201cLight & fresh\u201d category offer delivery?",
         "read", _plan("food-v1-3"),
-        all_of(contains_numbers(_LIGHT_DELIVERY), unchanged()),
+        J.delivering,
         cardinality=len(SECTIONS["Light & fresh"]), expected=_LIGHT_DELIVERY,
     ),
-    Task(
+    _task(
         "food-custom-9", "food",
         "Tell me which of Winstop, Man vs. Fries, McDonald\u2019s, Popeyes, and Ike\u2019s has the cheapest fries item and its price.",
         "read", _plan("food-custom-9"),
-        all_of(contains_texts([_CHEAPEST_FRIES[0]], label="store"), contains_numbers(_CHEAPEST_FRIES[1]), unchanged()),
+        J.cheapest_fries,
         cardinality=5, expected={"store": _CHEAPEST_FRIES[0], "price": _CHEAPEST_FRIES[1], "item": _CHEAPEST_FRIES[2]},
     ),
-    Task(
+    _task(
         "food-custom-10", "food",
         "Search for \u201cmatcha\u201d and tell me which store in the results has the highest rating.",
         "read", _plan("food-custom-10"),
-        all_of(contains_texts([_MATCHA_BEST.name], label="store"), unchanged()),
+        J.best_search_hit,
         cardinality=len(_MATCHA_SEARCH), expected=_MATCHA_BEST.name,
     ),
-    Task(
+    _task(
         "food-custom-11", "food",
         "Add a large iced matcha latte with oat milk and a matcha croissant from Stonemill Matcha to my cart, "
         "but don\u2019t check out.",
         "write", _plan("food-custom-11"),
-        cart_holds([
-            {"item_name": "Iced Matcha Latte", "quantity": 1, "options": {"Size": "Large", "Milk": "Oat"}},
-            {"item_name": "Matcha Croissant", "quantity": 1},
-        ]),
+        J.cart_items,
         cardinality=2, expected="cart: Iced Matcha Latte (Large, Oat) x1 + Matcha Croissant x1, no order",
     ),
-    Task(
+    _task(
         "food-custom-12", "food",
         "Order two Mochi Sets from Stonemill Matcha for pickup.",
         "write", _plan("food-custom-12"),
-        orders_placed(count=1, line=lambda ln: ln["item_name"] == "Mochi Set", line_desc="Mochi Set",
-                      only_matching=True, mode="pickup", quantity=2),
+        J.order_items,
         cardinality=1, expected="one pickup order of 2 Mochi Sets",
     ),
-    Task(
+    _task(
         "food-custom-13", "food",
         "Which Mexican restaurant has the highest rating?",
         "read", _plan("food-custom-13"),
-        all_of(contains_texts([_MEXICAN_BEST.name], label="store"), unchanged()),
+        J.best_in_category,
         cardinality=len(_MEXICAN), expected=_MEXICAN_BEST.name,
     ),
 ]

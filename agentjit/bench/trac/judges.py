@@ -30,6 +30,7 @@ from agentjit.tasks.task import (
     judge_read,
     norm_text,
     reads_task,
+    unknown_value,
 )
 
 from .data import DATA, Dataset
@@ -105,10 +106,6 @@ def _open(data: Dataset = DATA) -> list[tuple[int, Any]]:
 _QUOTED = r"'(.+?)'"
 
 
-def _unknown(what: str) -> JudgeResult:
-    return JudgeResult(False, f"the task names {what}, which the seed data does not have")
-
-
 @reads_task
 def ticket_owner(task: Any, result: Any, site_url: str) -> JudgeResult:
     """The named ticket's owner and priority."""
@@ -116,7 +113,7 @@ def ticket_owner(task: Any, result: Any, site_url: str) -> JudgeResult:
     try:
         _, spec = DATA.ticket(summary)
     except KeyError:
-        return _unknown(f"the ticket {summary!r}")
+        return unknown_value(f"the ticket {summary!r}")
     others = sorted({t.owner for t in DATA.tickets} - {spec.owner})
     return _read(site_url, result, [spec.owner, spec.priority], unwanted=others)
 
@@ -185,7 +182,7 @@ def reassign_ticket(task: Any, result: Any, site_url: str) -> JudgeResult:
     summary, owner = from_task(task, r"Reassign the ticket '(.+?)' to (\w+)", ("Dark mode for the dashboard", "carol"))
     found = _ticket(summary)
     if found is None:
-        return _unknown(f"the ticket {summary!r}")
+        return unknown_value(f"the ticket {summary!r}")
     n, spec = found
     want = [("ticket", n, "owner", owner)] if spec.owner != owner else []
     want += [("ticket", n, "status", "assigned")] if spec.status != "assigned" else []
@@ -198,7 +195,7 @@ def comment_ticket(task: Any, result: Any, site_url: str) -> JudgeResult:
                               (COMMENT, "Export to CSV drops the last row"))  # fmt: skip
     found = _ticket(summary)
     if found is None:
-        return _unknown(f"the ticket {summary!r}")
+        return unknown_value(f"the ticket {summary!r}")
     return _exactly(site_url, [("comment", found[0], norm_text(text))])
 
 
@@ -207,7 +204,7 @@ def close_ticket(task: Any, result: Any, site_url: str) -> JudgeResult:
     summary, resolution = from_task(task, r"Close the ticket '(.+?)' as (\w+)", ("Session expires too early", "fixed"))
     found = _ticket(summary)
     if found is None:
-        return _unknown(f"the ticket {summary!r}")
+        return unknown_value(f"the ticket {summary!r}")
     n, spec = found
     want = [("ticket", n, f, v) for f, v in (("status", "closed"), ("resolution", resolution)) if getattr(spec, f) != v]
     return _exactly(site_url, want)
@@ -220,7 +217,7 @@ def reprioritize(task: Any, result: Any, site_url: str) -> JudgeResult:
         ("Add an index on the events table", "1.0", "critical"))  # fmt: skip
     found = _ticket(summary)
     if found is None:
-        return _unknown(f"the ticket {summary!r}")
+        return unknown_value(f"the ticket {summary!r}")
     n, spec = found
     want = [("ticket", n, f, v) for f, v in (("milestone", milestone), ("priority", priority)) if getattr(spec, f) != v]
     return _exactly(site_url, want)
@@ -239,7 +236,7 @@ def edit_wiki(task: Any, result: Any, site_url: str) -> JudgeResult:
     name, line = from_task(task, r"On the wiki page (\w+), add '(.+?)' to", ("OnCall", APRIL))
     spec = _page(name)
     if spec is None:
-        return _unknown(f"the wiki page {name}")
+        return unknown_value(f"the wiki page {name}")
     state = trac_state(site_url)
     diff = changes(state)
     edited = [c for c in diff if c[:2] == ("wiki", name)]
@@ -275,7 +272,7 @@ def new_wiki(task: Any, result: Any, site_url: str) -> JudgeResult:
 def delete_wiki(task: Any, result: Any, site_url: str) -> JudgeResult:
     (name,) = from_task(task, r"Delete the wiki page (\w+)", ("MeetingNotes",))
     if _page(name) is None:
-        return _unknown(f"the wiki page {name}")
+        return unknown_value(f"the wiki page {name}")
     return _exactly(site_url, [("deleted wiki", name)])
 
 
@@ -285,7 +282,7 @@ def rename_wiki(task: Any, result: Any, site_url: str) -> JudgeResult:
     old, new = from_task(task, r"Rename the wiki page (\w+) to (\w+)", RENAMED)
     spec = _page(old)
     if spec is None:
-        return _unknown(f"the wiki page {old}")
+        return unknown_value(f"the wiki page {old}")
     state = trac_state(site_url)
     verdict = _exactly(site_url, [("deleted wiki", old), ("new wiki", new)], state=state)
     if not verdict.ok:

@@ -12,6 +12,7 @@ produced in Chromium (or the answer its demonstrator read off the page).
 from __future__ import annotations
 
 import ast
+import dataclasses
 import json
 import sqlite3
 from pathlib import Path
@@ -152,3 +153,35 @@ async def test_write_judges_accept_their_demonstration(django_admin_site: Any, b
         verdict = t.site_judge(t, _result("done"), django_admin_site.url)
         verdicts[t.id] = (verdict.ok, verdict.reason)
     assert {k: v for k, v in verdicts.items() if not v[0]} == {}
+
+
+def test_judges_read_their_values_from_the_task_so_variants_are_judged(django_admin_site: Any) -> None:
+    url = django_admin_site.url
+    price = next(t for t in WRITES if t.id == "set-price")
+    assert price.judges_read_task
+    variant = dataclasses.replace(price, task=price.task.replace("Moths of the Steppe", "Cells and Stars").replace("19.99", "21.24"))
+    assert not price.site_judge(variant, _result("done"), url).ok  # the seed: nothing changed yet
+    _sql(django_admin_site, "UPDATE library_book SET price = 21.24 WHERE title = 'Cells and Stars'")
+    assert price.site_judge(variant, _result("done"), url).ok
+    assert not price.site_judge(price, _result("done"), url).ok  # the task's own book and price: not this change
+    books = next(t for t in READS if t.id == "author-books")
+    by_jonas = [b.title for b in J.DATA.books if b.author == "Jonas Becker"]
+    other = dataclasses.replace(books, task=books.task.replace("Hana Sato", "Jonas Becker"))
+    django_admin_site.reset()
+    assert books.site_judge(other, _result(", ".join(by_jonas)), url).ok
+    hana = ", ".join(b.title for b in J.DATA.books if b.author == "Hana Sato")
+    assert not books.site_judge(other, _result(hana), url).ok
+    missing = dataclasses.replace(books, task=books.task.replace("Hana Sato", "The Salt Road"))
+    verdict = books.site_judge(missing, _result(hana), url)
+    assert not verdict.ok and "seed data does not have" in verdict.reason
+    # deleting a book deletes its loans (a cascading foreign key): that is the change asked for, nothing more
+    delete = next(t for t in WRITES if t.id == "delete-book")
+    on_loan = dataclasses.replace(delete, task=delete.task.replace("Counting with Bears", "Cells and Stars"))
+    _sql(django_admin_site, "DELETE FROM library_loan WHERE book_id = 7")
+    assert not delete.site_judge(on_loan, _result("done"), url).ok  # its loans gone, the book not
+    _sql(django_admin_site, "DELETE FROM library_book WHERE id = 7")
+    assert delete.site_judge(on_loan, _result("done"), url).ok
+    assert not delete.site_judge(delete, _result("done"), url).ok
+    django_admin_site.reset()
+    seeded = django_admin_site.state()
+    assert "The Salt Road" in missing.seed_lacks(seeded, url) and other.seed_lacks(seeded, url) == ""

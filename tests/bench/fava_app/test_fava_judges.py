@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import urllib.request
 from dataclasses import dataclass
@@ -105,3 +106,27 @@ def test_write_judge_names_the_wrong_amount(fava_site: FavaSite) -> None:
               {"Liabilities:US:Chase:Slate": "-25.40", "Expenses:Food:Restaurant": "25.40"})  # fmt: skip
     verdict = judges.add_lunch(None, Result(None), fava_site.url)
     assert not verdict.ok and "postings" in verdict.reason
+
+
+def test_judges_read_their_values_from_the_task_so_variants_are_judged(fava_site: FavaSite) -> None:
+    tasks = {t.id: t for t in get_app("fava").tasks()}
+    assert all(t.judges_read_task for t in tasks.values())
+    spent = tasks["restaurant-2025"]
+    variant = dataclasses.replace(spent, task=spent.task.replace("2025", "2024"))
+    entries, _ = judges.load_ledger(fava_site.url)
+    in_2024 = judges.balance(entries, "Expenses:Food:Restaurant", year=2024)
+    in_2025 = judges.balance(entries, "Expenses:Food:Restaurant", year=2025)
+    assert in_2024 != in_2025
+    assert spent.evaluate(Result(float(in_2024)), {}, {}, fava_site.url).ok is False
+    assert variant.evaluate(Result(float(in_2024)), {}, {}, fava_site.url).ok
+    assert not variant.evaluate(Result(float(in_2025)), {}, {}, fava_site.url).ok
+    lunch = tasks["add-lunch"]
+    other = dataclasses.replace(lunch, task=lunch.task.replace("2025-12-30", "2025-12-31")
+                                .replace("Corner Deli", "Transfer").replace("Team lunch", "Move to brokerage"))  # fmt: skip
+    add_entry(fava_site, "2025-12-31", "Transfer", "Move to brokerage", LUNCH)
+    assert other.evaluate(Result(None), {}, {}, fava_site.url).ok
+    verdict = lunch.evaluate(Result(None), {}, {}, fava_site.url)  # the task's own date and payee: wrong
+    assert not verdict.ok and "date 2025-12-31" in verdict.reason
+    nowhere = dataclasses.replace(lunch, task=lunch.task.replace("Expenses:Food:Restaurant", "Expenses:Food:Nowhere"))
+    verdict = nowhere.evaluate(Result(None), {}, {}, fava_site.url)
+    assert not verdict.ok and "seed data does not have" in verdict.reason
