@@ -258,3 +258,27 @@ def test_an_in_place_filter_learns_its_url_parameter_and_its_witness_is_the_type
     other = [step(2, "fill", "2024", url), step(3, "press", "Enter", url + "?period=2024")]
     tools = {s.manifest.name: s for s in synthesize(SiteSchema(pages={"l_income": ps}), {"t": steps, "u": other})}
     assert "searchParams.get(\"" not in tools["filter_by_time"].manifest.post_check
+
+
+async def test_a_table_drawn_with_no_rows_is_an_empty_list(page: Any) -> None:
+    """A search that found nothing shows the list's table with its header only: the list tool says
+    ``items: []`` at once (it failed its pre_check, "no row cards yet", after its whole timeout);
+    a page without the table is still not its list."""
+    from toolcache.codegen import synthesize
+    from toolcache.codegen.reads import table_of_rows
+    from toolcache.extract import SiteSchema
+
+    assert table_of_rows("table.list tr:has(> td)") == "table.list"
+    assert table_of_rows("#result_list > tbody > tr") == "#result_list > tbody"
+    assert table_of_rows("div.cards > div.card") is None and table_of_rows("table tr td a") is None
+    ps = extract_snapshot(TABLE, "http://x.test/db/books")
+    tool = next(s.manifest for s in synthesize(SiteSchema(pages={"db_books": ps}), {}) if s.manifest.name == "list_rows_and_columns")
+    run = "async (inputs) => { const pre = async () => { " + tool.pre_check + " }; const r = await pre(); " \
+          "if (r !== true) return r; return (async () => { " + tool.execute + " })(); }"
+    empty = TABLE.replace("<body>", '<body data-page="db_books">').split("<tbody>")[0] + "<tbody></tbody></table></section></body>"
+    await page.set_content(empty)
+    assert await page.evaluate(run, {}) == {"items": []}
+    await page.set_content('<body data-page="db_books"><section><h3>Loading</h3></section></body>')
+    assert (await page.evaluate(run, {}))[0] is False
+    await page.set_content(TABLE.replace("<body>", '<body data-page="db_books">'))
+    assert [r["title"] for r in (await page.evaluate(run, {}))["items"]] == ["River", "Salt", "Tide"]

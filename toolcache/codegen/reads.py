@@ -52,6 +52,7 @@ def _list_tools(site: _Site) -> list[Synth]:
         dedupe = f"const seen = new Set(); cards = cards.filter((c) => {{ const k = {'(' + key.js('c') + ') || c.outerHTML' if key else 'c.outerHTML'}; if (seen.has(k)) return false; seen.add(k); return true; }});"
         # what a page shows instead of an empty list ("0 records")
         empty_sel = "[data-testid*=empty],[data-testid*=no-results],[class*=no-results],[class*=zero-results],[class*=empty-state]"
+        box = table_of_rows(el.selector)
         manifest = ToolManifest(
             name=tname,
             description=f"List the {plural(el.name).replace('_', ' ')} shown on the {'/'.join(sorted(pages))} page, with {', '.join(snake(p) for p in props)}.",
@@ -69,6 +70,8 @@ def _list_tools(site: _Site) -> list[Synth]:
                 _page_guard(pages),
                 f"if (document.querySelector({js(el.selector)})) return true;",
                 f"const empty = [...document.querySelectorAll({js(empty_sel)})].find(__visible);",
+                # a table drawn with no rows while no data is on its way: an empty list (a search that found nothing)
+                f"if (!empty && document.querySelector({js(box)}) && !__busy(Date.now())) return true;" if box else "",
                 f"return empty ? true : [false, {js(f'no {singular(el.name)} cards yet')}];",
             ),
             execute=_body(
@@ -152,3 +155,23 @@ def _observe_tool(site: _Site) -> list[Synth]:
         execute=_body("return {page: __page(), path: location.pathname, title: document.title};"),
         timeout_ms=5000,
     ), "observe")]
+
+
+def table_of_rows(selector: str) -> str | None:
+    """The table (or ``tbody``) whose rows ``selector`` picks (``table.list tr:has(> td)`` -> ``table.list``),
+    else None: a list of cards, or a selector that reaches into the rows."""
+    depth, starts = 0, []
+    for i, ch in enumerate(selector):
+        if ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+        elif (depth == 0 and selector.startswith("tr", i) and (i == 0 or selector[i - 1] in " >")
+              and not re.match(r"[\w-]", selector[i + 2:i + 3])):
+            starts.append(i)
+    if not starts:
+        return None
+    row, box = selector[starts[-1]:], selector[:starts[-1]].rstrip(" >").strip()
+    if re.search(r"[\s>]", re.sub(r"\([^()]*\)", "", row)) or not re.search(r"\b(?:table|tbody)\b", box):
+        return None
+    return box
