@@ -66,6 +66,14 @@ DOM_QUIET_JS = """
 })
 """
 """Resolves once no DOM mutation happened for ``quiet`` ms (at most ``max`` ms)."""
+EDITOR_HELD_JS = "(el) => el.isContentEditable ? [...document.querySelectorAll('input[type=hidden]')].map((f) => f.value) : null"
+"""Before a fill: the page's hidden fields' values when the target is a rich-text editor, else null."""
+EDITOR_SAVED_JS = """async (before) => {
+  const now = () => [...document.querySelectorAll('input[type=hidden]')].map((f) => f.value);
+  for (const t0 = Date.now(); Date.now() - t0 < 2000 && now().every((v, i) => v === before[i]);) await new Promise((r) => setTimeout(r, 25));
+}"""
+"""After a fill of a rich-text editor: wait (at most 2 s) until it wrote its text into a hidden field of the
+page (Draftail does, 250 ms after the last edit), so the save the next step sends carries it."""
 TARGET_WAIT_S = 3.0
 """How long a script step waits for its target to appear (the page has settled by then; a ``wait``
 step waits up to the step timeout). Actions wait for their target to become actionable (visible,
@@ -306,7 +314,11 @@ async def _perform(page: Any, nav: Navigations, step: ScriptStep, base_url: str,
     elif step.action == "check":
         await loc.check()
     elif step.action == "fill":
+        held = await loc.evaluate(EDITOR_HELD_JS)
         await loc.fill(str(step.value))
+        if held:  # a rich-text editor: the step ends once it wrote its text into its form
+            with contextlib.suppress(Exception):
+                await page.evaluate(EDITOR_SAVED_JS, held)
     elif step.action == "select":
         await loc.select_option(str(step.value))
     elif step.action == "press":
