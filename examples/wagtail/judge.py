@@ -37,6 +37,10 @@ def judge(conn: sqlite3.Connection, task: str) -> tuple[bool, str]:
     if task == "delete_page":
         page = _page(conn, "ferns-notes")
         return page is None, f"ferns-notes: {page}"
+    if task == "create_page":
+        page = _page(conn, "moons-guide")
+        body = str(_latest(conn, "moons-guide").get("body", ""))
+        return page is not None and "The moon keeps one face to us." in body, f"moons-guide: {page}, body {body[:80]!r}"
     raise SystemExit(f"unknown task {task!r}")
 
 
