@@ -97,7 +97,9 @@ def _own_control(chain: list[dict[str, Any]], depth: int, text: str | None, samp
     if me.get("tag") != "a" or not samples or not _in_menu(chain[1:depth]):
         return False
     want = " ".join((text or "").split())
-    return bool(want) and not any(want in " ".join(s.split()) for s in samples)
+    # a row's name starts its cell's text; anywhere in it may be the row's open menu (the Delete
+    # of a dropdown drawn inside the row's title cell)
+    return bool(want) and not any(" ".join(s.split()).startswith(want) for s in samples)
 
 
 def label_step(step: StepEvent, schema: PageSchema | None) -> tuple[Element | None, str | None, str | None, str]:

@@ -6,8 +6,9 @@ test id and the chain of ancestors, so the builder can find the element in the
 snapshot), the URL before and after, the page title after, start and end
 times, the state-changing requests the step caused (``requests``: every request
 but GET, HEAD and OPTIONS, with its body, status and response, see
-:class:`_Network`), and the DOM after the step (``page.content()``,
-stored once per distinct content). A step ends when the page has loaded and no
+:class:`_Network`), the writes the page sent by itself meanwhile with their answers
+(``background``: an editor's session ping, which verification answers from there), and the DOM
+after the step (``page.content()``, stored once per distinct content). A step ends when the page has loaded and no
 request has been in flight for a short quiet period.
 
 At the end of a demonstration the browser's storage state (cookies, localStorage: the session
@@ -51,6 +52,8 @@ log = logging.getLogger(__name__)
 QUIET_S = 0.05
 """How long the network must stay idle before a step counts as finished."""
 SETTLE_TIMEOUT_S = 15.0
+BACKGROUND_ANSWER_S = 2.0
+"""The longest the recorder waits for the answer of a write the page sent by itself."""
 DOM_SETTLE_MAX_S = 2.0
 """The longest a step waits for the DOM to go quiet (an animation may never stop)."""
 DOM_QUIET_JS = """
@@ -63,6 +66,14 @@ DOM_QUIET_JS = """
 })
 """
 """Resolves once no DOM mutation happened for ``quiet`` ms (at most ``max`` ms)."""
+EDITOR_HELD_JS = "(el) => el.isContentEditable ? [...document.querySelectorAll('input[type=hidden]')].map((f) => f.value) : null"
+"""Before a fill: the page's hidden fields' values when the target is a rich-text editor, else null."""
+EDITOR_SAVED_JS = """async (before) => {
+  const now = () => [...document.querySelectorAll('input[type=hidden]')].map((f) => f.value);
+  for (const t0 = Date.now(); Date.now() - t0 < 2000 && now().every((v, i) => v === before[i]);) await new Promise((r) => setTimeout(r, 25));
+}"""
+"""After a fill of a rich-text editor: wait (at most 2 s) until it wrote its text into a hidden field of the
+page (Draftail does, 250 ms after the last edit), so the save the next step sends carries it."""
 TARGET_WAIT_S = 3.0
 """How long a script step waits for its target to appear (the page has settled by then; a ``wait``
 step waits up to the step timeout). Actions wait for their target to become actionable (visible,
@@ -149,6 +160,8 @@ class _Network:
         self.in_step = False
         self.page_writes: set[str] = set()
         """Addresses the current document sent writes to by itself (a session ping on a timer)."""
+        self.background: list[dict[str, Any]] = []
+        """The writes the page sent by itself since they were last taken (:meth:`take_background`)."""
         page.on("domcontentloaded", self._on_document)
         page.on("request", self._on_request)
         page.on("response", self._on_response)
@@ -164,6 +177,7 @@ class _Network:
             # the page sent it by itself (an editor's session ping, a beacon): the page's doing,
             # not the step's, and the verifier drops it the same way
             self.page_writes.add(write_address(request.url))
+            self.background.append({"method": request.method, "url": request.url, "resource": request.resource_type, "_req": request})
             log.debug("not the step's write, sent by the page by itself: %s %s", request.method, request.url)
             return
         self.writes.append({"method": request.method, "url": request.url, "resource": request.resource_type, "_req": request})
@@ -234,6 +248,31 @@ class _Network:
         self.writes = []
         return out
 
+    async def take_background(self) -> list[dict[str, Any]]:
+        """The page's own writes answered since the last call, one per method and address (a timer's
+        pings differ in their body only), with what they got back: the verifier answers the page's
+        writes with them, so a page that waits on its ping (a save held until the ping is answered)
+        behaves as it did. One still in flight stays for the next call."""
+        out: dict[tuple[str, str], dict[str, Any]] = {}
+        pending = []
+        for w in self.background:
+            req = w["_req"]
+            if req in self.inflight:
+                pending.append(w)
+                continue
+            resp = None
+            with contextlib.suppress(Exception):  # a request that failed has no response
+                resp = await asyncio.wait_for(req.response(), BACKGROUND_ANSWER_S)
+            if resp is None:
+                continue
+            key = (w["method"], write_address(w["url"]))
+            if key in out and out[key]["status"] < 400 <= resp.status:
+                continue  # an answer the page was content with beats a failure (sqlite's "database is locked")
+            out[key] = {**{k: v for k, v in w.items() if k != "_req"}, "status": resp.status,
+                        "post_data": _bounded(self._redact(_post_data(req))), "response": await self._response(resp)}
+        self.background = pending
+        return list(out.values())
+
     async def _response(self, resp: Any) -> dict[str, Any]:
         """What verification answers the request with: the headers that matter and the text body."""
         headers = {k: v for k, v in (resp.headers or {}).items() if k.lower() in ("content-type", "location")}
@@ -275,7 +314,11 @@ async def _perform(page: Any, nav: Navigations, step: ScriptStep, base_url: str,
     elif step.action == "check":
         await loc.check()
     elif step.action == "fill":
+        held = await loc.evaluate(EDITOR_HELD_JS)
         await loc.fill(str(step.value))
+        if held:  # a rich-text editor: the step ends once it wrote its text into its form
+            with contextlib.suppress(Exception):
+                await page.evaluate(EDITOR_SAVED_JS, held)
     elif step.action == "select":
         await loc.select_option(str(step.value))
     elif step.action == "press":
@@ -410,6 +453,7 @@ async def _record_step(
     end = time.time()
     writes = await net.take_writes()
     net.step_ended()
+    background = await net.take_background()
     try:
         html = await nav.stable(page.content, timeout_s)
         title = await nav.stable(page.title, timeout_s)
@@ -430,6 +474,7 @@ async def _record_step(
             url_after=page.url,
             snapshot=writer.snapshot(html),
             requests=writes,
+            background=background,
             goal=step.note,
             document=net.documents > documents,
         )

@@ -16,6 +16,11 @@ never reaches the site:
   call loaded, one sent while no call runs, and one sent to an address the same document
   already sent such a write to (a ping on a timer, during a call that starts on a page loaded
   before it). A write to an address the page never sent to by itself is the tool's, and refused.
+  Such a background write that the demonstrations' pages sent too (same method and route
+  template: the recorder keeps them in a step's ``background``) is answered with what it got
+  then, never sent: a page that waits on its ping's answer (an editor that holds its form's
+  submit until the session ping is answered, or asks for confirmation when the ping failed)
+  goes on as it did in the demonstration.
 
 A write answered from the record leaves the live site where it was, so the
 replay has *diverged* from it: from then on, until the next trace, a page load
@@ -202,6 +207,9 @@ class WriteGuard:
         self._sign_in = False
         self._page_writes: set[str] = set()
         """Addresses the current document sent background writes to."""
+        self._page_answers: dict[str, dict[str, Any]] = {}
+        """A background write the demonstrations' pages sent (method and route template) -> the
+        recorded request, with its answer (:meth:`learn_background`)."""
 
     async def install(self, page: Any) -> None:
         page.on("response", self._on_response)
@@ -223,12 +231,26 @@ class WriteGuard:
         self._pages = []
         if trace is None:
             return
+        self.learn_background([trace])
         for pos, st in enumerate(trace.steps):
             loaded = st.document if st.document is not None else (st.action == "goto" or st.url_after != st.url)
             if st.ok and loaded and st.snapshot and st.url_after:
                 html = trace.snapshot_html(st)
                 if html is not None:
                     self._pages.append((pos, _doc_key(st.url_after), html))
+
+    def learn_background(self, traces: Iterable[Trace]) -> None:
+        """Keep the background writes ``traces`` recorded, to answer the page's own with them; an
+        answer the page was content with (below 400) is kept over a failure, else the later wins."""
+        for trace in traces:
+            for st in trace.steps:
+                for w in st.background:
+                    if not answerable(w):
+                        continue
+                    key = describe(str(w.get("method")), w.get("url"), self.routes)
+                    kept = self._page_answers.get(key)
+                    if kept is None or not (kept["status"] < 400 <= w["status"]):
+                        self._page_answers[key] = w
 
     def diverge(self) -> None:
         """The replay left the live site's state (a write answered from the record, or skipped)."""
@@ -316,8 +338,13 @@ class WriteGuard:
             # too; never sent, and no failure of the tool
             self._page_writes.add(write_address(request.url))
             self.background.append(describe(request.method, request.url, self.routes))
-            log.info("verification dropped %s %s: the page sent it by itself", request.method, request.url)
-            await route.abort("blockedbyclient")
+            answer = self._page_answers.get(self.background[-1])
+            if answer is not None:  # the demonstration's pages sent it too: what they got, unsent
+                log.info("verification answered %s %s from the record: the page sent it by itself", request.method, request.url)
+                await route.fulfill(**self._answer(answer))
+            else:
+                log.info("verification dropped %s %s: the page sent it by itself", request.method, request.url)
+                await route.abort("blockedbyclient")
         elif recorded is None:
             self.refused.append(why)
             log.info("verification refused %s %s: %s", request.method, request.url, why)

@@ -229,6 +229,7 @@ async def verify_tools(
     # each on a loaded machine) would buy nothing; cookies are cleared all the same.
     async with pool.page() as page:
         guard = WriteGuard(base_url, mode=writes, routes=routes)
+        guard.learn_background((recorded or {}).values())  # a page's ping, whichever trace recorded it
         await guard.install(page)
         nav = Navigations(page, step_timeout_s)  # every goto and call waits out the page's own redirects
         for tname, steps in traces.items():

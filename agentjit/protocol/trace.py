@@ -125,6 +125,11 @@ class StepEvent(_Event):
     status; from version 2 also ``post_data`` (the request body) and ``response`` (``headers``:
     content-type and location, ``body``: text, at most :data:`RESPONSE_BODY_MAX` characters,
     ``truncated``), what verification answers the request with instead of sending it."""
+    background: list[dict[str, Any]] = Field(default_factory=list)
+    """Recorder: the state-changing requests the page sent by itself (not navigations: an editor's
+    session ping) since the previous step's end, one per method and address, each as in
+    ``requests`` with its answer; verification answers such a write of the page with them. Absent
+    (empty) in traces written before it: readers of version 2 that do not know it ignore it."""
     goal: str | None = None
     """What the step was for, in words (from a demonstration script or an agent)."""
     document: bool | None = None

@@ -8,6 +8,8 @@ A tiny editor of our own on 127.0.0.1: ``/edit`` is a form (post, then a redirec
 ``/timed`` is the same editor pinging on a timer too, so the ping also goes out during a later
 step on the editor loaded before it (and during a tool call that starts there); ``/greedy`` adds
 a button whose click POSTs ``/other`` (a write no demonstration sent, which must be refused).
+``/held`` holds its form's submit until a ping sent on the click is answered (as Wagtail's editor
+does): verification answers that ping with the demonstration's answer, unsent, or nothing saves.
 """
 
 from __future__ import annotations
@@ -41,6 +43,11 @@ TIMER = ("<script>const load = String(Math.random());"
          "addEventListener('pagehide', () => navigator.sendBeacon('/release', load));</script>")
 """A ping on a timer, every 250 ms, so the steps and tool calls on the editor send some, and a
 beacon as the page unloads (no route sees it); their body names the page load that sent them."""
+HELD = ("<script>document.querySelector('form').addEventListener('submit', (event) => {"
+        " event.preventDefault(); const form = event.target;"
+        " fetch('/ping', {method: 'POST', body: 'held'}).then((r) => r.json())"
+        " .then((answer) => { if (answer.ok) form.submit(); }); });</script>")
+"""The save waits on a ping: the form is submitted only once the ping's answer says ``ok``."""
 
 
 class Editor:
@@ -56,10 +63,10 @@ class Editor:
 
 def _handler(editor: Editor) -> type[http.server.BaseHTTPRequestHandler]:
     class Handler(http.server.BaseHTTPRequestHandler):
-        def _send(self, status: int, body: str = "", location: str | None = None) -> None:
+        def _send(self, status: int, body: str = "", location: str | None = None, ctype: str = "text/html; charset=utf-8") -> None:
             data = body.encode()
             self.send_response(status)
-            self.send_header("Content-Type", "text/html; charset=utf-8")
+            self.send_header("Content-Type", ctype)
             if location:
                 self.send_header("Location", location)
             self.send_header("Content-Length", str(len(data)))
@@ -70,6 +77,8 @@ def _handler(editor: Editor) -> type[http.server.BaseHTTPRequestHandler]:
             page = EDIT.format(title=editor.title).replace('action="/edit"', f'action="{self.path}"')
             if self.path in ("/timed", "/greedy"):
                 page = page.replace("</body>", TIMER + "</body>")
+            if self.path == "/held":
+                page = page.replace("</body>", HELD + "</body>")
             if self.path == "/greedy":  # its Save also POSTs somewhere the demonstration never saw
                 page = page.replace("<form ", "<form onsubmit=\"fetch('/other', {method: 'POST', body: 'x'})\" ")
             self._send(200, page)
@@ -83,7 +92,7 @@ def _handler(editor: Editor) -> type[http.server.BaseHTTPRequestHandler]:
             if self.path == "/ping":
                 editor.pings += 1
                 editor.loads.add(body)
-                self._send(200, "ok")
+                self._send(200, '{"ok": true}', ctype="application/json")
                 return
             editor.title = parse_qs(body).get("title", [""])[0]
             editor.saves.append(editor.title)
@@ -129,6 +138,31 @@ async def test_a_pinging_editor_gives_a_verified_save_and_the_build_sends_nothin
     writes = {name: how for name, how in report.writes.items() if not how.startswith("rejected")}
     assert list(writes.values()) == ["recorded"], report.writes
     assert report.rejected == {}, report.rejected
+    assert (state.saves, state.pings) == (saves, pings)  # neither the save nor a ping reached the site
+
+
+async def test_a_save_that_waits_on_its_ping_is_verified_and_the_build_sends_nothing(
+        editor: tuple[str, Editor], browser_pool: BrowserPool, tmp_path: Path) -> None:
+    url, state = editor
+    script = tmp_path / "held.json"
+    script.write_text(json.dumps({"name": "held", "reset": False, "steps": [
+        {"action": "goto", "url": "/held"},
+        {"action": "fill", "target": {"role": "textbox", "name": "Title"}, "value": "Held title"},
+        {"action": "click", "target": {"role": "button", "name": "Save draft"}},
+    ]}))
+    trace_path = await record_script(browser_pool, load_script(script), url, tmp_path / "held.jsonl")
+    assert state.saves[-1] == "Held title"  # the demonstration saved, once its ping was answered
+    steps = read_trace(trace_path).steps
+    assert [(r["method"], r["url"].removeprefix(url)) for r in steps[2].requests] == [("POST", "/held")]
+    # the pings are the page's, kept apart with their answers
+    kept = [(r["method"], r["url"].removeprefix(url), r["status"], r["response"]["body"]) for st in steps for r in st.background]
+    assert ("POST", "/ping", 200, '{"ok": true}') in kept, kept
+
+    await asyncio.sleep(1.0)  # a ping of the demonstration's last page may reach the server late
+    pings, saves = state.pings, list(state.saves)
+    _, report = await build_cache([trace_path], tmp_path / "cache", base_url=url, pool=browser_pool)
+    assert report.rejected == {}, report.rejected
+    assert {how for how in report.writes.values()} == {"recorded"}, report.writes
     assert (state.saves, state.pings) == (saves, pings)  # neither the save nor a ping reached the site
 
 

@@ -20,7 +20,7 @@ _GENERIC_CLASSES = {"list", "table", "data", "grid", "form", "striped", "condens
 
 _LAYOUT_WORDS = {"full", "nice", "padding", "margin", "wrapper", "wrap", "container", "inner", "outer", "content", "layout",
                  "clearfix", "row", "col", "dialog", "body", "box", "block", "section", "panel", "main", "flex", "grid",
-                 "listing", "dropdown", "popup", "popover", "tooltip", "overlay", "modal", "hidden", "visible", "auto"}
+                 "listing", "dropdown", "popup", "popover", "tooltip", "overlay", "modal", "hidden", "visible", "auto", "width", "height"}
 
 
 _UTILITY_CLASS = re.compile(r"[a-z]{1,3}-(\d+|full|auto|screen|px|none)", re.I)
@@ -142,6 +142,14 @@ def _is_data_row(tr: Node, in_thead: bool) -> bool:
         return False
     ths = [c for c in cells if c.tag == "th"]
     return not ths or in_thead or all(c.attrs.get("scope") == "row" for c in ths)
+
+
+def _is_header_row(tr: Node, least: int) -> bool:
+    """A row of column headers: ``th`` cells (at least ``least``), beside which only empty ``td``
+    cells may stand (an actions column's head left blank, as Wagtail's page listing has)."""
+    cells = _cells(tr)
+    heads = [c for c in cells if c.tag == "th"]
+    return len(heads) >= least and all(c.tag == "th" or not c.text.strip() and not c.children for c in cells)
 
 
 def _is_menu(data: list[Node]) -> bool:
@@ -281,7 +289,7 @@ def _table_list(table: Node, page: str) -> Element | None:
     # a table with its own <thead> is data even with one column or one row (a query's result)
     thead = next((c for c in table.children if c.tag == "thead"), None)
     least = 1 if thead is not None else 2
-    head = next((r for r in rows if len(_cells(r)) >= least and all(c.tag == "th" for c in _cells(r))), None)
+    head = next((r for r in rows if _is_header_row(r, least)), None)
     if head is None:
         return None
     in_thead = thead is not None and head.parent is thead
@@ -321,7 +329,7 @@ def _table_list(table: Node, page: str) -> Element | None:
         (c for c in table.classes if c.lower() not in _GENERIC_CLASSES and not c.startswith("table-") and not is_layout_class(c)), "")
     if not own and any(c.lower() in _GENERIC_CLASSES or is_layout_class(c) for c in table.classes):
         own = _heading_before(table) or ""  # ``table.listing``: the heading it sits under names it ("Pages")
-    noun = _one(own) if own else (page_name(href).replace("{id}", "").strip("_") if href else "")
+    noun = _one(own) if own else (_linked_noun(href) if href else "")
     if not noun or noun == "home":
         noun = "row"
     tsig = ("#" + css_ident(table.attrs["id"])) if table.attrs.get("id") else table.signature
@@ -372,6 +380,18 @@ def _title_link(data: list[Node], linked: list[tuple[int, str]]) -> tuple[str | 
 
 
 _LABELED = re.compile(r"^([A-Za-z][\w .-]{0,30}):\s*(.*)$")
+
+
+_ACTION_WORDS = {"edit", "change", "view", "show", "detail", "details", "update", "open"}
+
+
+def _linked_noun(href: str) -> str:
+    """What a row's link opens, as a noun: its page's name (``library_books``), or, for a link to
+    an action on the item (``/admin/pages/7/edit/``), the word before the action (``pages``)."""
+    words = [w for w in page_name(href).replace("{id}", "").split("_") if w]
+    if len(words) > 1 and words[-1] in _ACTION_WORDS:
+        return _one(next((w for w in reversed(words) if w not in _ACTION_WORDS), ""))
+    return "_".join(words)
 
 
 def _one(noun: str) -> str:

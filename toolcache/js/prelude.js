@@ -77,6 +77,7 @@ const __row = (row) => {
   [...row.cells].forEach((c, i) => { const h = head && head.cells[i] ? __head(head.cells[i]) : String(i); out[h || String(i)] = __clean(c.innerText || c.textContent); });
   return out;
 };
+let __typedIn = false;
 const __setValue = (el, value, leave = false) => {
   // leave: focus, set, then blur as a person moving to the next field does (some widgets keep a
   // typed value only when the field loses focus)
@@ -86,6 +87,7 @@ const __setValue = (el, value, leave = false) => {
   if (cm && cm.CodeMirror && typeof cm.CodeMirror.setValue === 'function') { cm.CodeMirror.setValue(String(value)); return; }
   if (leave && !el.isContentEditable) { el.focus(); __setValue(el, value); el.blur(); return; }
   if (el.isContentEditable) {  // a code editor (CodeMirror) or rich text: replace its text as typing would
+    __typedIn = true;
     el.focus();
     document.getSelection().selectAllChildren(el);
     document.execCommand('insertText', false, String(value));
@@ -95,6 +97,13 @@ const __setValue = (el, value, leave = false) => {
   Object.getOwnPropertyDescriptor(proto, 'value').set.call(el, String(value));
   el.dispatchEvent(new Event('input', {bubbles: true}));
   el.dispatchEvent(new Event('change', {bubbles: true}));
+};
+// a rich-text editor keeps its text in a hidden field of its form, written on a timer after an
+// edit (Draftail: 250 ms): the hidden fields' values before an edit, then wait (at most `limit` ms)
+// until one of them changes, so a save sent next carries the edit (__typedIn: __setValue typed into one)
+const __hiddenNow = () => [...document.querySelectorAll('input[type=hidden]')].map((f) => f.value);
+const __editorSaved = async (before, limit = 2000) => {
+  for (const t0 = Date.now(); Date.now() - t0 < limit && __hiddenNow().every((v, i) => v === before[i]);) await new Promise((r) => setTimeout(r, 25));
 };
 // __net (defined before this file: agentjit.runtime.network.TRACK_JS) holds the page's fetch and
 // XMLHttpRequest calls in flight: a redraw that waits on its data is not settled while the data is on its way

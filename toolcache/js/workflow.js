@@ -113,7 +113,9 @@ const __wfRun = async (steps, inputs) => {
     if (s.action === 'wait' && !s.target) { await new Promise((r) => setTimeout(r, Math.min(Number(value) || 0, 5000))); continue; }
     const el = s.target ? await __wfFind(s.target, s.target.group ? value : null, 5000) : null;
     if (s.navigates) { setTimeout(() => __wfAct(s, el, value), 0); return {success: true}; }
+    const held = s.action === 'fill' && el && el.isContentEditable ? __hiddenNow() : null;
     __wfAct(s, el, value);
+    if (held && held.length) await __editorSaved(held);
     await __settle(null, 100, 5000);
   }
   return {success: true};
