@@ -45,6 +45,7 @@ import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlencode
 
 from agentjit.cache import SuspectStore, ToolCache
 from agentjit.exceptions import ConfigError, SiteUnreachable
@@ -58,11 +59,12 @@ from agentjit.runtime.invoke import run_post_check
 from agentjit.runtime.navigation import is_navigation_race
 from agentjit.runtime.network import PENDING_JS
 
+from .codegen import PRELUDE
 from .literal import css_attr, css_ident, js
 from .record import DOM_QUIET_JS
-from .recorded import WriteGuard, answerable
+from .recorded import WriteGuard, answerable, request_params
 
-__all__ = ["HealReport", "heal_cache", "replace_literal", "rekey_plans"]
+__all__ = ["HealReport", "heal_cache", "replace_literal", "rekey_plans", "without_page_tokens"]
 
 log = logging.getLogger(__name__)
 
@@ -75,8 +77,9 @@ DRAWN_WAIT_S = 5.0
 """How long a freshly loaded page is given to draw what its scripts load late (its fetches, then a quiet DOM), and
 a selector that matches nothing to appear, before it counts as gone (the build's verifier polls as long)."""
 QUIET_MS = 150
-NAVIGATION_MS = 5_000
-"""How long a candidate of a navigating tool may take to navigate."""
+NAVIGATION_MS = 10_000
+"""How long a candidate of a navigating tool may take to navigate (a wrong one fails before, finding no element;
+a shared machine may take seconds over a right one's)."""
 
 
 #: Every selector-ish handle on the page: ids, classes and the attributes sites key elements by.
@@ -111,6 +114,9 @@ class HealReport:
     candidates_tried: dict[str, int] = field(default_factory=dict)
     writes_answered: dict[str, list[str]] = field(default_factory=dict)
     """Per healed WRITE: the requests its verification made, each answered from the recorded one (never sent)."""
+    page_params: dict[str, list[str]] = field(default_factory=dict)
+    """Per WRITE: the recorded parameters its good page supplied itself (hidden inputs) that the page it was healed
+    on has no more, so its request was matched without them."""
     plans_kept: int = 0
     plans_dropped: int = 0
     revision: int = 0
@@ -162,6 +168,50 @@ _MAPPED_JS = r"""
   });
 }
 """
+
+
+#: ``[hidden, here]``: the names of the hidden inputs of the tool's good page (``oldHtml``), the names of the
+#: fields of the page as it is now.
+_FIELDS_JS = r"""
+(oldHtml) => {
+  const old = new DOMParser().parseFromString(oldHtml, 'text/html');
+  return [[...old.querySelectorAll('input[type=hidden][name]')].map((e) => e.getAttribute('name')),
+          [...document.querySelectorAll('[name]')].map((e) => e.getAttribute('name'))];
+}
+"""
+
+
+def without_page_tokens(writes: list[dict[str, Any]], hidden: set[str], here: set[str],
+                        args: dict[str, Any]) -> tuple[list[dict[str, Any]], list[str]]:  # fmt: skip
+    """``writes`` (a WRITE's recorded requests) without the form parameters its good page supplied itself and the
+    page it is healed on does not have; and their names.
+
+    A hidden input (a CSRF token: Roundup's classic template has ``@csrf`` in its login form, the jinja2 template
+    has none) is the page's, not the tool's: the tool never sets it, so a redesign that drops it does not make the
+    tool send another request. Kept: a parameter carrying one of ``args``' values, one the page here still has
+    (its value, any, is still required), every parameter of a JSON body (a script's, not a form's)."""
+    values = {str(v) for v in args.values() if v is not None and v != ""}
+    out: list[dict[str, Any]] = []
+    dropped: list[str] = []
+    for write in writes:
+        body = write.get("post_data")
+        if not isinstance(body, str) or not body or body.lstrip()[:1] in ("{", "["):
+            out.append(write)
+            continue
+        params = request_params(body)
+        gone = {k for k, vs in params.items() if k in hidden and k not in here and not values & set(vs)}
+        if not gone:
+            out.append(write)
+            continue
+        dropped += [k for k in sorted(gone) if k not in dropped]
+        kept = [(k, v) for k, vs in params.items() if k not in gone for v in vs]
+        out.append({**write, "post_data": urlencode(kept)})
+    return out, dropped
+
+
+_HELPER_SELECTORS = frozenset(selector_literals(PRELUDE))
+"""The selectors of the helpers every built tool starts with (``__errors``' error markup, ``[hidden]``): what any
+page may lack, never a name the tool was made for, so never a broken one."""
 
 
 def _handle_selector(kind: str, name: str, value: str) -> str:
@@ -310,7 +360,7 @@ class _Healer:
         """The selectors of ``bodies`` that match nothing on ``page``, still nothing after :data:`DRAWN_WAIT_S`
         (an element a late fetch draws is not gone)."""
         source = "\n".join(bodies)
-        missing = await missing_selectors(page, source)
+        missing = [m for m in await missing_selectors(page, source) if m not in _HELPER_SELECTORS]
         deadline = time.monotonic() + DRAWN_WAIT_S
         while missing and time.monotonic() < deadline:
             await asyncio.sleep(0.25)
@@ -392,6 +442,8 @@ class _Healer:
             await self.guard.install(page)
             await self._open(page, url)
             self._dirty = False
+            if writes:
+                writes = await self._own_params(page, writes, good, args, report, tool.name)
             # a navigating tool's post_check runs on the page it lands on: its names are judged there
             bodies = [tool.pre_check, tool.execute] + ([] if tool.navigates else [tool.post_check])
             broken = await self._missing(page, bodies)
@@ -452,6 +504,19 @@ class _Healer:
             if not chosen:
                 return tool  # it passes again: the page was slow or the state was off, nothing to change
             return healed.model_copy(update={"version": tool.version + 1})
+
+    async def _own_params(self, page: Any, writes: list[dict[str, Any]], good: dict[str, Any] | None,
+                          args: dict[str, Any], report: HealReport, name: str) -> list[dict[str, Any]]:  # fmt: skip
+        """``writes`` without the page's own parameters the page at hand no longer supplies (:func:`without_page_tokens`)."""
+        path = _good_file(self.store, good, "dom_path")
+        if path is None or not await asyncio.to_thread(path.is_file):
+            return writes
+        old_html = await asyncio.to_thread(path.read_text, encoding="utf-8")
+        hidden, here = await page.evaluate(_FIELDS_JS, old_html)
+        writes, dropped = without_page_tokens(writes, set(hidden), set(here), args)
+        if dropped:
+            report.page_params[name] = dropped
+        return writes
 
     async def _heal_landing(self, page: Any, url: str, tool: ToolManifest, args: dict[str, Any],
                             writes: list[dict[str, Any]] | None,

@@ -16,7 +16,8 @@ Only compound names (with ``-`` or ``_``) are renamed, and never after a ``/``
 renaming to some names: one element renamed, to test a single broken tool.
 Requests pass through with every new name written back as the old one (a
 renamed value the page's script sends, an item's id, reaches the app as the
-app named it; redirects point back at the proxy), so the app's state,
+app named it; redirects and the app's absolute addresses in its pages point
+back at the proxy), so the app's state,
 ``/__state`` and ``/__reset`` behave as without the proxy.
 """
 
@@ -155,7 +156,10 @@ class RedesignProxy:
                     conn.close()
                 kind = resp.getheader("Content-Type") or ""
                 if any(t in kind for t in _TEXT_TYPES):
-                    data = proxy.redesign.rewrite(data.decode("utf-8", "replace"), html="text/html" in kind).encode()
+                    # the app's own absolute addresses (Roundup's form actions and <base href>) point at the proxy:
+                    # a form posted straight to the app would skip the proxy and fail the app's Referer check
+                    text = data.decode("utf-8", "replace").replace(proxy.upstream, proxy.url)
+                    data = proxy.redesign.rewrite(text, html="text/html" in kind).encode()
                 self.send_response(resp.status, resp.reason)
                 for k, v in resp.getheaders():
                     if k.lower() in _HOP:
