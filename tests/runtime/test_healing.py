@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import urllib.parse
 import urllib.request
 
 import pytest
@@ -149,9 +150,12 @@ def test_the_proxy_keeps_forms_on_itself() -> None:
         page = urllib.request.urlopen(proxy.url + "/").read().decode()
         new = proxy.redesign.new_name("login-form")
         assert page == f'<base href="{proxy.url}/"><form class="{new}" action="{proxy.url}/" method="post"></form>'
-        post = urllib.request.Request(proxy.url + "/", data=f"form={new}".encode(), headers={"Referer": proxy.url + "/"})
+        came_from = urllib.parse.quote(proxy.url + "/issue", safe="")  # a page address the form sends back
+        post = urllib.request.Request(proxy.url + "/", data=f"form={new}&__came_from={came_from}".encode(),
+                                      headers={"Referer": proxy.url + "/"})  # fmt: skip
         urllib.request.urlopen(post).read()
-        assert seen == {"referer": base + "/", "body": "form=login-form"}  # the app's own address and names
+        assert seen == {"referer": base + "/",  # the app's own address and names
+                        "body": "form=login-form&__came_from=" + urllib.parse.quote(base + "/issue", safe="")}
 
 
 def test_page_tokens_are_not_the_tools_request() -> None:
