@@ -214,6 +214,16 @@ _HELPER_SELECTORS = frozenset(selector_literals(PRELUDE))
 page may lack, never a name the tool was made for, so never a broken one."""
 
 
+_ROUTES_LINE = re.compile(r"^const __ROUTES = \[.*\];$", re.MULTILINE)
+"""The route templates a built tool names pages by (``admin_library_book#delete_multiple_objects``): not selectors."""
+
+
+def _signs_in(tool: ToolManifest) -> bool:
+    """Whether ``tool`` signs in: a WRITE with a secret input (``writeOnly``, given at call time)."""
+    props = tool.input_schema.get("properties") or {}
+    return tool.is_write and any(isinstance(p, dict) and p.get("writeOnly") for p in props.values())
+
+
 def _handle_selector(kind: str, name: str, value: str) -> str:
     if kind == "id":
         return "#" + css_ident(value)
@@ -321,6 +331,8 @@ class _Healer:
         self._dirty = True
         self.guard = WriteGuard(base_url, mode="recorded")
         self.guard.start_trace(None)
+        self._answered = 0
+        """How many requests the last guarded call made that were answered from the record."""
         self._old_counts: dict[str, int] = {}
         """How many elements each broken selector matched on the good page last compared (:meth:`_mapped_on`)."""
 
@@ -359,7 +371,7 @@ class _Healer:
     async def _missing(self, page: Any, bodies: list[str]) -> list[str]:
         """The selectors of ``bodies`` that match nothing on ``page``, still nothing after :data:`DRAWN_WAIT_S`
         (an element a late fetch draws is not gone)."""
-        source = "\n".join(bodies)
+        source = _ROUTES_LINE.sub("", "\n".join(bodies))
         missing = [m for m in await missing_selectors(page, source) if m not in _HELPER_SELECTORS]
         deadline = time.monotonic() + DRAWN_WAIT_S
         while missing and time.monotonic() < deadline:
@@ -379,6 +391,7 @@ class _Healer:
             outcome = await call_tool(page, tool, args, timeout_ms=timeout_ms, validate=False)
         finally:
             answered, _sent, refused = self.guard.end()
+        self._answered = len(answered)
         if refused:
             return outcome, f"verify: {refused[0]}"
         if writes and outcome.ok and not answered:
@@ -405,6 +418,8 @@ class _Healer:
         self._dirty = outcome.phase != "pre_check"  # a pre_check changes nothing; anything after it may have
         if guarded is not None:
             return guarded
+        if not outcome.ok and outcome.phase == "post_check" and await self._signed_out_again(page, tool, args):
+            return None  # the request was the recorded one; the session the record set is not the site's
         if not outcome.ok:
             return f"{outcome.phase}: {outcome.reason}"
         if tool.is_write:
@@ -505,6 +520,23 @@ class _Healer:
                 return tool  # it passes again: the page was slow or the state was off, nothing to change
             return healed.model_copy(update={"version": tool.version + 1})
 
+    async def _signed_out_again(self, page: Any, tool: ToolManifest, args: dict[str, Any]) -> bool:
+        """Whether a sign-in whose request was answered from its record landed back on its own form (its pre_check
+        passes there): the session that answer set is no longer the site's (the site was reset since, or it is
+        another instance of the app), so the page signed in is not to be seen. Its request, the one it sent while
+        it worked, is then all there is to verify; its post_check is judged when it next runs."""
+        if not _signs_in(tool) or not self._answered:
+            return False
+        probe = tool.model_copy(update={"execute": "return {};", "post_check": "return true;", "navigates": False,
+                                        "output_schema": {"type": "object"}})  # fmt: skip
+        try:
+            outcome = await call_tool(page, probe, args, timeout_ms=2_000, validate=False)
+        except Exception:  # a page still navigating
+            return False
+        if outcome.ok:
+            log.info("%s: signed out again after its recorded answer; verified by its request", tool.name)
+        return bool(outcome.ok)
+
     async def _own_params(self, page: Any, writes: list[dict[str, Any]], good: dict[str, Any] | None,
                           args: dict[str, Any], report: HealReport, name: str) -> list[dict[str, Any]]:  # fmt: skip
         """``writes`` without the page's own parameters the page at hand no longer supplies (:func:`without_page_tokens`)."""
@@ -530,6 +562,8 @@ class _Healer:
             report.failed[tool.name] = f"it does not reach its page from {url}: {guarded or f'{outcome.phase}: {outcome.reason}'}"
             return None, 0
         await self._drawn(page)
+        if await self._signed_out_again(page, tool, args):
+            return {}, 0  # no page signed in to heal its post_check's names on
         broken = await self._missing(page, [tool.post_check])
         if not broken:
             return {}, 0

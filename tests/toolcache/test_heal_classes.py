@@ -10,7 +10,7 @@ import json
 import shutil
 from html import escape
 from pathlib import Path
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs
 
 import pytest
 
@@ -118,52 +118,63 @@ def test_run_falls_back_then_heals_by_itself(tmp_path, food_site, monkeypatch, c
 
 class SignInSite(PageHandler):
     """A sign-in form whose page puts a token of its own in it (a hidden CSRF input) in design 1; design 2 has a
-    renamed button and no token (Roundup's jinja2 template has none in its login form). Every post is counted."""
+    renamed button and no token (Roundup's jinja2 template has none in its login form). A sign-in sets a session
+    cookie; the welcome shows only to a session the site knows. Every post is counted."""
 
     design = 1
     posts: list[str] = []
+    sessions: set[str] = set()
 
     def do_GET(self) -> None:
-        query = parse_qs(urlsplit(self.path).query)
-        welcome = f'<p class="welcome">Welcome {escape(query["welcome"][0])}</p>' if "welcome" in query else ""
+        cookie = (self.headers.get("Cookie") or "").removeprefix("session=")
+        if cookie in self.sessions:
+            self.send_html(f'<body><p class="welcome">Welcome {escape(cookie.split("-")[0])}</p></body>')
+            return
         token = f'<input type="hidden" name="csrf" value="tok-{len(self.posts)}">' if self.design == 1 else ""
         button = "sign-in" if self.design == 1 else "log-in"
-        self.send_html(f'<body>{welcome}<form method="post" action="/login">{token}<input name="user">'
-                       f'<button id="{button}">Sign in</button></form></body>')  # fmt: skip
+        self.send_html(f'<body><form method="post" action="/login">{token}<input name="user">'
+                       f'<input name="password" type="password"><button id="{button}">Sign in</button></form></body>')  # fmt: skip
 
     def do_POST(self) -> None:
         body = self.rfile.read(int(self.headers["Content-Length"])).decode()
         type(self).posts.append(body)
+        session = f"{parse_qs(body)['user'][0]}-{len(self.posts)}"
+        self.sessions.add(session)
         self.send_response(303)
-        self.send_header("Location", "/?welcome=" + parse_qs(body)["user"][0])
+        self.send_header("Location", "/")
+        self.send_header("Set-Cookie", f"session={session}; Path=/")
         self.send_header("Content-Length", "0")
         self.end_headers()
 
 
 SIGN_IN = ToolManifest(
     name="sign_in", description="Sign in as user.", type=ToolType.SET_FIELDS, effect=Effect.WRITE, navigates=True,
-    input_schema={"type": "object", "properties": {"user": {"type": "string"}}, "required": ["user"]},
+    input_schema={"type": "object", "required": ["user", "password"], "properties": {
+        "user": {"type": "string"}, "password": {"type": "string", "writeOnly": True}}},
     output_schema={"type": "object", "properties": {"success": {"type": "boolean"}}},
     pre_check="return document.querySelector('#sign-in') ? true : [false, 'no sign-in button'];",
     execute="document.querySelector('input[name=user]').value = inputs.user;\n"
+            "document.querySelector('input[name=password]').value = inputs.password;\n"
             "const b = document.querySelector('#sign-in');\nif (!b) throw new Error('no sign-in button here');\n"
             "setTimeout(() => b.click(), 0);\nreturn {success: true};",
-    post_check="return new URL(location.href).searchParams.get('welcome') === inputs.user ? true : [false, 'not in'];",
+    post_check="return document.querySelector('.welcome') ? true : [false, 'not signed in'];",
 )  # fmt: skip
 
 
-async def test_a_write_heals_when_the_redesign_drops_the_pages_own_token(tmp_path, browser_pool) -> None:
-    """The request a WRITE sent while it worked carried a hidden input of its page (a CSRF token); the redesigned
-    page has none. That token was never the tool's: heal matches the request without it (still never sending it)."""
+async def test_a_sign_in_heals_when_the_redesign_drops_the_pages_own_token(tmp_path, browser_pool) -> None:
+    """The request a sign-in sent while it worked carried a hidden input of its page (a CSRF token); the redesigned
+    page has none. That token was never the tool's: heal matches the request without it, never sending it. The
+    session the recorded answer sets is gone (the site forgot its sessions), so the answer lands back on the form:
+    the request, the recorded one, is what verifies a sign-in then."""
     cache_dir = tmp_path / "cache"
     ToolCache(CacheInfo(app="signin"), [SIGN_IN]).save(cache_dir)
-    plan = 'r = await sign_in(user="alice")\nresult = r.success'
-    SignInSite.design, SignInSite.posts = 1, []
+    plan = 'r = await sign_in(user="alice", password="pass-1")\nresult = r.success'
+    SignInSite.design, SignInSite.posts, SignInSite.sessions = 1, [], set()
     with serve(SignInSite) as url:
         assert (await run(cache_dir, url, browser_pool, plan)).value is True
         [sent] = SuspectStore(cache_dir).good("sign_in")["writes"]
         assert "csrf=tok-0" in sent["post_data"] and len(SignInSite.posts) == 1
-        SignInSite.design = 2
+        SignInSite.design, SignInSite.sessions = 2, set()
         with pytest.raises(ToolCallFailed) as info:
             await run(cache_dir, url, browser_pool, plan)
         assert info.value.suspect.phase == "pre_check"  # type: ignore[attr-defined]
@@ -172,7 +183,7 @@ async def test_a_write_heals_when_the_redesign_drops_the_pages_own_token(tmp_pat
         assert report.changes["sign_in"] == {"#sign-in": "#log-in"} and report.page_params == {"sign_in": ["csrf"]}
         assert len(SignInSite.posts) == 1  # verified against the recorded answer, never sent
         assert (await run(cache_dir, url, browser_pool, plan)).value is True
-        assert SignInSite.posts[1:] == ["user=alice"]  # the healed tool's one post, with the form as it is now
+        assert SignInSite.posts[1:] == ["user=alice&password=pass-1"]  # the healed tool's one post, the form as it is
 
 
 async def test_the_helpers_selectors_are_never_broken_names(page, food_cache) -> None:
