@@ -21,10 +21,14 @@ suspect:
    agrees with that answer on at least half of its fields. The first that
    passes is kept.
 
-A WRITE tool is never run to verify it (verification is read-only): only a
-WRITE whose broken selectors are all in its pre_check is healed, verified by
-its pre_check alone; any other is reported as not healed (rebuild it from a
-demonstration with ``toolcache build``).
+A WRITE is verified without reaching the site: a run that recorded its good
+call kept the requests it sent and the site's answers, and the candidate must
+send the same request (answered from the record by a
+:class:`~toolcache.recorded.WriteGuard`, modulo the hidden inputs its good page
+supplied itself and the page here lacks: :func:`without_page_tokens`); a sign-in
+whose recorded answer lands back on its own form is verified by that request.
+A WRITE with no recorded call is healed only when its broken selectors are all
+in its pre_check, verified by its pre_check alone.
 
 Healed tools get ``version + 1``, the cache ``revision + 1``; the plan cache
 keeps every entry whose plan calls no changed tool (re-keyed under the new
