@@ -58,7 +58,7 @@ from agentjit.protocol.schema import validate_output
 from agentjit.protocol.urls import OffSiteURL, site_url
 from agentjit.runtime import BrowserPool, call_tool
 from agentjit.runtime.healing import COUNT_JS as _COUNT_JS
-from agentjit.runtime.healing import LITERAL, missing_selectors, selector_literals
+from agentjit.runtime.healing import LITERAL, LOCATOR_TEXT, missing_selectors, selector_literals
 from agentjit.runtime.invoke import run_post_check
 from agentjit.runtime.navigation import is_navigation_race
 from agentjit.runtime.network import PENDING_JS
@@ -280,7 +280,11 @@ def _restructured(broken: str, handles: list[list[str]]) -> list[str]:
 
 def _candidates(broken: str, handles: list[list[str]]) -> list[str]:
     """Selectors made of the page's handles, the most like ``broken`` first; a structural selector's own
-    structure with one name changed before them."""
+    structure with one name changed before them. A locator ``CSS >> text=Name`` keeps its name: its CSS part is
+    what changes."""
+    css, sep, text = broken.partition(LOCATOR_TEXT)
+    if sep:
+        return [c + sep + text for c in _candidates(css, handles)]
     made = {_handle_selector(kind, name, value) for kind, name, value, _tag in handles}
     made.discard(broken)
     ranked = sorted(made, key=lambda s: (-difflib.SequenceMatcher(None, broken, s).ratio(), s))
@@ -614,10 +618,12 @@ class _Healer:
             return {}
         old_html = await asyncio.to_thread(path.read_text, encoding="utf-8")
         out: dict[str, list[str]] = {}
-        found = await page.evaluate(_MAPPED_JS, [old_html, broken])
-        for sel, got in zip(broken, found, strict=True):
+        # a locator's CSS part names the elements; its ``>> text=`` part is kept on each new name
+        parts = [sel.partition(LOCATOR_TEXT) for sel in broken]
+        found = await page.evaluate(_MAPPED_JS, [old_html, [css for css, _sep, _text in parts]])
+        for sel, (_css, sep, text), got in zip(broken, parts, found, strict=True):
             self._old_counts[sel] = got["count"]
-            made = {_handle_selector(k, n, v): cover for k, n, v, cover in got["handles"]}
+            made = {_handle_selector(k, n, v) + sep + text: cover for k, n, v, cover in got["handles"]}
             names = list(made)
             counts = dict(zip(names, await page.evaluate(_COUNT_JS, names), strict=True)) if names else {}
             want = got["count"]

@@ -195,3 +195,18 @@ async def test_the_helpers_selectors_are_never_broken_names(page, food_cache) ->
     await page.set_content("<body><h1>Taqueria El Sol</h1></body>")
     broken = await _Healer(None, "http://127.0.0.1:1")._missing(page, [tool.pre_check, tool.execute])  # type: ignore[arg-type]
     assert broken and all("testid" in b for b in broken), broken  # its own data-testid names, nothing of the helpers'
+
+
+async def test_a_locator_by_name_is_healed_by_its_css_part(page) -> None:
+    """The builder's ``CSS >> text=Name`` locator (a button without an id) is no CSS: it counts by the elements its
+    CSS matches that have that name, so a renamed class breaks it; its candidates keep the name."""
+    from agentjit.runtime.healing import missing_selectors
+    from toolcache.heal import _HANDLES_JS, _candidates
+
+    await page.set_content('<form><span class="rd-wrap"><button class="btn-new">Submit</button></span>'
+                           '<button class="btn-new">Cancel</button></form>')  # fmt: skip
+    source = '__q("button.btn-old >> text=Submit"); __q("button.btn-new >> text=Submit"); __q("button.btn-new >> text=Delete")'
+    assert await missing_selectors(page, source) == ["button.btn-old >> text=Submit", "button.btn-new >> text=Delete"]
+    made = _candidates("button.btn-old >> text=Submit", await page.evaluate(_HANDLES_JS))
+    assert made[:2] == ["button >> text=Submit", "button.btn-new >> text=Submit"]  # the name dropped, then changed
+    assert all(c.endswith(" >> text=Submit") for c in made)
