@@ -21,10 +21,14 @@ suspect:
    agrees with that answer on at least half of its fields. The first that
    passes is kept.
 
-A WRITE tool is never run to verify it (verification is read-only): only a
-WRITE whose broken selectors are all in its pre_check is healed, verified by
-its pre_check alone; any other is reported as not healed (rebuild it from a
-demonstration with ``toolcache build``).
+A WRITE is verified without reaching the site: a run that recorded its good
+call kept the requests it sent and the site's answers, and the candidate must
+send the same request (answered from the record by a
+:class:`~toolcache.recorded.WriteGuard`, modulo the hidden inputs its good page
+supplied itself and the page here lacks: :func:`without_page_tokens`); a sign-in
+whose recorded answer lands back on its own form is verified by that request.
+A WRITE with no recorded call is healed only when its broken selectors are all
+in its pre_check, verified by its pre_check alone.
 
 Healed tools get ``version + 1``, the cache ``revision + 1``; the plan cache
 keeps every entry whose plan calls no changed tool (re-keyed under the new
@@ -45,6 +49,7 @@ import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlencode
 
 from agentjit.cache import SuspectStore, ToolCache
 from agentjit.exceptions import ConfigError, SiteUnreachable
@@ -53,16 +58,17 @@ from agentjit.protocol.schema import validate_output
 from agentjit.protocol.urls import OffSiteURL, site_url
 from agentjit.runtime import BrowserPool, call_tool
 from agentjit.runtime.healing import COUNT_JS as _COUNT_JS
-from agentjit.runtime.healing import LITERAL, missing_selectors, selector_literals
+from agentjit.runtime.healing import LITERAL, LOCATOR_TEXT, missing_selectors, selector_literals
 from agentjit.runtime.invoke import run_post_check
 from agentjit.runtime.navigation import is_navigation_race
 from agentjit.runtime.network import PENDING_JS
 
+from .codegen import PRELUDE
 from .literal import css_attr, css_ident, js
 from .record import DOM_QUIET_JS
-from .recorded import WriteGuard, answerable
+from .recorded import WriteGuard, answerable, request_params
 
-__all__ = ["HealReport", "heal_cache", "replace_literal", "rekey_plans"]
+__all__ = ["HealReport", "heal_cache", "replace_literal", "rekey_plans", "without_page_tokens"]
 
 log = logging.getLogger(__name__)
 
@@ -75,8 +81,9 @@ DRAWN_WAIT_S = 5.0
 """How long a freshly loaded page is given to draw what its scripts load late (its fetches, then a quiet DOM), and
 a selector that matches nothing to appear, before it counts as gone (the build's verifier polls as long)."""
 QUIET_MS = 150
-NAVIGATION_MS = 5_000
-"""How long a candidate of a navigating tool may take to navigate."""
+NAVIGATION_MS = 10_000
+"""How long a candidate of a navigating tool may take to navigate (a wrong one fails before, finding no element;
+a shared machine may take seconds over a right one's)."""
 
 
 #: Every selector-ish handle on the page: ids, classes and the attributes sites key elements by.
@@ -111,6 +118,9 @@ class HealReport:
     candidates_tried: dict[str, int] = field(default_factory=dict)
     writes_answered: dict[str, list[str]] = field(default_factory=dict)
     """Per healed WRITE: the requests its verification made, each answered from the recorded one (never sent)."""
+    page_params: dict[str, list[str]] = field(default_factory=dict)
+    """Per WRITE: the recorded parameters its good page supplied itself (hidden inputs) that the page it was healed
+    on has no more, so its request was matched without them."""
     plans_kept: int = 0
     plans_dropped: int = 0
     revision: int = 0
@@ -162,6 +172,60 @@ _MAPPED_JS = r"""
   });
 }
 """
+
+
+#: ``[hidden, here]``: the names of the hidden inputs of the tool's good page (``oldHtml``), the names of the
+#: fields of the page as it is now.
+_FIELDS_JS = r"""
+(oldHtml) => {
+  const old = new DOMParser().parseFromString(oldHtml, 'text/html');
+  return [[...old.querySelectorAll('input[type=hidden][name]')].map((e) => e.getAttribute('name')),
+          [...document.querySelectorAll('[name]')].map((e) => e.getAttribute('name'))];
+}
+"""
+
+
+def without_page_tokens(writes: list[dict[str, Any]], hidden: set[str], here: set[str],
+                        args: dict[str, Any]) -> tuple[list[dict[str, Any]], list[str]]:  # fmt: skip
+    """``writes`` (a WRITE's recorded requests) without the form parameters its good page supplied itself and the
+    page it is healed on does not have; and their names.
+
+    A hidden input (a CSRF token: Roundup's classic template has ``@csrf`` in its login form, the jinja2 template
+    has none) is the page's, not the tool's: the tool never sets it, so a redesign that drops it does not make the
+    tool send another request. Kept: a parameter carrying one of ``args``' values, one the page here still has
+    (its value, any, is still required), every parameter of a JSON body (a script's, not a form's)."""
+    values = {str(v) for v in args.values() if v is not None and v != ""}
+    out: list[dict[str, Any]] = []
+    dropped: list[str] = []
+    for write in writes:
+        body = write.get("post_data")
+        if not isinstance(body, str) or not body or body.lstrip()[:1] in ("{", "["):
+            out.append(write)
+            continue
+        params = request_params(body)
+        gone = {k for k, vs in params.items() if k in hidden and k not in here and not values & set(vs)}
+        if not gone:
+            out.append(write)
+            continue
+        dropped += [k for k in sorted(gone) if k not in dropped]
+        kept = [(k, v) for k, vs in params.items() if k not in gone for v in vs]
+        out.append({**write, "post_data": urlencode(kept)})
+    return out, dropped
+
+
+_HELPER_SELECTORS = frozenset(selector_literals(PRELUDE))
+"""The selectors of the helpers every built tool starts with (``__errors``' error markup, ``[hidden]``): what any
+page may lack, never a name the tool was made for, so never a broken one."""
+
+
+_ROUTES_LINE = re.compile(r"^const __ROUTES = \[.*\];$", re.MULTILINE)
+"""The route templates a built tool names pages by (``admin_library_book#delete_multiple_objects``): not selectors."""
+
+
+def _signs_in(tool: ToolManifest) -> bool:
+    """Whether ``tool`` signs in: a WRITE with a secret input (``writeOnly``, given at call time)."""
+    props = tool.input_schema.get("properties") or {}
+    return tool.is_write and any(isinstance(p, dict) and p.get("writeOnly") for p in props.values())
 
 
 def _handle_selector(kind: str, name: str, value: str) -> str:
@@ -216,7 +280,11 @@ def _restructured(broken: str, handles: list[list[str]]) -> list[str]:
 
 def _candidates(broken: str, handles: list[list[str]]) -> list[str]:
     """Selectors made of the page's handles, the most like ``broken`` first; a structural selector's own
-    structure with one name changed before them."""
+    structure with one name changed before them. A locator ``CSS >> text=Name`` keeps its name: its CSS part is
+    what changes."""
+    css, sep, text = broken.partition(LOCATOR_TEXT)
+    if sep:
+        return [c + sep + text for c in _candidates(css, handles)]
     made = {_handle_selector(kind, name, value) for kind, name, value, _tag in handles}
     made.discard(broken)
     ranked = sorted(made, key=lambda s: (-difflib.SequenceMatcher(None, broken, s).ratio(), s))
@@ -271,6 +339,8 @@ class _Healer:
         self._dirty = True
         self.guard = WriteGuard(base_url, mode="recorded")
         self.guard.start_trace(None)
+        self._answered = 0
+        """How many requests the last guarded call made that were answered from the record."""
         self._old_counts: dict[str, int] = {}
         """How many elements each broken selector matched on the good page last compared (:meth:`_mapped_on`)."""
 
@@ -309,8 +379,8 @@ class _Healer:
     async def _missing(self, page: Any, bodies: list[str]) -> list[str]:
         """The selectors of ``bodies`` that match nothing on ``page``, still nothing after :data:`DRAWN_WAIT_S`
         (an element a late fetch draws is not gone)."""
-        source = "\n".join(bodies)
-        missing = await missing_selectors(page, source)
+        source = _ROUTES_LINE.sub("", "\n".join(bodies))
+        missing = [m for m in await missing_selectors(page, source) if m not in _HELPER_SELECTORS]
         deadline = time.monotonic() + DRAWN_WAIT_S
         while missing and time.monotonic() < deadline:
             await asyncio.sleep(0.25)
@@ -329,6 +399,7 @@ class _Healer:
             outcome = await call_tool(page, tool, args, timeout_ms=timeout_ms, validate=False)
         finally:
             answered, _sent, refused = self.guard.end()
+        self._answered = len(answered)
         if refused:
             return outcome, f"verify: {refused[0]}"
         if writes and outcome.ok and not answered:
@@ -355,6 +426,8 @@ class _Healer:
         self._dirty = outcome.phase != "pre_check"  # a pre_check changes nothing; anything after it may have
         if guarded is not None:
             return guarded
+        if not outcome.ok and outcome.phase == "post_check" and await self._signed_out_again(page, tool, args):
+            return None  # the request was the recorded one; the session the record set is not the site's
         if not outcome.ok:
             return f"{outcome.phase}: {outcome.reason}"
         if tool.is_write:
@@ -392,6 +465,8 @@ class _Healer:
             await self.guard.install(page)
             await self._open(page, url)
             self._dirty = False
+            if writes:
+                writes = await self._own_params(page, writes, good, args, report, tool.name)
             # a navigating tool's post_check runs on the page it lands on: its names are judged there
             bodies = [tool.pre_check, tool.execute] + ([] if tool.navigates else [tool.post_check])
             broken = await self._missing(page, bodies)
@@ -453,6 +528,36 @@ class _Healer:
                 return tool  # it passes again: the page was slow or the state was off, nothing to change
             return healed.model_copy(update={"version": tool.version + 1})
 
+    async def _signed_out_again(self, page: Any, tool: ToolManifest, args: dict[str, Any]) -> bool:
+        """Whether a sign-in whose request was answered from its record landed back on its own form (its pre_check
+        passes there): the session that answer set is no longer the site's (the site was reset since, or it is
+        another instance of the app), so the page signed in is not to be seen. Its request, the one it sent while
+        it worked, is then all there is to verify; its post_check is judged when it next runs."""
+        if not _signs_in(tool) or not self._answered:
+            return False
+        probe = tool.model_copy(update={"execute": "return {};", "post_check": "return true;", "navigates": False,
+                                        "output_schema": {"type": "object"}})  # fmt: skip
+        try:
+            outcome = await call_tool(page, probe, args, timeout_ms=2_000, validate=False)
+        except Exception:  # a page still navigating
+            return False
+        if outcome.ok:
+            log.info("%s: signed out again after its recorded answer; verified by its request", tool.name)
+        return bool(outcome.ok)
+
+    async def _own_params(self, page: Any, writes: list[dict[str, Any]], good: dict[str, Any] | None,
+                          args: dict[str, Any], report: HealReport, name: str) -> list[dict[str, Any]]:  # fmt: skip
+        """``writes`` without the page's own parameters the page at hand no longer supplies (:func:`without_page_tokens`)."""
+        path = _good_file(self.store, good, "dom_path")
+        if path is None or not await asyncio.to_thread(path.is_file):
+            return writes
+        old_html = await asyncio.to_thread(path.read_text, encoding="utf-8")
+        hidden, here = await page.evaluate(_FIELDS_JS, old_html)
+        writes, dropped = without_page_tokens(writes, set(hidden), set(here), args)
+        if dropped:
+            report.page_params[name] = dropped
+        return writes
+
     async def _heal_landing(self, page: Any, url: str, tool: ToolManifest, args: dict[str, Any],
                             writes: list[dict[str, Any]] | None,
                             report: HealReport) -> tuple[dict[str, str] | None, int]:  # fmt: skip
@@ -465,6 +570,8 @@ class _Healer:
             report.failed[tool.name] = f"it does not reach its page from {url}: {guarded or f'{outcome.phase}: {outcome.reason}'}"
             return None, 0
         await self._drawn(page)
+        if await self._signed_out_again(page, tool, args):
+            return {}, 0  # no page signed in to heal its post_check's names on
         broken = await self._missing(page, [tool.post_check])
         if not broken:
             return {}, 0
@@ -511,10 +618,12 @@ class _Healer:
             return {}
         old_html = await asyncio.to_thread(path.read_text, encoding="utf-8")
         out: dict[str, list[str]] = {}
-        found = await page.evaluate(_MAPPED_JS, [old_html, broken])
-        for sel, got in zip(broken, found, strict=True):
+        # a locator's CSS part names the elements; its ``>> text=`` part is kept on each new name
+        parts = [sel.partition(LOCATOR_TEXT) for sel in broken]
+        found = await page.evaluate(_MAPPED_JS, [old_html, [css for css, _sep, _text in parts]])
+        for sel, (_css, sep, text), got in zip(broken, parts, found, strict=True):
             self._old_counts[sel] = got["count"]
-            made = {_handle_selector(k, n, v): cover for k, n, v, cover in got["handles"]}
+            made = {_handle_selector(k, n, v) + sep + text: cover for k, n, v, cover in got["handles"]}
             names = list(made)
             counts = dict(zip(names, await page.evaluate(_COUNT_JS, names), strict=True)) if names else {}
             want = got["count"]

@@ -387,7 +387,7 @@ async def bench_heal(args: argparse.Namespace) -> int:
     from agentjit.bench.heal_bench import measure
 
     report = await measure(_app_name(args) or "food", seed=args.seed, wrap=args.wrap, rounds=args.rounds,
-                           template=args.template)  # fmt: skip
+                           template=args.template, cache=args.cache)  # fmt: skip
     if args.json:
         emit_json(report)
         return 0
@@ -551,6 +551,8 @@ def add_parsers(sub: Any) -> None:
     p.add_argument("--rounds", type=positive_int, default=4, help="most run-and-heal rounds")
     p.add_argument("--template", help="redesign by another template of the app instead of the proxy "
                                       "(roundup: jinja2, classic's schema)")
+    p.add_argument("--cache", help="measure this cache of the app (a fresh toolcache build, say) instead of the "
+                                   "bundled one; it is copied, never changed")
     app_arg(p)
     add_browser_arg(p)
     json_arg(p)

@@ -4,6 +4,7 @@
 
     agentjit bench heal --app food --seed 7 [--wrap 0.3] [--rounds 4] [--json]
     agentjit bench heal --app roundup --template jinja2     # Roundup's own redesign: another template, same schema
+    agentjit bench heal --app roundup --template jinja2 --cache DIR   # a cache of your own build, not the bundled one
 
 Starts the bundled app (latency off), runs every task's reference plan on the
 original site (the baseline), then puts a :class:`~agentjit.bench.redesign.RedesignProxy`
@@ -110,8 +111,9 @@ def _redesigned(site: Any, seed: int, wrap: float, template: str | None) -> Iter
 
 
 async def measure(app_name: str = "food", *, seed: int = 7, wrap: float = 0.3, rounds: int = 4,
-                  template: str | None = None) -> dict[str, Any]:  # fmt: skip
-    """Run 1 on the redesigned site, heal, run 2 (and so on, at most ``rounds`` runs); each against the original."""
+                  template: str | None = None, cache: str | Path | None = None) -> dict[str, Any]:  # fmt: skip
+    """Run 1 on the redesigned site, heal, run 2 (and so on, at most ``rounds`` runs); each against the original.
+    ``cache``: a cache of the app to measure (copied) instead of the bundled one."""
     app = get_app(app_name)
     tasks = [t for t in app.tasks() if t.has_plan]
     site = app.site(latency_scale=0)
@@ -119,10 +121,11 @@ async def measure(app_name: str = "food", *, seed: int = 7, wrap: float = 0.3, r
     try:
         with tempfile.TemporaryDirectory(prefix="heal-bench-") as tmp:
             cache_dir = Path(tmp) / "cache"
-            shutil.copytree(app.cache_dir, cache_dir)
+            shutil.copytree(app.cache_dir if cache is None else cache, cache_dir)
             for stale in ("suspects.json", "plans.json"):
                 (cache_dir / stale).unlink(missing_ok=True)
-            report: dict[str, Any] = {"app": app_name, "seed": seed, "wrap": wrap, "tools": 0, "rounds": []}
+            report: dict[str, Any] = {"app": app_name, "seed": seed, "wrap": wrap, "tools": 0, "rounds": [],
+                                      "cache": "bundled" if cache is None else str(cache)}  # fmt: skip
             async with BrowserPool.from_spec() as pool:
                 original = ToolCache.load(cache_dir)
                 report["tools"] = len(original.tools)
@@ -145,7 +148,14 @@ async def measure(app_name: str = "food", *, seed: int = 7, wrap: float = 0.3, r
                         broken |= new
                         before = _state(judged)
                         t0 = time.perf_counter()
-                        heal = await _heal(cache_dir, url, sorted(new))
+                        try:
+                            heal = await _heal(cache_dir, url, sorted(new))
+                        except InfrastructureError as exc:  # a heal past its limit: the runs so far still count
+                            summary["heal_s"] = round(time.perf_counter() - t0, 2)
+                            summary["heal_error"] = str(exc)
+                            heal_s += summary["heal_s"]
+                            not_healed.update({name: str(exc) for name in new})
+                            break
                         summary["heal_s"] = round(time.perf_counter() - t0, 2)
                         # healing is read-only: the site's own state says whether anything reached it
                         summary["site_unchanged_by_heal"] = None if before is None else _state(judged) == before

@@ -16,7 +16,9 @@ Only compound names (with ``-`` or ``_``) are renamed, and never after a ``/``
 renaming to some names: one element renamed, to test a single broken tool.
 Requests pass through with every new name written back as the old one (a
 renamed value the page's script sends, an item's id, reaches the app as the
-app named it; redirects point back at the proxy), so the app's state,
+app named it, a page address it sends back, Roundup's ``__came_from``, as the
+app's own; redirects and the app's absolute addresses in its pages point
+back at the proxy), so the app's state,
 ``/__state`` and ``/__reset`` behave as without the proxy.
 """
 
@@ -32,7 +34,7 @@ from collections.abc import Iterable, Mapping
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
 from typing import Any, Self
-from urllib.parse import urlsplit
+from urllib.parse import quote, urlsplit
 
 __all__ = ["RedesignProxy", "Redesign"]
 
@@ -128,6 +130,13 @@ class RedesignProxy:
             raise RuntimeError("the proxy is not started")
         return f"http://127.0.0.1:{self._server.server_address[1]}"
 
+    def upstream_text(self, text: str) -> str:
+        """``text`` (a request's path, body or Referer) as the app wrote it: its new names back to the old ones, the
+        proxy's address (plain or percent-encoded: Roundup's ``__came_from`` field) back to the app's."""
+        for mine, theirs in ((self.url, self.upstream), (quote(self.url, safe=""), quote(self.upstream, safe=""))):
+            text = text.replace(mine, theirs)
+        return self.redesign.restore(text)
+
     def start(self) -> RedesignProxy:
         proxy = self
 
@@ -141,21 +150,24 @@ class RedesignProxy:
                 length = int(self.headers.get("Content-Length") or 0)
                 body = self.rfile.read(length) if length else None
                 if body is not None:
-                    body = proxy.redesign.restore(body.decode("utf-8", "surrogateescape")).encode("utf-8", "surrogateescape")
+                    body = proxy.upstream_text(body.decode("utf-8", "surrogateescape")).encode("utf-8", "surrogateescape")
                 headers = {k: v for k, v in self.headers.items() if k.lower() not in _HOP}
                 for k, v in headers.items():  # the app checks where a form came from (Roundup's CSRF check)
                     if k.lower() in ("referer", "origin"):
-                        headers[k] = proxy.redesign.restore(v.replace(proxy.url, proxy.upstream))
+                        headers[k] = proxy.upstream_text(v)
                 conn = http.client.HTTPConnection(proxy._host, proxy._port, timeout=60)
                 try:
-                    conn.request(self.command, proxy.redesign.restore(self.path), body=body, headers=headers)
+                    conn.request(self.command, proxy.upstream_text(self.path), body=body, headers=headers)
                     resp = conn.getresponse()
                     data = resp.read()
                 finally:
                     conn.close()
                 kind = resp.getheader("Content-Type") or ""
                 if any(t in kind for t in _TEXT_TYPES):
-                    data = proxy.redesign.rewrite(data.decode("utf-8", "replace"), html="text/html" in kind).encode()
+                    # the app's own absolute addresses (Roundup's form actions and <base href>) point at the proxy:
+                    # a form posted straight to the app would skip the proxy and fail the app's Referer check
+                    text = data.decode("utf-8", "replace").replace(proxy.upstream, proxy.url)
+                    data = proxy.redesign.rewrite(text, html="text/html" in kind).encode()
                 self.send_response(resp.status, resp.reason)
                 for k, v in resp.getheaders():
                     if k.lower() in _HOP:

@@ -44,7 +44,7 @@ from .invoke import CallOutcome
 
 __all__ = [
     "Suspect", "FallbackAnswer", "ToolFallback", "Verdict", "classify", "RequestWatch", "write_not_sent",
-    "LITERAL", "selector_literals", "selectorish", "missing_selectors", "document_selectors", "COUNT_JS",
+    "LITERAL", "selector_literals", "selectorish", "missing_selectors", "document_selectors", "COUNT_JS", "LOCATOR_TEXT",
 ]  # fmt: skip
 
 log = logging.getLogger(__name__)
@@ -65,9 +65,22 @@ QUIET_S = 0.3
 LITERAL = re.compile(r"""'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*\"""")
 """A JavaScript string literal in single or double quotes (no template literals)."""
 
-#: For each selector: -1 when it does not parse, else how many elements it matches.
+LOCATOR_TEXT = " >> text="
+"""What joins the CSS and the accessible name of the builder's Playwright-style locators (``button.btn >> text=Save``)."""
+
+#: For each selector: -1 when it does not parse, else how many elements it matches; a locator ``CSS >> text=Name``
+#: counts the elements its CSS matches whose accessible name or text is Name (the builder's ``__q`` reads it so).
 COUNT_JS = r"""
-(sels) => sels.map((s) => { try { return document.querySelectorAll(s).length; } catch (e) { return -1; } })
+(sels) => sels.map((s) => {
+  const norm = (t) => String(t ?? '').replace(/\s+/g, ' ').trim().toLowerCase().replace(/&/g, 'and').replace(/[^a-z0-9]/g, '');
+  const i = s.indexOf(' >> text=');
+  try {
+    if (i < 0) return document.querySelectorAll(s).length;
+    const want = norm(s.slice(i + 9));
+    const name = (e) => e.getAttribute('aria-label') || e.value || e.innerText || e.textContent;
+    return [...document.querySelectorAll(s.slice(0, i))].filter((e) => norm(name(e)) === want).length;
+  } catch (e) { return -1; }
+})
 """
 
 

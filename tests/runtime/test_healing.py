@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+import urllib.parse
+import urllib.request
 
 import pytest
 
-from agentjit.bench.redesign import Redesign
+from agentjit.bench.redesign import Redesign, RedesignProxy
 from agentjit.cache import SuspectStore, ToolCache
 from agentjit.cache.store import CacheInfo
 from agentjit.exceptions import CacheError
@@ -19,7 +21,9 @@ from agentjit.runtime.healing import (
     write_not_sent,
 )
 from agentjit.runtime.invoke import CallOutcome
-from toolcache.heal import agreement, rekey_plans, replace_literal
+from toolcache.heal import agreement, rekey_plans, replace_literal, without_page_tokens
+
+from ..toolcache.pages import PageHandler, serve
 
 
 def tool(name: str = "t", effect: Effect = Effect.READ, execute: str = "return {};") -> ToolManifest:
@@ -125,3 +129,49 @@ def test_redesign_renames_consistently_and_wraps_by_seed() -> None:
     assert '<span class="rd-wrap"><button' in out and ">Add to bag<" in out
     only = Redesign(3, only={"add-btn"}).rewrite(page, html=True)
     assert "store-header" in only and "add-btn" not in only
+
+
+def test_the_proxy_keeps_forms_on_itself() -> None:
+    """An app that writes its own address into its pages (Roundup's form actions, ``<base href>``): through the
+    proxy they name the proxy, so a form's post goes through it with a Referer the app accepts as its own."""
+    seen: dict[str, str] = {}
+
+    class App(PageHandler):
+        def do_GET(self) -> None:
+            base = f"http://127.0.0.1:{self.server.server_address[1]}"
+            self.send_html(f'<base href="{base}/"><form class="login-form" action="{base}/" method="post"></form>')
+
+        def do_POST(self) -> None:
+            seen.update(referer=self.headers["Referer"], body=self.rfile.read(int(self.headers["Content-Length"])).decode())
+            self.send_response(204)
+            self.end_headers()
+
+    with serve(App) as base, RedesignProxy(base + "/", seed=3) as proxy:
+        page = urllib.request.urlopen(proxy.url + "/").read().decode()
+        new = proxy.redesign.new_name("login-form")
+        assert page == f'<base href="{proxy.url}/"><form class="{new}" action="{proxy.url}/" method="post"></form>'
+        came_from = urllib.parse.quote(proxy.url + "/issue", safe="")  # a page address the form sends back
+        post = urllib.request.Request(proxy.url + "/", data=f"form={new}&__came_from={came_from}".encode(),
+                                      headers={"Referer": proxy.url + "/"})  # fmt: skip
+        urllib.request.urlopen(post).read()
+        assert seen == {"referer": base + "/",  # the app's own address and names
+                        "body": "form=login-form&__came_from=" + urllib.parse.quote(base + "/issue", safe="")}
+
+
+def test_page_tokens_are_not_the_tools_request() -> None:
+    """A hidden input of the good page (a CSRF token) is the page's: a page that no longer has it does not make the
+    tool's request another; a field the page still has, one that carried an argument and a JSON body stay."""
+    login = {"method": "POST", "url": "http://x.test/", "post_data": "__login_name=alice&__login_password=%3Credacted%3E"
+             "&%40action=login&%40csrf=f00d&__came_from=http%3A%2F%2Fx.test%2F&%40csrf=beef"}  # fmt: skip
+    api = {"method": "POST", "url": "http://x.test/api", "post_data": json.dumps({"@csrf": "f00d", "name": "alice"})}
+    hidden = {"@csrf", "@action", "__came_from", "owner"}
+    here = {"__login_name", "__login_password", "@action"}
+    out, dropped = without_page_tokens([login, api], hidden, here, {"login_name": "alice"})
+    assert dropped == ["@csrf", "__came_from"]
+    assert out[0]["post_data"] == "__login_name=alice&__login_password=%3Credacted%3E&%40action=login"
+    assert out[0]["method"] == "POST" and login["post_data"].endswith("beef")  # a copy; the record is unchanged
+    assert out[1] is api  # a script's JSON body: nothing of it is a form's hidden input
+    edit = {"method": "POST", "url": "http://x.test/issue1", "post_data": "owner=alice&%40csrf=f00d"}
+    [kept], dropped = without_page_tokens([edit], hidden, here, {"owner": "alice"})
+    assert kept["post_data"] == "owner=alice" and dropped == ["@csrf"]  # a hidden input set to an argument stays
+    assert without_page_tokens([edit], hidden, hidden, {}) == ([edit], [])  # the page still supplies them all

@@ -8,18 +8,24 @@ from __future__ import annotations
 
 import json
 import shutil
+from html import escape
 from pathlib import Path
+from urllib.parse import parse_qs
 
 import pytest
 
 from agentjit.bench.food import CACHE_DIR
 from agentjit.bench.redesign import RedesignProxy
 from agentjit.cache import SuspectStore, ToolCache
+from agentjit.cache.store import CacheInfo
 from agentjit.cli import main as agentjit_main
 from agentjit.exceptions import ToolCallFailed
+from agentjit.protocol.manifest import Effect, ToolManifest, ToolType
 from agentjit.runtime import Runtime
 from agentjit.testing import FakeOpenAIServer, FakeReply
 from toolcache.heal import heal_cache
+
+from .pages import PageHandler, serve
 
 pytestmark = pytest.mark.browser
 
@@ -108,3 +114,99 @@ def test_run_falls_back_then_heals_by_itself(tmp_path, food_site, monkeypatch, c
             assert first["healed"]["healed"] == ["get_store_details"] and len(server.requests) == 1
             assert SuspectStore(cache_dir).suspects() == {} and first["healed"]["revision"] == 1
             assert ToolCache.load(cache_dir).tool("get_store_details").version == 2
+
+
+class SignInSite(PageHandler):
+    """A sign-in form whose page puts a token of its own in it (a hidden CSRF input) in design 1; design 2 has a
+    renamed button and no token (Roundup's jinja2 template has none in its login form). A sign-in sets a session
+    cookie; the welcome shows only to a session the site knows. Every post is counted."""
+
+    design = 1
+    posts: list[str] = []
+    sessions: set[str] = set()
+
+    def do_GET(self) -> None:
+        cookie = (self.headers.get("Cookie") or "").removeprefix("session=")
+        if cookie in self.sessions:
+            self.send_html(f'<body><p class="welcome">Welcome {escape(cookie.split("-")[0])}</p></body>')
+            return
+        token = f'<input type="hidden" name="csrf" value="tok-{len(self.posts)}">' if self.design == 1 else ""
+        button = "sign-in" if self.design == 1 else "log-in"
+        self.send_html(f'<body><form method="post" action="/login">{token}<input name="user">'
+                       f'<input name="password" type="password"><button id="{button}">Sign in</button></form></body>')  # fmt: skip
+
+    def do_POST(self) -> None:
+        body = self.rfile.read(int(self.headers["Content-Length"])).decode()
+        type(self).posts.append(body)
+        session = f"{parse_qs(body)['user'][0]}-{len(self.posts)}"
+        self.sessions.add(session)
+        self.send_response(303)
+        self.send_header("Location", "/")
+        self.send_header("Set-Cookie", f"session={session}; Path=/")
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+
+SIGN_IN = ToolManifest(
+    name="sign_in", description="Sign in as user.", type=ToolType.SET_FIELDS, effect=Effect.WRITE, navigates=True,
+    input_schema={"type": "object", "required": ["user", "password"], "properties": {
+        "user": {"type": "string"}, "password": {"type": "string", "writeOnly": True}}},
+    output_schema={"type": "object", "properties": {"success": {"type": "boolean"}}},
+    pre_check="return document.querySelector('#sign-in') ? true : [false, 'no sign-in button'];",
+    execute="document.querySelector('input[name=user]').value = inputs.user;\n"
+            "document.querySelector('input[name=password]').value = inputs.password;\n"
+            "const b = document.querySelector('#sign-in');\nif (!b) throw new Error('no sign-in button here');\n"
+            "setTimeout(() => b.click(), 0);\nreturn {success: true};",
+    post_check="return document.querySelector('.welcome') ? true : [false, 'not signed in'];",
+)  # fmt: skip
+
+
+async def test_a_sign_in_heals_when_the_redesign_drops_the_pages_own_token(tmp_path, browser_pool) -> None:
+    """The request a sign-in sent while it worked carried a hidden input of its page (a CSRF token); the redesigned
+    page has none. That token was never the tool's: heal matches the request without it, never sending it. The
+    session the recorded answer sets is gone (the site forgot its sessions), so the answer lands back on the form:
+    the request, the recorded one, is what verifies a sign-in then."""
+    cache_dir = tmp_path / "cache"
+    ToolCache(CacheInfo(app="signin"), [SIGN_IN]).save(cache_dir)
+    plan = 'r = await sign_in(user="alice", password="pass-1")\nresult = r.success'
+    SignInSite.design, SignInSite.posts, SignInSite.sessions = 1, [], set()
+    with serve(SignInSite) as url:
+        assert (await run(cache_dir, url, browser_pool, plan)).value is True
+        [sent] = SuspectStore(cache_dir).good("sign_in")["writes"]
+        assert "csrf=tok-0" in sent["post_data"] and len(SignInSite.posts) == 1
+        SignInSite.design, SignInSite.sessions = 2, set()
+        with pytest.raises(ToolCallFailed) as info:
+            await run(cache_dir, url, browser_pool, plan)
+        assert info.value.suspect.phase == "pre_check"  # type: ignore[attr-defined]
+        report = await heal_cache(cache_dir, url, pool=browser_pool)
+        assert report.healed == ["sign_in"], report.failed
+        assert report.changes["sign_in"] == {"#sign-in": "#log-in"} and report.page_params == {"sign_in": ["csrf"]}
+        assert len(SignInSite.posts) == 1  # verified against the recorded answer, never sent
+        assert (await run(cache_dir, url, browser_pool, plan)).value is True
+        assert SignInSite.posts[1:] == ["user=alice&password=pass-1"]  # the healed tool's one post, the form as it is
+
+
+async def test_the_helpers_selectors_are_never_broken_names(page, food_cache) -> None:
+    """Every built tool starts with the builder's helpers, whose selectors (error markup, ``[hidden]``, a code
+    editor) most pages lack: only the tool's own names that match nothing are broken."""
+    from toolcache.heal import _Healer
+
+    tool = food_cache.tool("get_store_details")
+    await page.set_content("<body><h1>Taqueria El Sol</h1></body>")
+    broken = await _Healer(None, "http://127.0.0.1:1")._missing(page, [tool.pre_check, tool.execute])  # type: ignore[arg-type]
+    assert broken and all("testid" in b for b in broken), broken  # its own data-testid names, nothing of the helpers'
+
+
+async def test_a_locator_by_name_is_healed_by_its_css_part(page) -> None:
+    """The builder's ``CSS >> text=Name`` locator (a button without an id) is no CSS: it counts by the elements its
+    CSS matches that have that name, so a renamed class breaks it; its candidates keep the name."""
+    from agentjit.runtime.healing import missing_selectors
+    from toolcache.heal import _HANDLES_JS, _candidates
+
+    await page.set_content('<form><span class="rd-wrap"><button class="btn-new">Submit</button></span>'
+                           '<button class="btn-new">Cancel</button></form>')  # fmt: skip
+    source = '__q("button.btn-old >> text=Submit"); __q("button.btn-new >> text=Submit"); __q("button.btn-new >> text=Delete")'
+    assert await missing_selectors(page, source) == ["button.btn-old >> text=Submit", "button.btn-new >> text=Delete"]
+    made = _candidates("button.btn-old >> text=Submit", await page.evaluate(_HANDLES_JS))
+    assert made[:2] == ["button >> text=Submit", "button.btn-new >> text=Submit"]  # the name dropped, then changed
+    assert all(c.endswith(" >> text=Submit") for c in made)

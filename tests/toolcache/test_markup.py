@@ -193,3 +193,28 @@ def test_single_page_app_controls_are_told_apart_by_name_never_by_hashed_class()
     # a <thead> table is data even with one column and one row; its cells come by their live headers
     row = next(e for e in lists.values() if e.member_sig == "tr")
     assert row.props["cells"].source == "row"
+
+
+NOTICES = """<body><main>
+<div class="alert alert-success alert-dismissible" role="alert">Welcome alice!</div>
+<p class="ok-message" role="alert">Issue saved</p>
+<div class="alert alert-info" role="alert">3 issues shown</div>
+<div class="alert alert-danger" role="alert">Invalid login</div>
+<div class="alert alert-warning" role="alert">You are not allowed to view this page.</div>
+<div role="alert">Title is required</div>
+<p class="error-message">Date is not valid</p>
+<span class="error success-mark">Both: an error class wins</span>
+<div class="alert alert-success" role="alert" hidden>Hidden success</div>
+<div class="error" hidden>Hidden error</div>
+</main></body>"""
+
+
+async def test_errors_are_read_from_error_markup_not_from_success_notices(page: Any) -> None:
+    """A post_check's ``__errors()``: a success or info notice in an alert role (a Bootstrap template's "Welcome
+    alice!") is not the site saying no; every error, danger, warning or unclassed alert still is."""
+    from toolcache.codegen import PRELUDE
+
+    await page.set_content(NOTICES)
+    said = await page.evaluate("() => {" + PRELUDE + "return __errors(); }")
+    assert said == ["Invalid login", "You are not allowed to view this page.", "Title is required",
+                    "Date is not valid", "Both: an error class wins"]  # fmt: skip

@@ -60,8 +60,16 @@ const __cell = (row, label) => {
   const t = __clean(c.innerText || c.textContent) || __clean([...c.querySelectorAll('img[alt]')].map((m) => m.alt).join(' '));
   return t === '' ? null : t;
 };
+// a notice in an alert role whose own classes say it went well (Bootstrap's "alert alert-success": "Welcome
+// alice!", a site's "ok-message") is no error; a class naming an error, a danger or a warning keeps it one
+const __okNotice = (e) => {
+  const c = String(e.getAttribute('class') || '').toLowerCase();
+  return /(^|[\s_-])(success|ok|info|notice|confirm|confirmation|positive)($|[\s_-])/.test(c)
+    && !/error|danger|fail|invalid|warn/.test(c);
+};
 const __errors = () => [...document.querySelectorAll('.error-message, .errormessage, .alert-danger, .error, [role=alert]')]
-  .filter((e) => __visible(e) && e.offsetParent !== null && __clean(e.textContent)).map((e) => __clean(e.textContent));
+  .filter((e) => __visible(e) && e.offsetParent !== null && __clean(e.textContent) && !__okNotice(e))
+  .map((e) => __clean(e.textContent));
 const __find = (els, nameOf, want) => {
   const w = __norm(want);
   if (!w) return null;
