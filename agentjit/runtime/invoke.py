@@ -195,6 +195,50 @@ async def _replaced_navigation(page: Any, url_before: str, limit_ms: int) -> Non
         await page.wait_for_url(lambda url: url != url_before, wait_until="domcontentloaded", timeout=limit_ms)
 
 
+async def _loaded(page: Any, limit_ms: int) -> None:
+    """Wait for the document that replaced the page's to load, through further races, within ``limit_ms``."""
+    deadline = time.monotonic() + limit_ms / 1000
+    while True:
+        try:
+            await page.wait_for_load_state("load", timeout=max(deadline - time.monotonic(), 0.05) * 1000)
+            return
+        except Exception as exc:
+            if page.is_closed() or not is_navigation_race(exc) or time.monotonic() >= deadline:
+                return  # a load that never comes (a hanging image): the checks decide
+            await asyncio.sleep(0.02)
+
+
+async def _in_place(page: Any, tool: ToolManifest, base: dict[str, Any], limit_s: float, load_ms: int) -> dict[str, Any]:
+    """A non-navigating call: pre_check, execute and post_check in one round trip.
+
+    When the document is replaced under it (the page's script submitted a form, a navigation of an
+    earlier call landed late), that is no failure: once the new document has loaded, a tool that
+    sends no write runs again there (its state lived in the document that went away), once; a
+    WRITE, which may have sent its request, is judged by its post_check on the new document.
+    """
+    stages = ["pre", "exec", "post"]
+    for attempt in (1, 2):
+        try:
+            return await _evaluate(page, {**base, "stages": stages}, limit_s)
+        except SiteUnreachable:
+            raise
+        except Exception as exc:
+            if page.is_closed() or not is_navigation_race(exc):
+                raise
+            log.debug("%s: the page navigated under the call (%s)", tool.name, str(exc).splitlines()[0])
+            await _loaded(page, load_ms)
+            if tool.is_write or attempt == 2:
+                stages = ["post"]
+    try:
+        return await _evaluate(page, {**base, "stages": stages}, limit_s)
+    except SiteUnreachable:
+        raise
+    except Exception as exc:
+        if page.is_closed() or not is_navigation_race(exc):
+            raise
+        return {"ok": False, "phase": "navigation", "reason": f"the page kept navigating: {str(exc).splitlines()[0]}"}
+
+
 def _navigation_failure(exc: BaseException, timeout: int) -> str:
     reason = str(exc).splitlines()[0]
     if isinstance(exc, (_playwright_errors()[1], TimeoutError)):
@@ -264,7 +308,7 @@ async def call_tool(
             timings[key] = float(ms) / 1000
 
     if not tool.navigates:
-        res = await _evaluate(page, {**base, "stages": ["pre", "exec", "post"]}, limit_s)
+        res = await _in_place(page, tool, base, limit_s, timeout)
         take_timings(res)
         if not res.get("ok"):
             return finish(phase=res.get("phase"), reason=res.get("reason"), output=res.get("output"))

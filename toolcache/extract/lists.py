@@ -8,7 +8,7 @@ from urllib.parse import urljoin, urlparse
 
 from ..dom import Node, camel
 from ..literal import css_ident
-from ..pages import page_name
+from ..pages import page_name, route_noun
 from .elements import _is_control, _name_prop, _readable_class, _selector
 from .schema import Element, Prop, _type_of
 
@@ -20,7 +20,8 @@ _GENERIC_CLASSES = {"list", "table", "data", "grid", "form", "striped", "condens
 
 _LAYOUT_WORDS = {"full", "nice", "padding", "margin", "wrapper", "wrap", "container", "inner", "outer", "content", "layout",
                  "clearfix", "row", "col", "dialog", "body", "box", "block", "section", "panel", "main", "flex", "grid",
-                 "listing", "dropdown", "popup", "popover", "tooltip", "overlay", "modal", "hidden", "visible", "auto"}
+                 "listing", "dropdown", "popup", "popover", "tooltip", "overlay", "modal", "hidden", "visible", "auto",
+                 "width", "height", "fluid", "responsive"}
 
 
 _UTILITY_CLASS = re.compile(r"[a-z]{1,3}-(\d+|full|auto|screen|px|none)", re.I)
@@ -35,11 +36,17 @@ def is_layout_class(c: str) -> bool:
     return bool(words) and all(w in _LAYOUT_WORDS or len(w) <= 1 for w in words)
 
 
+UNRENDERED = "data-aj-unrendered"
+"""The mark the recorder puts in a snapshot on an element the browser did not render (no box, or a
+clipping box of zero size: ``toolcache/js/snapshot.js``), whatever hid it (often a stylesheet)."""
+
+
 def _concealed(n: Node) -> bool:
-    """Shown to nobody as the page arrives: ``hidden``, ``aria-hidden=true`` or an inline
-    ``display: none`` / ``visibility: hidden`` on it or an ancestor (a date picker's calendar)."""
+    """Shown to nobody as the page arrives: ``hidden``, ``aria-hidden=true``, an inline ``display:
+    none`` / ``visibility: hidden``, or not rendered when the recorder took the snapshot
+    (:data:`UNRENDERED`), on it or an ancestor (a date picker's calendar)."""
     for a in (n, *n.ancestors()):
-        if "hidden" in a.attrs or a.attrs.get("aria-hidden") == "true":
+        if "hidden" in a.attrs or a.attrs.get("aria-hidden") == "true" or UNRENDERED in a.attrs:
             return True
         if re.search(r"(display\s*:\s*none|visibility\s*:\s*hidden)", a.attrs.get("style", ""), re.I):
             return True
@@ -142,6 +149,16 @@ def _is_data_row(tr: Node, in_thead: bool) -> bool:
         return False
     ths = [c for c in cells if c.tag == "th"]
     return not ths or in_thead or all(c.attrs.get("scope") == "row" for c in ths)
+
+
+def _is_head_row(tr: Node, thead: Node | None) -> bool:
+    """A row of column headers: ``th`` cells only, or, in the table's ``thead``, ``th`` cells beside
+    empty ``td`` ones (the header of a column of row actions, left blank)."""
+    cells = _cells(tr)
+    if all(c.tag == "th" for c in cells):
+        return True
+    return thead is not None and tr.parent is thead and any(c.tag == "th" for c in cells) \
+        and all(c.tag == "th" or not c.text.strip() and not c.find(lambda x: x.tag in ("a", "input", "button", "select")) for c in cells)
 
 
 def _is_menu(data: list[Node]) -> bool:
@@ -281,7 +298,7 @@ def _table_list(table: Node, page: str) -> Element | None:
     # a table with its own <thead> is data even with one column or one row (a query's result)
     thead = next((c for c in table.children if c.tag == "thead"), None)
     least = 1 if thead is not None else 2
-    head = next((r for r in rows if len(_cells(r)) >= least and all(c.tag == "th" for c in _cells(r))), None)
+    head = next((r for r in rows if len(_cells(r)) >= least and _is_head_row(r, thead)), None)
     if head is None:
         return None
     in_thead = thead is not None and head.parent is thead
@@ -321,12 +338,13 @@ def _table_list(table: Node, page: str) -> Element | None:
         (c for c in table.classes if c.lower() not in _GENERIC_CLASSES and not c.startswith("table-") and not is_layout_class(c)), "")
     if not own and any(c.lower() in _GENERIC_CLASSES or is_layout_class(c) for c in table.classes):
         own = _heading_before(table) or ""  # ``table.listing``: the heading it sits under names it ("Pages")
-    noun = _one(own) if own else (page_name(href).replace("{id}", "").strip("_") if href else "")
+    # else the kind of page its rows link to (``admin/pages/7/edit``: pages)
+    noun = _one(own) if own else (_one(route_noun(page_name(href))) if href else "")
     if not noun or noun == "home":
         noun = "row"
     tsig = ("#" + css_ident(table.attrs["id"])) if table.attrs.get("id") else table.signature
     el = Element(
-        name=camel(noun), page=page, kind="card", selector=f"{tsig} tr:has(> td)", repeated=True, props=props,
+        name=camel(noun), page=page, kind="card", selector=f"{tsig} tr:has(> td)" + (":not(thead > tr)" if any(c.tag == "td" for c in _cells(head)) else ""), repeated=True, props=props,
         name_prop=link_col or _name_prop(props), visible_count=len(data), clickable=False,
         member_sig="tr", container_sig=tsig, link_selector=link_sel,
         sort_selector=f"{tsig} thead th a[href]" if in_thead and head.find(lambda x: x.tag == "a" and "href" in x.attrs) else None,
