@@ -255,6 +255,7 @@ async def call_tool(
     poll_interval_ms: int = 25,
     validate: bool = True,
     inputs_checked: bool = False,
+    navigation_timeout_ms: int | None = None,
 ) -> CallOutcome:
     """Run ``tool`` with ``args`` in ``page``; never raises for a tool failure.
 
@@ -265,11 +266,14 @@ async def call_tool(
     ``validate`` checks the arguments and the output against the tool's
     schemas; ``inputs_checked`` says the caller (the interpreter) already
     checked the arguments, so they are validated once per call.
+    ``navigation_timeout_ms``: how long the document a call loads may take to come (the checks'
+    timeout when not given; a site under load can take longer to answer than a check may poll).
     """
     args = dict(args or {})
     if validate and not inputs_checked:
         validate_inputs(tool, args)
     timeout = timeout_ms if timeout_ms is not None else tool.timeout_ms
+    nav_timeout = max(timeout, navigation_timeout_ms or 0)
     limit_s = timeout / 1000 * 3 + 5  # pre + post polls + execute, with slack
     names = [n for n in tool.parameters if n.isidentifier()]
     for n in names:
@@ -308,7 +312,7 @@ async def call_tool(
             timings[key] = float(ms) / 1000
 
     if not tool.navigates:
-        res = await _in_place(page, tool, base, limit_s, timeout)
+        res = await _in_place(page, tool, base, limit_s, nav_timeout)
         take_timings(res)
         if not res.get("ok"):
             return finish(phase=res.get("phase"), reason=res.get("reason"), output=res.get("output"))
@@ -320,7 +324,7 @@ async def call_tool(
             return finish(phase=res.get("phase"), reason=res.get("reason"))
         nav_t0 = time.perf_counter()
         try:
-            async with page.expect_navigation(wait_until="domcontentloaded", timeout=timeout) as nav:
+            async with page.expect_navigation(wait_until="domcontentloaded", timeout=nav_timeout) as nav:
                 try:
                     res = await _evaluate(page, {**base, "stages": ["exec"]}, limit_s)
                 except SiteUnreachable:
@@ -340,11 +344,11 @@ async def call_tool(
             raise
         except Exception as exc:
             if not page.is_closed() and is_navigation_race(exc):
-                await _replaced_navigation(page, url_before, timeout)
+                await _replaced_navigation(page, url_before, nav_timeout)
                 landed = None
             else:
                 timings["navigation"] = time.perf_counter() - nav_t0
-                return finish(phase="navigation", reason=_navigation_failure(exc, timeout))
+                return finish(phase="navigation", reason=_navigation_failure(exc, nav_timeout))
         timings["navigation"] = time.perf_counter() - nav_t0 - timings.get("execute", 0.0)
         status = getattr(landed, "status", None)
         if tool.is_write and isinstance(status, int) and status >= 400:

@@ -162,3 +162,18 @@ async def test_a_write_whose_page_navigates_under_it_is_judged_by_its_post_check
     await goto_start(home, home.url.split("/store/")[0] + "/")
     out = await call_tool(home, failing, {})
     assert not out.ok and out.phase == "post_check" and out.reason == "nothing saved"
+
+
+async def test_a_slow_navigation_waits_as_long_as_the_caller_allows_a_navigation(home):
+    """A site under load answers a link after the checks' timeout: the navigation may take what the
+    caller allows it (the build's step timeout), the checks still poll for their own."""
+    slow = GOTO.model_copy(update={
+        "execute": "const c = document.querySelector('[data-testid=store-card]'); setTimeout(() => c.click(), 1200); return {slug: c.dataset.storeSlug};",
+        "timeout_ms": 400,
+    })
+    out = await call_tool(home, slow, {})
+    assert not out.ok and out.phase == "navigation" and "no navigation within 400 ms" in (out.reason or "")
+    await home.wait_for_url("**/store/**")
+    await goto_start(home, home.url.split("/store/")[0] + "/")
+    out = await call_tool(home, slow, {}, navigation_timeout_ms=5000)
+    assert out.ok, (out.phase, out.reason)
