@@ -258,3 +258,25 @@ def test_an_in_place_filter_learns_its_url_parameter_and_its_witness_is_the_type
     other = [step(2, "fill", "2024", url), step(3, "press", "Enter", url + "?period=2024")]
     tools = {s.manifest.name: s for s in synthesize(SiteSchema(pages={"l_income": ps}), {"t": steps, "u": other})}
     assert "searchParams.get(\"" not in tools["filter_by_time"].manifest.post_check
+
+
+def test_a_rows_action_link_teaches_no_route_its_title_link_does() -> None:
+    """A page list's rows open their editor (``pages/28/edit``) by the title link and their delete page
+    (``pages/17/delete``) from the row menu: the two pages differ in one segment, but the Delete link is
+    no item's own link (its text names no row), so ``edit`` and ``delete`` stay two page types."""
+    from toolcache.build import _list_clicks
+    from toolcache.extract import Element
+    from toolcache.label import LabeledStep
+
+    rows = Element(name="page", page="pages_{id}", kind="card", selector="table.listing tr", repeated=True,
+                   samples=["Maps Guide", "Tea Notes", "Chess Notes"])
+
+    def click(text: str, url_after: str) -> LabeledStep:
+        ev = StepEvent.model_validate({"index": 0, "action": "click", "start": 0, "end": 0, "url": "http://x.test/pages/3/",
+                                       "url_after": url_after, "target": {"tag": "a", "text": text}})
+        return LabeledStep("t", ev, "pages_{id}", page_name(url_after), element=rows, card_name=text)
+
+    opened = _list_clicks({"t": [click("Maps Guide", "http://x.test/pages/28/edit/"), click("Delete", "http://x.test/pages/17/delete/"),
+                                 click("Tea Notes", "http://x.test/pages/26/edit/")]})
+    assert learn_routes(opened) == []
+    assert [u for _, urls in opened for u in urls] == ["http://x.test/pages/28/edit/", "http://x.test/pages/26/edit/"]
