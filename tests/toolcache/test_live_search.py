@@ -6,7 +6,7 @@
 - a table whose header row ends in an empty ``td`` (the column of row actions), with sort links
   (``?ordering=``) in its column headers and a pager;
 - widgets hidden by the stylesheet, which a DOM snapshot does not carry: a date picker's calendar
-  table and a bulk-action bar's list of links.
+  table, a bulk-action bar's list of links, and a bar slid out of view and made invisible.
 
 Recorded once and built once with verification; the tools are then called with values no
 demonstration used. The search tool returns the rows it leaves, the sort tool sorts by any column,
@@ -43,7 +43,7 @@ NOTES = [  # (title, updated, status)
 PER_PAGE = 5
 COLUMNS = {"title": 0, "updated": 1, "status": 2}
 
-STYLE = "<style>.hidden, .picker { display: none; } .w-sr-only { position: absolute; width: 1px; height: 1px; overflow: hidden; }</style>"
+STYLE = "<style>.hidden, .picker { display: none; } .footer.away { transform: translateY(200px); visibility: hidden; } .w-sr-only { position: absolute; width: 1px; height: 1px; overflow: hidden; }</style>"
 
 LIVE_JS = """
 const form = document.querySelector('form[role=search]');
@@ -108,6 +108,8 @@ def _list_page(query: dict[str, str]) -> str:
         '<section class="footer hidden"><h2>Bulk actions</h2><ul class="bulk-buttons">'
         '<li><a href="/bulk/move/">Move</a></li><li><a href="/bulk/delete/">Delete</a></li>'
         '<li><a href="/bulk/publish/">Publish</a></li><li><a href="/bulk/unpublish/">Unpublish</a></li></ul></section>'
+        '<section class="footer away"><h2>Selection</h2><ul class="choices"><li><a href="/bulk/copy/">Copy</a></li>'
+        '<li><a href="/bulk/export/">Export</a></li><li><a href="/bulk/archive/">Archive</a></li></ul></section>'
         "</main>"
         '<div class="picker"><table class="calendar"><thead><tr>'
         + "".join(f"<th>{d}</th>" for d in ("Mo", "Tu", "We", "Th", "Fr", "Sa", "Su"))

@@ -49,7 +49,9 @@ def _filter_tools(site: _Site) -> list[Synth]:
         searches = "search" in (inp.name.lower() + target + label.lower())
         fname = "search" if searches else (f"filter_by_{what}" if in_place else f"set_{what}")
         param = _filter_param(pairs) if in_place else None
-        shown = _list_on(site, pages) if in_place else None
+        # the list it narrows: one on the page its demonstrations filtered (a search page's results,
+        # not the list of another page its box also sits on)
+        shown = (_list_on(site, {q.page_after for _, q in pairs if q.page_after}) or _list_on(site, pages)) if in_place else None
         if in_place and searches:
             fname = f"search_{plural(shown.name)}" if shown is not None else "search"  # a live search narrows the list
         elif in_place:
@@ -58,7 +60,7 @@ def _filter_tools(site: _Site) -> list[Synth]:
         m = ToolManifest(
             name=site.name(fname),
             description=(
-                f"Filter what this page shows by {inp.name.split('.')[-1]} (the {inp.name.split('.')[-1]} box, then Enter);"
+                f"Filter what this page shows by {label or inp.name.split('.')[-1]} (the {label or inp.name.split('.')[-1]} box, then Enter);"
                 " the page stays and shows only the matching entries; an empty value clears the filter."
                 + (f" Returns the {plural(shown.name).replace('_', ' ')} shown then (items, with {', '.join(snake(k) for k in shown.props)})."
                    if shown is not None else "")

@@ -1,7 +1,7 @@
 // The page's HTML as a snapshot (what page.content() gives), with every element the browser does not
 // render as the step ends marked `data-aj-unrendered`: shown by no box (display: none, from the
-// element or its stylesheet, which a DOM snapshot does not carry), or a box of zero width or height
-// that clips what it holds. Only the outermost such element is marked; the marks go on a copy, never
+// element or its stylesheet, which a DOM snapshot does not carry), made invisible (visibility:
+// hidden), or a box of zero width or height that clips what it holds. Only the outermost such element is marked; the marks go on a copy, never
 // on the live page. A list of them (a closed date picker's calendar, a bulk-action bar waiting for a
 // ticked row) is nothing the page shows, so no tool is made of it (toolcache.extract.lists._concealed).
 () => {
@@ -12,7 +12,8 @@
   const skip = new Set(['SCRIPT', 'STYLE', 'TEMPLATE', 'NOSCRIPT', 'LINK', 'META', 'BR', 'WBR', 'OPTION', 'OPTGROUP']);
   const hidden = new Set();
   const unrendered = (el) => {
-    if (el.checkVisibility ? !el.checkVisibility() : !el.getClientRects().length) return true;
+    // (visibility: hidden too: a bar slid out of view and hidden until a row is ticked)
+    if (el.checkVisibility ? !el.checkVisibility({visibilityProperty: true}) : !el.getClientRects().length) return true;
     const r = el.getBoundingClientRect();
     if (r.width > 0 && r.height > 0) return false;
     const st = getComputedStyle(el);
