@@ -2,6 +2,6 @@
 await goto_admin_login()
 await login(username="admin", password="wagtail-pass-1")
 await goto_admin_pages_by_id(id="3")
-await do_w_dropdown_content_pages(w_dropdown_content="Delete")
+await more_options_for_page(page="Chess Notes")
 await delete_pages()
 result = "done"
