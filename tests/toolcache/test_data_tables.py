@@ -280,3 +280,16 @@ def test_a_rows_action_link_teaches_no_route_its_title_link_does() -> None:
                                  click("Tea Notes", "http://x.test/pages/26/edit/")]})
     assert learn_routes(opened) == []
     assert [u for _, urls in opened for u in urls] == ["http://x.test/pages/28/edit/", "http://x.test/pages/26/edit/"]
+
+
+def test_a_rows_name_is_its_title_link_not_the_menu_beside_it_in_the_cell() -> None:
+    """A CMS page list's title cell holds the title link and the row's menu (Edit, Delete): the rows'
+    names are the links' texts, so a menu link ("Delete") is told from a row's own link."""
+    rows = "".join(f'<tr><td class="title"><a href="/pages/{i}/edit/">{t}</a><ul class="actions"><li><div class="w-dropdown">'
+                   f'<a href="/pages/{i}/edit/">Edit</a><a href="/pages/{i}/delete/">Delete</a></div></li></ul></td><td>live</td><td></td></tr>'
+                   for i, t in enumerate(["Owls Guide", "Tea Notes", "Chess Notes"], 2))
+    html = (f'<body><table class="listing"><thead><tr><th><a href="?ordering=title">Title</a></th><th>Status</th><td></td></tr></thead>'
+            f"<tbody>{rows}</tbody></table></body>")
+    (el,) = [e for e in extract_snapshot(html, "http://x.test/pages/3/").elements.values() if e.repeated]
+    assert el.samples == ["Owls Guide", "Tea Notes", "Chess Notes"] and el.name == "page"
+    assert el.sort_columns == ["Title"] and el.selector.endswith(":not(thead > tr)")

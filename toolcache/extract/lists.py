@@ -354,8 +354,17 @@ def _table_list(table: Node, page: str) -> Element | None:
         el.sort_marks = any(_sort_state(c) for c in _cells(head))
     if el.name_prop:
         col = col_of.get(el.name_prop, 0)
-        el.samples = [_cells(r)[col].text for r in data[:50] if len(_cells(r)) > col]
+        # a row's name is its title link's text where the column links it, not the cell's whole text
+        # (a title cell that holds the row's menu too: "Chess Notes Edit View Delete ...")
+        el.samples = [_cell_name(_cells(r)[col], el.name_prop == link_col) for r in data[:50] if len(_cells(r)) > col]
     return el
+
+
+def _cell_name(cell: Node, linked: bool) -> str:
+    """What names a row in ``cell``: the text of its first link with text when the column is the
+    rows' linked title, else the cell's text."""
+    link = next((a for a in cell.iter() if a.tag == "a" and a.attrs.get("href") and a.text.strip()), None) if linked else None
+    return link.text if link is not None else cell.text
 
 
 _ID_TEXT = re.compile(r"#?[A-Za-z]{0,4}[-#]?[0-9]+")
