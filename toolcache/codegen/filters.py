@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
+from collections.abc import Iterable
 from typing import Any
 from urllib.parse import parse_qs, urlparse
 
@@ -51,7 +52,8 @@ def _filter_tools(site: _Site) -> list[Synth]:
         param = _filter_param(pairs) if in_place else None
         # the list it narrows: one on the page its demonstrations filtered (a search page's results,
         # not the list of another page its box also sits on)
-        shown = (_list_on(site, {q.page_after for _, q in pairs if q.page_after}) or _list_on(site, pages)) if in_place else None
+        typed_values = {str(p.step.value) for p, _ in pairs if p.step.value}
+        shown = (_list_on(site, {q.page_after for _, q in pairs if q.page_after}, typed_values) or _list_on(site, pages, typed_values)) if in_place else None
         if in_place and searches:
             fname = f"search_{plural(shown.name)}" if shown is not None else "search"  # a live search narrows the list
         elif in_place:
@@ -99,13 +101,19 @@ def _filter_tools(site: _Site) -> list[Synth]:
     return out
 
 
-def _list_on(site: _Site, pages: set[str]) -> Element | None:
-    """The list a filter on ``pages`` narrows: the group shown there with the most entries (a
-    table's rows before other cards), or None when the page shows none."""
+def _list_on(site: _Site, pages: set[str], typed: Iterable[str] = ()) -> Element | None:
+    """The list a filter on ``pages`` narrows: one whose items the demonstration's value named (a
+    search for "bees" left rows named "Bees ..."), else the group shown there with the most
+    entries (a table's rows before other cards), or None when the page shows none."""
     shown = [el for sel, el in site.groups.items() if site.group_pages.get(sel, set()) & pages]
     if not shown:
         return None
-    return max(shown, key=lambda el: (bool(el.member_sig), el.visible_count, len(el.props)))
+    want = {t.casefold() for t in typed if t}
+
+    def named(el: Element) -> bool:
+        return bool(want) and any(w in str(x).casefold() for x in el.samples for w in want)
+
+    return max(shown, key=lambda el: (named(el), bool(el.member_sig), el.visible_count, len(el.props)))
 
 
 def _items_js(el: Element | None) -> tuple[str, dict[str, Any]]:
