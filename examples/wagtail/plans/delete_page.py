@@ -2,6 +2,6 @@
 await goto_admin_login()
 await login(username="admin", password="wagtail-pass-1")
 await goto_admin_pages_by_id(id="3")
-await more_options_for_page(page="Chess Notes")
+await goto_delete_page(page="Chess Notes")
 await delete_pages()
 result = "done"

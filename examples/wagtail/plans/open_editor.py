@@ -2,5 +2,5 @@
 await goto_admin_login()
 await login(username="admin", password="wagtail-pass-1")
 await goto_admin_pages_by_id(id="3")
-await goto_admin_pages_edit(title="Tea Guide")
+await goto_page(title="Tea Guide")
 result = await observe_page()
