@@ -383,13 +383,25 @@ def _snapshots(traces: list[Trace]) -> Callable[[LabeledStep], str | None]:
     return html_of
 
 
+def _opens_item(ls: LabeledStep) -> bool:
+    """The click was on an item's own link (its text one of the items' names the list showed), not
+    on one of a row's actions (a row menu's Delete, whose page is of another kind than the row's
+    editor: no ``{name}`` of the two)."""
+    def norm(x: object) -> str:
+        return " ".join(str(x or "").split()).casefold()
+
+    text = norm(ls.step.target.text if ls.step.target is not None else "")
+    names = {norm(x) for x in (ls.element.samples if ls.element is not None else ())} - {""}
+    return not text or not names or text in names
+
+
 def _list_clicks(labeled: dict[str, list[LabeledStep]]) -> list[tuple[str, list[str | None]]]:
     """For each list (a card group on a page): the URLs its clicked items opened."""
     opened: dict[str, list[str | None]] = defaultdict(list)
     for steps in labeled.values():
         for ls in steps:
             if ls.element is not None and ls.element.repeated and ls.step.action == "click" and ls.step.ok and ls.action is None \
-                    and ls.page_after == page_name(ls.step.url_after):  # a page named by its URL, not by data-page
+                    and ls.page_after == page_name(ls.step.url_after) and _opens_item(ls):  # a page named by its URL, not by data-page
                 opened[f"{ls.page_before} {ls.element.selector}"].append(ls.step.url_after)
     return sorted(opened.items())
 

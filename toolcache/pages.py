@@ -18,10 +18,11 @@ import re
 from collections.abc import Sequence
 from urllib.parse import parse_qsl, unquote, urlsplit
 
+from .dom import snake
 from .js import source
 from .literal import js, state_value
 
-__all__ = ["page_name", "PAGE_JS", "VIEW_PARAMS", "ROUTES_SLOT", "with_routes", "learn_routes", "heading_slug", "page_variant"]
+__all__ = ["page_name", "route_noun", "PAGE_JS", "VIEW_PARAMS", "ROUTES_SLOT", "with_routes", "learn_routes", "heading_slug", "page_variant"]
 
 VIEW_PARAMS = ("@template", "template", "view", "tab", "action")
 """Query parameters that choose which view of a collection a URL shows."""
@@ -133,3 +134,31 @@ def learn_routes(clicks: Sequence[tuple[str, Sequence[str | None]]]) -> list[str
         if route not in out:
             out.append(route)
     return sorted(out, key=lambda r: -r.count("/"))
+
+
+_ROUTE_VERBS = {"add": "add", "new": "create", "create": "create", "edit": "edit", "change": "change",
+                "update": "update", "delete": "delete", "remove": "remove"}
+"""A route's last word that says what its page's form does (``book/{id}/change``, ``issues/new``)."""
+
+
+_NOT_NOUNS = {*_ROUTE_VERBS, "item", "items", "list", "index", "search", "details", "view", "show", "home"}
+"""Route words that name no kind of item (``issue_item``: an issue)."""
+
+
+def route_noun(page: str | None) -> str:
+    """The kind of item a page is about, from its route: ``issue{id}`` / ``issue_item`` / ``issue``
+    -> ``issue``; ``admin_library_book_{id}_change`` / ``admin_library_book_add`` -> ``book`` (the
+    word that holds or precedes the id; else the last word that is no verb nor "item")."""
+    parts = [p for p in (page or "").split("_") if p]
+    for i, p in enumerate(parts):
+        if "{id}" in p or "{name}" in p:
+            own = re.sub(r"\{(id|name)\}", "", p)
+            if own:
+                return snake(own) or "item"
+            if i:
+                return snake(parts[i - 1]) or "item"
+            break
+    words = [snake(p) for p in parts if "{" not in p]
+    while words and words[-1] in _NOT_NOUNS and len(words) > 1:
+        words.pop()
+    return (words[-1] if words else "") or "item"

@@ -38,6 +38,7 @@ from agentjit.protocol.trace import RESPONSE_BODY_MAX, SessionEvent, StepEvent, 
 from agentjit.runtime import BrowserPool
 from agentjit.runtime.browser import READ_METHODS
 
+from .js import source
 from .navigation import Navigations, is_navigation_race
 from .recorded import arrives, is_navigation, write_address
 from .redact import REDACTED, is_secret
@@ -405,6 +406,17 @@ async def record_script(
     return out
 
 
+SNAPSHOT_JS = source("snapshot.js")
+"""The page's HTML with what it does not render marked (``toolcache/js/snapshot.js``)."""
+
+
+async def snapshot_html(page: Any) -> str:
+    """The DOM of ``page`` for a step's snapshot: :data:`SNAPSHOT_JS` (``page.content()`` where the
+    page cannot run it)."""
+    html = await page.evaluate(SNAPSHOT_JS)
+    return html if isinstance(html, str) and html else str(await page.content())
+
+
 async def _record_step(
     page: Any, nav: Navigations, net: _Network, writer: TraceWriter, step: ScriptStep, base_url: str, where: str,
     timeout_s: float,
@@ -455,7 +467,7 @@ async def _record_step(
     net.step_ended()
     background = await net.take_background()
     try:
-        html = await nav.stable(page.content, timeout_s)
+        html = await nav.stable(lambda: snapshot_html(page), timeout_s)
         title = await nav.stable(page.title, timeout_s)
     except SiteUnreachable as exc:
         raise SiteUnreachable(f"{where} on {page.url}: {exc}") from exc

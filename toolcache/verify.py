@@ -259,7 +259,8 @@ async def verify_tools(
                 guard.begin(shown, args, live=live, sign_in=signs_in)
                 mark = nav.started
                 try:
-                    out = await call_tool(page, synth.manifest, args)
+                    # a navigation may take what a step may (the site under load), a check no longer than its own timeout
+                    out = await call_tool(page, synth.manifest, args, navigation_timeout_ms=int(step_timeout_s * 1000))
                     await nav.settle(since=mark)
                 except SiteUnreachable:
                     raise  # the site, not the tool: the build stops (exit 3) and keeps the cache there

@@ -48,7 +48,6 @@ from .codegen.base import (
     Synth,
     _body,
     _Namer,
-    _noun,
     _page_guard,
     _page_test,
     _shared_prefix,
@@ -61,6 +60,7 @@ from .extract.lists import _one
 from .js import source
 from .label import LabeledStep
 from .literal import css_attr, css_ident, js
+from .pages import route_noun as _noun
 from .pages import with_routes
 from .redact import REDACTED
 from .rows import _resolve

@@ -195,6 +195,50 @@ async def _replaced_navigation(page: Any, url_before: str, limit_ms: int) -> Non
         await page.wait_for_url(lambda url: url != url_before, wait_until="domcontentloaded", timeout=limit_ms)
 
 
+async def _loaded(page: Any, limit_ms: int) -> None:
+    """Wait for the document that replaced the page's to load, through further races, within ``limit_ms``."""
+    deadline = time.monotonic() + limit_ms / 1000
+    while True:
+        try:
+            await page.wait_for_load_state("load", timeout=max(deadline - time.monotonic(), 0.05) * 1000)
+            return
+        except Exception as exc:
+            if page.is_closed() or not is_navigation_race(exc) or time.monotonic() >= deadline:
+                return  # a load that never comes (a hanging image): the checks decide
+            await asyncio.sleep(0.02)
+
+
+async def _in_place(page: Any, tool: ToolManifest, base: dict[str, Any], limit_s: float, load_ms: int) -> dict[str, Any]:
+    """A non-navigating call: pre_check, execute and post_check in one round trip.
+
+    When the document is replaced under it (the page's script submitted a form, a navigation of an
+    earlier call landed late), that is no failure: once the new document has loaded, a tool that
+    sends no write runs again there (its state lived in the document that went away), once; a
+    WRITE, which may have sent its request, is judged by its post_check on the new document.
+    """
+    stages = ["pre", "exec", "post"]
+    for attempt in (1, 2):
+        try:
+            return await _evaluate(page, {**base, "stages": stages}, limit_s)
+        except SiteUnreachable:
+            raise
+        except Exception as exc:
+            if page.is_closed() or not is_navigation_race(exc):
+                raise
+            log.debug("%s: the page navigated under the call (%s)", tool.name, str(exc).splitlines()[0])
+            await _loaded(page, load_ms)
+            if tool.is_write or attempt == 2:
+                stages = ["post"]
+    try:
+        return await _evaluate(page, {**base, "stages": stages}, limit_s)
+    except SiteUnreachable:
+        raise
+    except Exception as exc:
+        if page.is_closed() or not is_navigation_race(exc):
+            raise
+        return {"ok": False, "phase": "navigation", "reason": f"the page kept navigating: {str(exc).splitlines()[0]}"}
+
+
 def _navigation_failure(exc: BaseException, timeout: int) -> str:
     reason = str(exc).splitlines()[0]
     if isinstance(exc, (_playwright_errors()[1], TimeoutError)):
@@ -211,6 +255,7 @@ async def call_tool(
     poll_interval_ms: int = 25,
     validate: bool = True,
     inputs_checked: bool = False,
+    navigation_timeout_ms: int | None = None,
 ) -> CallOutcome:
     """Run ``tool`` with ``args`` in ``page``; never raises for a tool failure.
 
@@ -221,11 +266,14 @@ async def call_tool(
     ``validate`` checks the arguments and the output against the tool's
     schemas; ``inputs_checked`` says the caller (the interpreter) already
     checked the arguments, so they are validated once per call.
+    ``navigation_timeout_ms``: how long the document a call loads may take to come (the checks'
+    timeout when not given; a site under load can take longer to answer than a check may poll).
     """
     args = dict(args or {})
     if validate and not inputs_checked:
         validate_inputs(tool, args)
     timeout = timeout_ms if timeout_ms is not None else tool.timeout_ms
+    nav_timeout = max(timeout, navigation_timeout_ms or 0)
     limit_s = timeout / 1000 * 3 + 5  # pre + post polls + execute, with slack
     names = [n for n in tool.parameters if n.isidentifier()]
     for n in names:
@@ -264,7 +312,7 @@ async def call_tool(
             timings[key] = float(ms) / 1000
 
     if not tool.navigates:
-        res = await _evaluate(page, {**base, "stages": ["pre", "exec", "post"]}, limit_s)
+        res = await _in_place(page, tool, base, limit_s, nav_timeout)
         take_timings(res)
         if not res.get("ok"):
             return finish(phase=res.get("phase"), reason=res.get("reason"), output=res.get("output"))
@@ -276,7 +324,7 @@ async def call_tool(
             return finish(phase=res.get("phase"), reason=res.get("reason"))
         nav_t0 = time.perf_counter()
         try:
-            async with page.expect_navigation(wait_until="domcontentloaded", timeout=timeout) as nav:
+            async with page.expect_navigation(wait_until="domcontentloaded", timeout=nav_timeout) as nav:
                 try:
                     res = await _evaluate(page, {**base, "stages": ["exec"]}, limit_s)
                 except SiteUnreachable:
@@ -296,11 +344,11 @@ async def call_tool(
             raise
         except Exception as exc:
             if not page.is_closed() and is_navigation_race(exc):
-                await _replaced_navigation(page, url_before, timeout)
+                await _replaced_navigation(page, url_before, nav_timeout)
                 landed = None
             else:
                 timings["navigation"] = time.perf_counter() - nav_t0
-                return finish(phase="navigation", reason=_navigation_failure(exc, timeout))
+                return finish(phase="navigation", reason=_navigation_failure(exc, nav_timeout))
         timings["navigation"] = time.perf_counter() - nav_t0 - timings.get("execute", 0.0)
         status = getattr(landed, "status", None)
         if tool.is_write and isinstance(status, int) and status >= 400:

@@ -124,3 +124,56 @@ def test_a_navigation_error_is_told_by_its_type_not_its_text() -> None:
     assert not _is_navigation_error(RuntimeError(destroyed), _Page())  # not Playwright's: the text does not count
     assert not _is_navigation_error(TimeoutError("Timeout 30000ms exceeded"), _Page())
     assert not _is_navigation_error(Error(destroyed), _Page(closed=True))  # the page is gone, not navigating
+
+
+# A tool that does not say it navigates, whose click the page answers with a new document (a form
+# its script submits, a link): the navigation is waited out, never a failed call.
+_CLICK_AWAY = (
+    "sessionStorage.setItem('aj_runs', String(Number(sessionStorage.getItem('aj_runs') || 0) + 1));"
+    "if (document.body.dataset.page === 'home') {"
+    "  document.querySelector('[data-testid=store-card]').click();"
+    "  await new Promise((r) => setTimeout(r, 5000));"
+    "}"
+    "return {page: document.body.dataset.page};"
+)
+
+
+async def test_a_read_whose_page_navigates_under_it_runs_again_on_the_new_document(home):
+    tool = ToolManifest(
+        name="page_kind", description="The page's kind.", type="observe", execute=_CLICK_AWAY,
+        output_schema={"type": "object", "properties": {"page": {"type": "string"}}, "required": ["page"]},
+        post_check="return output.page === 'store' || [false, 'not on a store page'];", timeout_ms=3000,
+    )
+    out = await call_tool(home, tool, {})
+    assert out.ok, (out.phase, out.reason)
+    assert out.output == {"page": "store"} and "/store/" in out.url_after
+    assert await home.evaluate("sessionStorage.getItem('aj_runs')") == "2"  # the first run's document went away
+
+
+async def test_a_write_whose_page_navigates_under_it_is_judged_by_its_post_check_not_sent_again(home):
+    tool = ToolManifest(
+        name="open_store", description="Opens a store.", type="setFields", effect="WRITE", execute=_CLICK_AWAY,
+        post_check="return document.body.dataset.page === 'store' || [false, 'not on a store page'];", timeout_ms=3000,
+    )
+    out = await call_tool(home, tool, {})
+    assert out.ok, (out.phase, out.reason)
+    assert await home.evaluate("sessionStorage.getItem('aj_runs')") == "1"
+    failing = tool.model_copy(update={"post_check": "return [false, 'nothing saved'];", "timeout_ms": 300})
+    await goto_start(home, home.url.split("/store/")[0] + "/")
+    out = await call_tool(home, failing, {})
+    assert not out.ok and out.phase == "post_check" and out.reason == "nothing saved"
+
+
+async def test_a_slow_navigation_waits_as_long_as_the_caller_allows_a_navigation(home):
+    """A site under load answers a link after the checks' timeout: the navigation may take what the
+    caller allows it (the build's step timeout), the checks still poll for their own."""
+    slow = GOTO.model_copy(update={
+        "execute": "const c = document.querySelector('[data-testid=store-card]'); setTimeout(() => c.click(), 1200); return {slug: c.dataset.storeSlug};",
+        "timeout_ms": 400,
+    })
+    out = await call_tool(home, slow, {})
+    assert not out.ok and out.phase == "navigation" and "no navigation within 400 ms" in (out.reason or "")
+    await home.wait_for_url("**/store/**")
+    await goto_start(home, home.url.split("/store/")[0] + "/")
+    out = await call_tool(home, slow, {}, navigation_timeout_ms=5000)
+    assert out.ok, (out.phase, out.reason)

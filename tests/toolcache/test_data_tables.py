@@ -282,3 +282,38 @@ async def test_a_table_drawn_with_no_rows_is_an_empty_list(page: Any) -> None:
     assert (await page.evaluate(run, {}))[0] is False
     await page.set_content(TABLE.replace("<body>", '<body data-page="db_books">'))
     assert [r["title"] for r in (await page.evaluate(run, {}))["items"]] == ["River", "Salt", "Tide"]
+
+
+def test_a_rows_action_link_teaches_no_route_its_title_link_does() -> None:
+    """A page list's rows open their editor (``pages/28/edit``) by the title link and their delete page
+    (``pages/17/delete``) from the row menu: the two pages differ in one segment, but the Delete link is
+    no item's own link (its text names no row), so ``edit`` and ``delete`` stay two page types."""
+    from toolcache.build import _list_clicks
+    from toolcache.extract import Element
+    from toolcache.label import LabeledStep
+
+    rows = Element(name="page", page="pages_{id}", kind="card", selector="table.listing tr", repeated=True,
+                   samples=["Maps Guide", "Tea Notes", "Chess Notes"])
+
+    def click(text: str, url_after: str) -> LabeledStep:
+        ev = StepEvent.model_validate({"index": 0, "action": "click", "start": 0, "end": 0, "url": "http://x.test/pages/3/",
+                                       "url_after": url_after, "target": {"tag": "a", "text": text}})
+        return LabeledStep("t", ev, "pages_{id}", page_name(url_after), element=rows, card_name=text)
+
+    opened = _list_clicks({"t": [click("Maps Guide", "http://x.test/pages/28/edit/"), click("Delete", "http://x.test/pages/17/delete/"),
+                                 click("Tea Notes", "http://x.test/pages/26/edit/")]})
+    assert learn_routes(opened) == []
+    assert [u for _, urls in opened for u in urls] == ["http://x.test/pages/28/edit/", "http://x.test/pages/26/edit/"]
+
+
+def test_a_rows_name_is_its_title_link_not_the_menu_beside_it_in_the_cell() -> None:
+    """A CMS page list's title cell holds the title link and the row's menu (Edit, Delete): the rows'
+    names are the links' texts, so a menu link ("Delete") is told from a row's own link."""
+    rows = "".join(f'<tr><td class="title"><a href="/pages/{i}/edit/">{t}</a><ul class="actions"><li><div class="w-dropdown">'
+                   f'<a href="/pages/{i}/edit/">Edit</a><a href="/pages/{i}/delete/">Delete</a></div></li></ul></td><td>live</td><td></td></tr>'
+                   for i, t in enumerate(["Owls Guide", "Tea Notes", "Chess Notes"], 2))
+    html = (f'<body><table class="listing"><thead><tr><th><a href="?ordering=title">Title</a></th><th>Status</th><td></td></tr></thead>'
+            f"<tbody>{rows}</tbody></table></body>")
+    (el,) = [e for e in extract_snapshot(html, "http://x.test/pages/3/").elements.values() if e.repeated]
+    assert el.samples == ["Owls Guide", "Tea Notes", "Chess Notes"] and el.name == "page"
+    assert el.sort_columns == ["Title"] and el.selector.endswith(":not(thead > tr)")

@@ -277,3 +277,15 @@ def test_a_select_the_result_page_shows_back_at_its_placeholder_is_not_post_chec
                        html_of=lambda ls: result if ls is labeled[-1] else later)
     form = next(s for s in tools if s.kind == "form")
     assert "add_filter shows" not in form.manifest.post_check and "0_prio shows" in form.manifest.post_check
+
+
+def test_a_form_on_an_add_route_under_its_parent_that_opens_the_new_item_creates_it() -> None:
+    """Wagtail's new page form, ``pages/add/home/homepage/3/`` (3: the parent), posts and opens the new
+    page's editor ``pages/64/edit/``: a create, though the form's own route has an id in it."""
+    url = f"{BASE}/admin/pages/add/home/homepage/3/"
+    html = '<body><h1>New page</h1><form id="f" method="post"><input id="t" name="title"><button type="submit">Save draft</button></form></body>'
+    steps = [_step(0, "fill", {"id": "t", "name": "title"}, url=url, value="Otters Guide"),
+             _step(1, "click", {"type": "submit"}, tag="button", url=url, url_after=f"{BASE}/admin/pages/64/edit/", name="Save draft",
+                   requests=[{"method": "POST", "url": url, "status": 302, "resource": "document"}])]
+    (name, tool), = _form_tools(html, url, f"{BASE}/admin/pages/64/edit/", steps).items()
+    assert name == "create_page" and tool.manifest.description.startswith("Create a new page")

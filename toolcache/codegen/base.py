@@ -23,7 +23,7 @@ from ..inputs import (
 from ..js import source
 from ..label import LabeledStep
 from ..literal import js
-from ..pages import PAGE_JS
+from ..pages import _ROUTE_VERBS, PAGE_JS
 from ..rows import is_row_check
 
 PRELUDE = PAGE_JS + "\n" + f"const __net = {TRACK_JS};\n" + source("prelude.js")
@@ -249,7 +249,9 @@ class _Sequences:
                 if s.step.action in ("fill", "select") or el.kind in ("radio", "checkbox") or (el.repeated and el.modal):
                     pending.append(s)
                     continue
-                if s.step.action == "press" and el.kind == "input" and (s.page_after != s.page_before or _query_changed(s)):
+                typed_live = any(p.element is el and p.step.action == "fill" and _query_changed(p) for p in pending)
+                if s.step.action == "press" and el.kind == "input" and (s.page_after != s.page_before or _query_changed(s) or typed_live):
+                    # (a live search moves the query as it is typed, and Enter changes nothing more)
                     # (the fill that typed the value, the Enter that submitted it)
                     typed = [p for p in pending if p.element is el and p.step.action == "fill"]
                     filters[el.selector].append((typed[-1] if typed else s, s))
@@ -284,6 +286,13 @@ def _query_changed(s: LabeledStep) -> bool:
     """The step changed the URL's query (a single-page app's filter) without leaving the page type."""
     before, after = urlparse(s.step.url or ""), urlparse(s.step.url_after or "")
     return bool(s.step.url_after) and before.path == after.path and before.query != after.query
+
+
+def _filters_in_place(typed: LabeledStep, sent: LabeledStep) -> bool:
+    """A filter's typing and Enter left the page where it was and redrew it: the query moved (as
+    the value was typed, in a live search, or on Enter) and no new document was loaded."""
+    return sent.page_after == sent.page_before and (_redraws_in_place(sent) or (
+        sent.step.document is not True and typed is not sent and _redraws_in_place(typed)))
 
 
 def _redraws_in_place(s: LabeledStep) -> bool:
@@ -321,36 +330,8 @@ def _radio_choice(el: Element, value: Any) -> Any:
     return value
 
 
-_ROUTE_VERBS = {"add": "add", "new": "create", "create": "create", "edit": "edit", "change": "change",
-                "update": "update", "delete": "delete", "remove": "remove"}
-"""A route's last word that says what its page's form does (``book/{id}/change``, ``issues/new``)."""
-
-
-_NOT_NOUNS = {*_ROUTE_VERBS, "item", "items", "list", "index", "search", "details", "view", "show", "home"}
-"""Route words that name no kind of item (``issue_item``: an issue)."""
-
-
 _GENERIC_BUTTONS = {"save", "submit", "ok", "done", "apply", "confirm", "go", "send", "continue", "update"}
 """Button words that say nothing of what is saved: the page's noun completes them (``save_book``)."""
-
-
-def _noun(page: str | None) -> str:
-    """The kind of item a page is about, from its route: ``issue{id}`` / ``issue_item`` / ``issue``
-    -> ``issue``; ``admin_library_book_{id}_change`` / ``admin_library_book_add`` -> ``book`` (the
-    word that holds or precedes the id; else the last word that is no verb nor "item")."""
-    parts = [p for p in (page or "").split("_") if p]
-    for i, p in enumerate(parts):
-        if "{id}" in p or "{name}" in p:
-            own = re.sub(r"\{(id|name)\}", "", p)
-            if own:
-                return snake(own) or "item"
-            if i:
-                return snake(parts[i - 1]) or "item"
-            break
-    words = [snake(p) for p in parts if "{" not in p]
-    while words and words[-1] in _NOT_NOUNS and len(words) > 1:
-        words.pop()
-    return (words[-1] if words else "") or "item"
 
 
 def _route_verb(page: str | None) -> str | None:

@@ -4,21 +4,26 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
+from collections.abc import Iterable
 from typing import Any
 from urllib.parse import parse_qs, urlparse
 
 from agentjit.protocol.manifest import ToolManifest, ToolType
 
 from ..dom import snake
+from ..extract import Element
 from ..label import LabeledStep
 from ..literal import js, prop
 from .base import (
     Synth,
     _body,
+    _cards_js,
+    _filters_in_place,
+    _item_expr,
+    _out_type,
     _page_check,
     _page_guard,
     _page_pattern,
-    _redraws_in_place,
     _Site,
     plural,
 )
@@ -38,23 +43,34 @@ def _filter_tools(site: _Site) -> list[Synth]:
         sent = pairs[0][1].element
         submit_sel = sent.selector if sent is not None and sent is not inp else None
         # a filter of a single-page app: Enter changes the URL's query, the page stays and redraws
-        in_place = all(q.page_after == q.page_before and _redraws_in_place(q) for _, q in pairs)
+        in_place = all(_filters_in_place(p, q) for p, q in pairs)
         what = snake(inp.name.split(".")[-1])
-        what = what.removeprefix("filter_by_")
-        fname = "search" if "search" in (inp.name.lower() + target) else (f"filter_by_{what}" if in_place else f"set_{what}")
-        if in_place:
-            pname = what if what.isidentifier() and what not in ("query", "filter") else "value"
+        what = what.removeprefix("filter_by_").removeprefix("id_")  # (named by its id: ``#id_q``)
+        label = " ".join(str(p.step.target.name or "") for p, _ in pairs[:1] if p.step.target is not None)
+        searches = "search" in (inp.name.lower() + target + label.lower())
+        fname = "search" if searches else (f"filter_by_{what}" if in_place else f"set_{what}")
         param = _filter_param(pairs) if in_place else None
+        # the list it narrows: one on the page its demonstrations filtered (a search page's results,
+        # not the list of another page its box also sits on)
+        typed_values = {str(p.step.value) for p, _ in pairs if p.step.value}
+        shown = (_list_on(site, {q.page_after for _, q in pairs if q.page_after}, typed_values) or _list_on(site, pages, typed_values)) if in_place else None
+        if in_place and searches:
+            fname = f"search_{plural(shown.name)}" if shown is not None else "search"  # a live search narrows the list
+        elif in_place:
+            pname = what if what.isidentifier() and what not in ("query", "filter") else "value"
+        items, item_props = _items_js(shown)
         m = ToolManifest(
             name=site.name(fname),
             description=(
-                f"Filter what this page shows by {inp.name.split('.')[-1]} (the {inp.name.split('.')[-1]} box, then Enter);"
+                f"Filter what this page shows by {label or inp.name.split('.')[-1]} (the {label or inp.name.split('.')[-1]} box, then Enter);"
                 " the page stays and shows only the matching entries; an empty value clears the filter."
+                + (f" Returns the {plural(shown.name).replace('_', ' ')} shown then (items, with {', '.join(snake(k) for k in shown.props)})."
+                   if shown is not None else "")
                 if in_place else f"Type a query into {inp.name} and submit it; opens the {target} page."
             ),
             type=ToolType.SET_FILTER,
             input_schema={"type": "object", "properties": {pname: {"type": "string", "minLength": 0 if in_place else 1}}, "required": [pname]},
-            output_schema={"type": "object", "properties": {pname: {"type": "string"}}},
+            output_schema={"type": "object", "properties": {pname: {"type": "string"}, **item_props}},
             pre={"page": _page_pattern(pages)},
             post={} if in_place else {"page": target},
             pre_check=_body(f"return __q({js(sel)}) ? true : [false, {js(f'no {inp.name} here')}];"),
@@ -64,9 +80,9 @@ def _filter_tools(site: _Site) -> list[Synth]:
                 "const before = location.href;",
                 "const enter = new KeyboardEvent('keydown', {key: 'Enter', code: 'Enter', bubbles: true, cancelable: true});",
                 # an Enter the page's script left alone submits the input's form, as a browser's does
-                "if (input.dispatchEvent(enter) && input.form && typeof input.form.requestSubmit === 'function') input.form.requestSubmit();",
+                "__enterSubmits(input, !input.dispatchEvent(enter));",
                 *_until_filtered(param, pname),
-                f"return {{{js(pname)}: {prop('inputs', pname)}}};",
+                f"return {{{js(pname)}: {prop('inputs', pname)}{items}}};",
             ) if in_place else _body(
                 f"const input = __q({js(sel)});",
                 f"__setValue(input, {prop('inputs', pname)});",
@@ -83,6 +99,32 @@ def _filter_tools(site: _Site) -> list[Synth]:
                          witness_args=[{pname: p.step.value} for p, _ in pairs]))
 
     return out
+
+
+def _list_on(site: _Site, pages: set[str], typed: Iterable[str] = ()) -> Element | None:
+    """The list a filter on ``pages`` narrows: one whose items the demonstration's value named (a
+    search for "bees" left rows named "Bees ..."), else the group shown there with the most
+    entries (a table's rows before other cards), or None when the page shows none."""
+    shown = [el for sel, el in site.groups.items() if site.group_pages.get(sel, set()) & pages]
+    if not shown:
+        return None
+    want = {t.casefold() for t in typed if t}
+
+    def named(el: Element) -> bool:
+        return bool(want) and any(w in str(x).casefold() for x in el.samples for w in want)
+
+    return max(shown, key=lambda el: (named(el), bool(el.member_sig), el.visible_count, len(el.props)))
+
+
+def _items_js(el: Element | None) -> tuple[str, dict[str, Any]]:
+    """What a filter adds to its output for the list ``el`` it narrows: the JavaScript of the
+    ``items`` entry (read as its list tool reads it) and its output schema."""
+    if el is None:
+        return "", {}
+    props = dict(el.props)
+    expr = f", items: {_cards_js(el)}.map((c) => {_item_expr(props, 'c')})"
+    schema = {"items": {"type": "array", "items": {"type": "object", "properties": {snake(n): _out_type(p) for n, p in props.items()}}}}
+    return expr, schema
 
 
 def _filter_param(pairs: list[tuple[LabeledStep, LabeledStep]]) -> str | None:

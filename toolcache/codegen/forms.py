@@ -10,6 +10,7 @@ from agentjit.protocol.manifest import Effect, ToolManifest, ToolType
 
 from ..dom import camel, parse_html, snake
 from ..extract import Element
+from ..extract.lists import _one
 from ..inputs import (
     checkbox_state,
     control_attrs,
@@ -22,6 +23,7 @@ from ..inputs import (
 from ..inputs import typed as typed_value
 from ..label import LabeledStep
 from ..literal import js, prop
+from ..pages import route_noun as _noun
 from ..redact import REDACTED
 from .base import (
     _GENERIC_BUTTONS,
@@ -30,7 +32,6 @@ from .base import (
     _cards_js,
     _is_item_page,
     _name_of_js,
-    _noun,
     _option_label,
     _page_check,
     _page_guard,
@@ -126,6 +127,9 @@ def _form_name(seqs: list[list[LabeledStep]], base: str, has_secret: bool, write
         # a query form that reloads its own list page (a change list's search box): what it searches
         return f"{'filter' if base == 'filter' else 'search'}_{plural(_noun(after))}"
     if writes and _posts_document(last):
+        if _creates(before) and _is_item_page(after) and after != before:
+            # a new item's form under its parent (``pages/add/home/homepage/3``, ``projects/7/issues/new``)
+            return f"create_{_one(_noun(after))}"
         if _is_item_page(before):
             return f"edit_{_noun(before)}"
         if _is_item_page(after):
@@ -133,6 +137,14 @@ def _form_name(seqs: list[list[LabeledStep]], base: str, has_secret: bool, write
     if not writes and after and after != before:
         return f"{'search' if typed == 1 and len(seqs[0]) == 2 else 'filter'}_{plural(_noun(after))}"
     return base
+
+
+_CREATE_WORDS = frozenset({"add", "new", "create"})
+
+
+def _creates(page: str) -> bool:
+    """A page whose route says it makes a new item, anywhere in it: ``admin/pages/add/home/homepage/3``."""
+    return any(w.lower() in _CREATE_WORDS for w in page.split("_"))
 
 
 def _form_description(

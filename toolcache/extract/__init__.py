@@ -225,6 +225,8 @@ def extract_snapshot(html: str, url: str | None, known: set[str] | None = None, 
     for ul in scope.find_all(lambda x: x.tag in ("ul", "ol")):
         if id(ul) in in_group or any(id(a) in in_group for a in ul.ancestors()) or _modal_of(ul, modals):
             continue
+        if _concealed(ul):
+            continue  # links nobody sees as the page arrives (a bulk-action bar until a row is ticked)
         items = _link_items(ul, url)
         ll = _link_list(ul, items, page) if items else None
         if ll is None or any(e.repeated and e.selector == ll.selector for e in ps.elements.values()):

@@ -20,7 +20,8 @@ _GENERIC_CLASSES = {"list", "table", "data", "grid", "form", "striped", "condens
 
 _LAYOUT_WORDS = {"full", "nice", "padding", "margin", "wrapper", "wrap", "container", "inner", "outer", "content", "layout",
                  "clearfix", "row", "col", "dialog", "body", "box", "block", "section", "panel", "main", "flex", "grid",
-                 "listing", "dropdown", "popup", "popover", "tooltip", "overlay", "modal", "hidden", "visible", "auto", "width", "height"}
+                 "listing", "dropdown", "popup", "popover", "tooltip", "overlay", "modal", "hidden", "visible", "auto",
+                 "width", "height", "fluid", "responsive"}
 
 
 _UTILITY_CLASS = re.compile(r"[a-z]{1,3}-(\d+|full|auto|screen|px|none)", re.I)
@@ -35,11 +36,17 @@ def is_layout_class(c: str) -> bool:
     return bool(words) and all(w in _LAYOUT_WORDS or len(w) <= 1 for w in words)
 
 
+UNRENDERED = "data-aj-unrendered"
+"""The mark the recorder puts in a snapshot on an element the browser did not render (no box, or a
+clipping box of zero size: ``toolcache/js/snapshot.js``), whatever hid it (often a stylesheet)."""
+
+
 def _concealed(n: Node) -> bool:
-    """Shown to nobody as the page arrives: ``hidden``, ``aria-hidden=true`` or an inline
-    ``display: none`` / ``visibility: hidden`` on it or an ancestor (a date picker's calendar)."""
+    """Shown to nobody as the page arrives: ``hidden``, ``aria-hidden=true``, an inline ``display:
+    none`` / ``visibility: hidden``, or not rendered when the recorder took the snapshot
+    (:data:`UNRENDERED`), on it or an ancestor (a date picker's calendar)."""
     for a in (n, *n.ancestors()):
-        if "hidden" in a.attrs or a.attrs.get("aria-hidden") == "true":
+        if "hidden" in a.attrs or a.attrs.get("aria-hidden") == "true" or UNRENDERED in a.attrs:
             return True
         if re.search(r"(display\s*:\s*none|visibility\s*:\s*hidden)", a.attrs.get("style", ""), re.I):
             return True
@@ -144,12 +151,17 @@ def _is_data_row(tr: Node, in_thead: bool) -> bool:
     return not ths or in_thead or all(c.attrs.get("scope") == "row" for c in ths)
 
 
-def _is_header_row(tr: Node, least: int) -> bool:
+def _is_header_row(tr: Node, least: int, thead: Node | None) -> bool:
     """A row of column headers: ``th`` cells (at least ``least``), beside which only empty ``td``
-    cells may stand (an actions column's head left blank, as Wagtail's page listing has)."""
+    cells may stand (an actions column's head left blank, as Wagtail's page listing has); in the
+    table's ``thead``, one ``th`` is enough beside blank cells that hold no control."""
     cells = _cells(tr)
     heads = [c for c in cells if c.tag == "th"]
-    return len(heads) >= least and all(c.tag == "th" or not c.text.strip() and not c.children for c in cells)
+    if len(heads) >= least and all(c.tag == "th" or not c.text.strip() and not c.children for c in cells):
+        return True
+    return (thead is not None and tr.parent is thead and len(cells) >= least and bool(heads)
+            and all(c.tag == "th" or not c.text.strip()
+                    and not c.find(lambda x: x.tag in ("a", "input", "button", "select")) for c in cells))
 
 
 def _is_menu(data: list[Node]) -> bool:
@@ -289,7 +301,7 @@ def _table_list(table: Node, page: str) -> Element | None:
     # a table with its own <thead> is data even with one column or one row (a query's result)
     thead = next((c for c in table.children if c.tag == "thead"), None)
     least = 1 if thead is not None else 2
-    head = next((r for r in rows if _is_header_row(r, least)), None)
+    head = next((r for r in rows if _is_header_row(r, least, thead)), None)
     if head is None:
         return None
     in_thead = thead is not None and head.parent is thead
@@ -334,7 +346,7 @@ def _table_list(table: Node, page: str) -> Element | None:
         noun = "row"
     tsig = ("#" + css_ident(table.attrs["id"])) if table.attrs.get("id") else table.signature
     el = Element(
-        name=camel(noun), page=page, kind="card", selector=f"{tsig} tr:has(> td)", repeated=True, props=props,
+        name=camel(noun), page=page, kind="card", selector=f"{tsig} tr:has(> td)" + (":not(thead > tr)" if any(c.tag == "td" for c in _cells(head)) else ""), repeated=True, props=props,
         name_prop=link_col or _name_prop(props), visible_count=len(data), clickable=False,
         member_sig="tr", container_sig=tsig, link_selector=link_sel,
         sort_selector=f"{tsig} thead th a[href]" if in_thead and head.find(lambda x: x.tag == "a" and "href" in x.attrs) else None,
@@ -344,8 +356,17 @@ def _table_list(table: Node, page: str) -> Element | None:
         el.sort_marks = any(_sort_state(c) for c in _cells(head))
     if el.name_prop:
         col = col_of.get(el.name_prop, 0)
-        el.samples = [_cells(r)[col].text for r in data[:50] if len(_cells(r)) > col]
+        # a row's name is its title link's text where the column links it, not the cell's whole text
+        # (a title cell that holds the row's menu too: "Chess Notes Edit View Delete ...")
+        el.samples = [_cell_name(_cells(r)[col], el.name_prop == link_col) for r in data[:50] if len(_cells(r)) > col]
     return el
+
+
+def _cell_name(cell: Node, linked: bool) -> str:
+    """What names a row in ``cell``: the text of its first link with text when the column is the
+    rows' linked title, else the cell's text."""
+    link = next((a for a in cell.iter() if a.tag == "a" and a.attrs.get("href") and a.text.strip()), None) if linked else None
+    return link.text if link is not None else cell.text
 
 
 _ID_TEXT = re.compile(r"#?[A-Za-z]{0,4}[-#]?[0-9]+")

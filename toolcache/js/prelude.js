@@ -52,7 +52,10 @@ const __head = (c) => {
 };
 const __cell = (row, label) => {
   const table = row.closest('table');
-  const head = table && [...table.rows].find((r) => r.cells.length > 1 && [...r.cells].every((c) => c.tagName === 'TH'));
+  // the header row: th cells only, or the thead's row of th cells beside blank td ones (extract.lists._is_head_row)
+  const blank = (c) => c.tagName === 'TD' && !__clean(c.textContent) && !c.querySelector('a, input, button, select');
+  const head = table && ([...table.rows].find((r) => r.cells.length > 1 && [...r.cells].every((c) => c.tagName === 'TH'))
+    || [...(table.tHead ? table.tHead.rows : [])].find((r) => [...r.cells].some((c) => c.tagName === 'TH') && [...r.cells].every((c) => c.tagName === 'TH' || blank(c))));
   const i = head ? [...head.cells].findIndex((c) => __norm(__head(c)) === __norm(label)) : -1;
   if (i < 0 || !row.cells[i]) return null;
   const c = row.cells[i];
@@ -112,6 +115,29 @@ const __setValue = (el, value, leave = false) => {
 const __hiddenNow = () => [...document.querySelectorAll('input[type=hidden]')].map((f) => f.value);
 const __editorSaved = async (before, limit = 2000) => {
   for (const t0 = Date.now(); Date.now() - t0 < limit && __hiddenNow().every((v, i) => v === before[i]);) await new Promise((r) => setTimeout(r, 25));
+};
+// Enter in a field, as a browser answers it (HTML's implicit submission): nothing when the page's
+// keydown handler took the key (`taken`) or the field is no single-line input of a form; else the
+// form's default button (its first submit button) is clicked, and a disabled one submits nothing
+// (a live search keeps Enter from reloading its page so); a form without one is submitted when it
+// has no other field that blocks implicit submission. Returns whether the form was submitted.
+const __BLOCKS_SUBMIT = new Set(['text', 'search', 'url', 'tel', 'email', 'password', 'date', 'month', 'week', 'time', 'datetime-local', 'number']);
+const __enterSubmits = (el, taken = false) => {
+  const form = el && el.form;
+  if (taken || !form || el.tagName !== 'INPUT') return false;
+  const controls = [...form.elements];
+  const isSubmit = (e) => (e.tagName === 'BUTTON' && (e.getAttribute('type') || 'submit').toLowerCase() === 'submit')
+    || (e.tagName === 'INPUT' && ['submit', 'image'].includes((e.getAttribute('type') || '').toLowerCase()));
+  const button = controls.find(isSubmit);
+  if (button) {
+    if (button.disabled) return false;
+    button.click();
+    return true;
+  }
+  const blocking = controls.filter((e) => e.tagName === 'INPUT' && __BLOCKS_SUBMIT.has((e.getAttribute('type') || 'text').toLowerCase()));
+  if (blocking.length > 1) return false;
+  if (typeof form.requestSubmit === 'function') form.requestSubmit(); else form.submit();
+  return true;
 };
 // __net (defined before this file: agentjit.runtime.network.TRACK_JS) holds the page's fetch and
 // XMLHttpRequest calls in flight: a redraw that waits on its data is not settled while the data is on its way

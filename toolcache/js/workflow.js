@@ -91,9 +91,13 @@ const __wfClick = (el) => {
 };
 const __wfPress = (el, key) => {
   const at = el || document.activeElement || document.body;
-  for (const type of ['keydown', 'keypress', 'keyup']) at.dispatchEvent(new KeyboardEvent(type, {key, bubbles: true, cancelable: true}));
-  // a synthetic Enter submits no form: ask the form, as the browser would
-  if (key === 'Enter' && at.form && typeof at.form.requestSubmit === 'function' && at.tagName !== 'TEXTAREA') at.form.requestSubmit();
+  let taken = false;
+  for (const type of ['keydown', 'keypress', 'keyup']) {
+    const sent = at.dispatchEvent(new KeyboardEvent(type, {key, bubbles: true, cancelable: true}));
+    if (type !== 'keyup') taken = taken || !sent;
+  }
+  // a synthetic Enter submits no form: submit it as the browser would (or would not)
+  if (key === 'Enter') __enterSubmits(at, taken);
 };
 const __wfAct = (s, el, value) => {
   if (s.action === 'click') __wfClick(el);
