@@ -3,6 +3,8 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
+# two workers, one per core; a test file stays in one worker (its module fixtures start once)
+PYTEST_ARGS ?= -n 2 --dist loadfile
 
 .PHONY: demo test lint chromium postgresql venv clean traces help-time
 
@@ -37,7 +39,7 @@ demo: chromium venv
 test: chromium postgresql venv
 	$(VENV)/bin/ruff check agentjit toolcache tests
 	$(VENV)/bin/mypy
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q $(PYTEST_ARGS)
 
 # Re-record the demonstrations in traces/food (real Chromium, latency injection on) and traces/roundup.
 traces: chromium venv
