@@ -15,7 +15,9 @@ never reaches the site:
   no failure, as the recorder keeps it out of a step's requests: one sent by a document the
   call loaded, one sent while no call runs, and one sent to an address the same document
   already sent such a write to (a ping on a timer, during a call that starts on a page loaded
-  before it). A write to an address the page never sent to by itself is the tool's, and refused.
+  before it), and one of a method and route template the demonstrations' pages sent by
+  themselves (whenever it comes: a document's response event may reach the guard after its first
+  ping). A write to an address the page never sent to by itself is the tool's, and refused.
   Such a background write that the demonstrations' pages sent too (same method and route
   template: the recorder keeps them in a step's ``background``) is answered with what it got
   then, never sent: a page that waits on its ping's answer (an editor that holds its form's
@@ -278,8 +280,11 @@ class WriteGuard:
         """Whether ``request`` (a write no demonstration sent) is the page's own: see the module docstring."""
         if is_navigation(request):
             return False
+        # a write the demonstrations' pages sent by themselves (kept with its answer) is the page's
+        # whenever it comes: the document's response event may reach us after its first ping did
         return (not self._in_call or self._documents > self._documents_at_begin
-                or write_address(request.url) in self._page_writes)
+                or write_address(request.url) in self._page_writes
+                or describe(request.method, request.url, self.routes) in self._page_answers)
 
     def recorded_document(self, url: str) -> str | None:
         """The document the demonstration showed at ``url``: the next one from the cursor on, else the last before."""
