@@ -2,9 +2,11 @@
 
 The add form's title input answers its change, keyup and blur events by writing the slug field
 100 ms later (a debounced handler, Wagtail's ``w-sync``); the site refuses a page without a slug
-(the form again, with "This field is required."). The demonstration fills the title only. The
-form tool built from it must send the slug the page derives from the title it was given: the
-page's timers set in answer to the tool's own edits run before the form is sent.
+(the form again, with "This field is required."). It also autosaves the form 500 ms after an edit
+(Wagtail's autosave): the page's own later work, not a reaction to wait for. The demonstration
+fills the title and the intro. The form tool built from it must send the slug the page derives
+from the title it was given (the page's short timers set in answer to the tool's own edits run
+before the form is sent), and must not wait for, and so set off, the autosave.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ class Site:
     def __init__(self) -> None:
         self.pages: dict[str, str] = {}
         self.posts: list[dict[str, str]] = []
+        self.autosaves = 0
 
 
 def _add_form(error: str = "") -> str:
@@ -56,6 +59,12 @@ const later = () => {{
   timer = setTimeout(() => {{ slug.value = title.value.trim().toLowerCase().replace(/[^a-z0-9]+/g, '-'); }}, 100);
 }};
 for (const type of ['change', 'keyup', 'blur']) title.addEventListener(type, later);
+// the form is autosaved 500 ms after its last edit
+let saving = null;
+document.querySelector('form').addEventListener('change', () => {{
+  clearTimeout(saving);
+  saving = setTimeout(() => fetch('/pages/autosave/', {{method: 'POST', body: new FormData(document.querySelector('form'))}}), 500);
+}});
 </script></body></html>"""
 
 
@@ -72,6 +81,11 @@ def _handler(site: Site) -> type[http.server.BaseHTTPRequestHandler]:
                 self.send_error(404)
 
         def do_POST(self) -> None:  # noqa: N802
+            if self.path == "/pages/autosave/":
+                site.autosaves += 1
+                self.send_response(204)
+                self.end_headers()
+                return
             data = {k: v[0] for k, v in parse_qs(self.rfile.read(int(self.headers.get("Content-Length") or 0)).decode()).items()}
             site.posts.append(data)
             slug = data.get("slug", "")
@@ -112,13 +126,15 @@ async def built(site: tuple[Site, str], browser_pool: BrowserPool, tmp_path_fact
     recorded = dict(state.pages)
     state.pages.clear()
     state.posts.clear()
+    state.autosaves = 0
     cache, report = await build_cache([root / "traces"], root / "cache", base_url=url, pool=browser_pool)
-    return {"cache": cache, "report": report, "recorded": recorded, "build_posts": list(state.posts)}
+    return {"cache": cache, "report": report, "recorded": recorded, "build_posts": list(state.posts), "build_autosaves": state.autosaves}
 
 
 def test_the_demonstration_made_its_page_and_the_build_sent_nothing(built: dict[str, Any]) -> None:
     assert built["recorded"] == {"pigeons-guide": "Pigeons Guide"}
     assert built["build_posts"] == []
+    assert built["build_autosaves"] == 0
 
 
 async def test_the_form_tool_sends_the_field_the_page_derives_in_chromium(built: dict[str, Any], site: tuple[Site, str], page: Any) -> None:
@@ -130,3 +146,4 @@ async def test_the_form_tool_sends_the_field_the_page_derives_in_chromium(built:
     assert out.ok, (out.reason, state.posts)
     assert state.pages == {"moons-guide": "Moons Guide"}
     assert [p.get("slug") for p in state.posts] == ["moons-guide"]
+    assert state.autosaves == 0
