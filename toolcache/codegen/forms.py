@@ -440,9 +440,10 @@ def _form_tool(site: _Site, seqs: list[list[LabeledStep]]) -> Synth:
             _page_guard(pages),
             f"return __q({js(sel.selector)}) ? true : [false, {js(f'no {base} button on this page')}];",
         ),
-        # a rich-text editor set above writes its text into the form on a timer: wait for it
-        execute=_body(open_js, "const __held = __hiddenNow();", *setters,
-                      "if (__typedIn && __held.length) await __editorSaved(__held);", click, tail),
+        # the page answers the edits on a timer (a rich-text editor writes its text into the form,
+        # a slug follows its title): the form is sent once those timers ran
+        execute=_body(open_js, "const __held = __hiddenNow();", "await __timed(async () => {", *setters, "});",
+                      "if (__typedIn && __held.length) await __editorSaved(__held);", "await __timersRan();", click, tail),
         post_check=post_check,
         effect=Effect.WRITE if writes else Effect.READ,
         elements=sorted({f"{s.page_before}.{s.element.name}" for seq in seqs for s in seq if s.element}),

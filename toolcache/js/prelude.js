@@ -116,6 +116,33 @@ const __hiddenNow = () => [...document.querySelectorAll('input[type=hidden]')].m
 const __editorSaved = async (before, limit = 2000) => {
   for (const t0 = Date.now(); Date.now() - t0 < limit && __hiddenNow().every((v, i) => v === before[i]);) await new Promise((r) => setTimeout(r, 25));
 };
+// a page that fills a field from another on a timer after an edit (a debounced handler: Wagtail
+// writes a page's slug 100 ms after its title changes): __timed(fn) runs fn (the tool's edits) and
+// notes the short timers the page sets meanwhile, and those their callbacks set in turn;
+// __timersRan waits (at most `limit` ms) until they have run, so a form sent next carries what they wrote.
+// Short: at most 300 ms, a reaction to the edit; a longer one is the page's own later work (Wagtail
+// autosaves 500 ms after an edit), which the tool neither waits for nor sets off
+const __timers = {pending: new Map(), plain: window.setTimeout, clear: window.clearTimeout};
+const __timed = (fn) => {  // fn may be async: the timers are noted until it settles
+  const {plain, clear} = __timers;
+  if (window.setTimeout !== plain) return fn();  // already noting (a timer's callback inside __timed)
+  window.setTimeout = function (cb, ms, ...rest) {
+    if (typeof cb !== 'function' || Number(ms) > 300) return plain.call(window, cb, ms, ...rest);
+    const id = plain.call(window, (...a) => { __timers.pending.delete(id); __timed(() => cb(...a)); }, ms, ...rest);
+    __timers.pending.set(id, Date.now());
+    return id;
+  };
+  window.clearTimeout = function (id) { __timers.pending.delete(id); return clear.call(window, id); };
+  const restore = () => { window.setTimeout = plain; window.clearTimeout = clear; };
+  let out;
+  try { out = fn(); } catch (e) { restore(); throw e; }
+  if (out && typeof out.then === 'function') return out.finally(restore);
+  restore();
+  return out;
+};
+const __timersRan = async (limit = 2000) => {
+  for (const t0 = Date.now(); __timers.pending.size && Date.now() - t0 < limit;) await new Promise((r) => __timers.plain.call(window, r, 10));
+};
 // Enter in a field, as a browser answers it (HTML's implicit submission): nothing when the page's
 // keydown handler took the key (`taken`) or the field is no single-line input of a form; else the
 // form's default button (its first submit button) is clicked, and a disabled one submits nothing

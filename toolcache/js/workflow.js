@@ -118,8 +118,10 @@ const __wfRun = async (steps, inputs) => {
     const el = s.target ? await __wfFind(s.target, s.target.group ? value : null, 5000) : null;
     if (s.navigates) { setTimeout(() => __wfAct(s, el, value), 0); return {success: true}; }
     const held = s.action === 'fill' && el && el.isContentEditable ? __hiddenNow() : null;
-    __wfAct(s, el, value);
+    // an edit's timers (a field the page derives from this one) run before the next step
+    if (['fill', 'select', 'check'].includes(s.action)) __timed(() => __wfAct(s, el, value)); else __wfAct(s, el, value);
     if (held && held.length) await __editorSaved(held);
+    await __timersRan();
     await __settle(null, 100, 5000);
   }
   return {success: true};
