@@ -217,7 +217,7 @@ async def _in_place(page: Any, tool: ToolManifest, base: dict[str, Any], limit_s
     WRITE, which may have sent its request, is judged by its post_check on the new document.
     """
     stages = ["pre", "exec", "post"]
-    for attempt in (1, 2):
+    for attempt in (1, 2, 3):
         try:
             return await _evaluate(page, {**base, "stages": stages}, limit_s)
         except SiteUnreachable:
@@ -225,18 +225,13 @@ async def _in_place(page: Any, tool: ToolManifest, base: dict[str, Any], limit_s
         except Exception as exc:
             if page.is_closed() or not is_navigation_race(exc):
                 raise
+            if attempt == 3:
+                return {"ok": False, "phase": "navigation", "reason": f"the page kept navigating: {str(exc).splitlines()[0]}"}
             log.debug("%s: the page navigated under the call (%s)", tool.name, str(exc).splitlines()[0])
             await _loaded(page, load_ms)
             if tool.is_write or attempt == 2:
                 stages = ["post"]
-    try:
-        return await _evaluate(page, {**base, "stages": stages}, limit_s)
-    except SiteUnreachable:
-        raise
-    except Exception as exc:
-        if page.is_closed() or not is_navigation_race(exc):
-            raise
-        return {"ok": False, "phase": "navigation", "reason": f"the page kept navigating: {str(exc).splitlines()[0]}"}
+    raise AssertionError("unreachable: the third attempt returns or raises")
 
 
 def _navigation_failure(exc: BaseException, timeout: int) -> str:
