@@ -12,7 +12,7 @@ is a text that does not read as the task's.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from agentjit.planner.templates import NUMBER_WORDS
@@ -225,25 +225,27 @@ def cheapest_fries(text: str) -> Judge:
                   unchanged())  # fmt: skip
 
 
-def best_search_hit(text: str) -> Judge:
-    """The best-rated store among a search's results."""
-    got = _reads(text, rf"Search for {_Q} and tell me which store in the results has the highest rating")
+def _best_of(text: str, pattern: str, stores_for: Callable[[str], list[Any]], what: str) -> Judge:
+    """The best-rated of the stores ``stores_for`` gives for the value ``pattern`` reads from the task
+    (``what`` names that value when the seed has no store for it: ``{!r}`` is the value)."""
+    got = _reads(text, pattern)
     if isinstance(got, JudgeResult):
         return _verdict(got)
-    hits = search_stores(got[0])
-    if not hits:
-        return _verdict(unknown_value(f"a search for {got[0]!r} that finds a store"))
-    return all_of(_names_one_of(_best(hits), "store"), unchanged())
+    stores = stores_for(got[0])
+    if not stores:
+        return _verdict(unknown_value(what.format(got[0])))
+    return all_of(_names_one_of(_best(stores), "store"), unchanged())
+
+
+def best_search_hit(text: str) -> Judge:
+    """The best-rated store among a search's results."""
+    return _best_of(text, rf"Search for {_Q} and tell me which store in the results has the highest rating",
+                    search_stores, "a search for {!r} that finds a store")
 
 
 def best_in_category(text: str) -> Judge:
-    got = _reads(text, r"Which (.+?) restaurant has the highest rating")
-    if isinstance(got, JudgeResult):
-        return _verdict(got)
-    stores = stores_in_category(got[0])
-    if not stores:
-        return _verdict(unknown_value(f"the category {got[0]!r}"))
-    return all_of(_names_one_of(_best(stores), "store"), unchanged())
+    """The best-rated store of a category."""
+    return _best_of(text, r"Which (.+?) restaurant has the highest rating", stores_in_category, "the category {!r}")
 
 
 # -- write tasks -------------------------------------------------------------
