@@ -36,3 +36,29 @@ def serve(handler: type[http.server.BaseHTTPRequestHandler]) -> Iterator[str]:
     finally:
         server.shutdown()
         server.server_close()
+
+
+async def record_and_build(pool: Any, site: str, scripts: dict[str, list[dict[str, Any]]], root: Any,
+                           *, start: str | None = None) -> Any:
+    """Record each of ``scripts`` (name -> steps, after a goto to ``start`` when given) on ``site``
+    into ``root`` and build one cache from them with verification: ``(cache, report)``."""
+    import json
+
+    from toolcache.build import build_cache
+    from toolcache.record import record_script
+    from toolcache.script import load_script
+
+    traces = []
+    for name, steps in scripts.items():
+        path = root / f"{name}.json"
+        opening = [{"action": "goto", "url": start}] if start is not None else []
+        path.write_text(json.dumps({"name": name, "reset": False, "steps": [*opening, *steps]}))
+        traces.append(await record_script(pool, load_script(path), site, root / f"{name}.jsonl"))
+    return await build_cache(traces, root / "cache", base_url=site, pool=pool)
+
+
+def one_tool(cache: Any, prefix: str) -> Any:
+    """The cache's one tool whose name starts with ``prefix`` (fails naming the tools when not one)."""
+    found = [t for name, t in cache.tools.items() if name.startswith(prefix)]
+    assert len(found) == 1, (prefix, sorted(cache.tools))
+    return found[0]

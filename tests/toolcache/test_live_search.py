@@ -16,9 +16,7 @@ the list tool reads every row's cells, and no tool lists what the page does not 
 from __future__ import annotations
 
 import html
-import json
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlencode, urlparse
 
@@ -27,11 +25,9 @@ import pytest
 from agentjit.cache import ToolCache
 from agentjit.runtime import BrowserPool
 from agentjit.runtime.invoke import call_tool
-from toolcache.build import BuildReport, build_cache
-from toolcache.record import record_script
-from toolcache.script import load_script
+from toolcache.build import BuildReport
 
-from .pages import PageHandler, serve
+from .pages import PageHandler, one_tool, record_and_build, serve
 
 pytestmark = pytest.mark.browser
 
@@ -146,19 +142,7 @@ SCRIPTS = {
 
 @pytest.fixture(scope="module")
 async def built(site: str, browser_pool: BrowserPool, tmp_path_factory: pytest.TempPathFactory) -> tuple[ToolCache, BuildReport]:
-    root = tmp_path_factory.mktemp("live")
-    traces: list[Path] = []
-    for name, steps in SCRIPTS.items():
-        path = root / f"{name}.json"
-        path.write_text(json.dumps({"name": name, "reset": False, "steps": [{"action": "goto", "url": "/notes/"}, *steps]}))
-        traces.append(await record_script(browser_pool, load_script(path), site, root / f"{name}.jsonl"))
-    return await build_cache(traces, root / "cache", base_url=site, pool=browser_pool)
-
-
-def _tool(cache: ToolCache, prefix: str) -> Any:
-    found = [t for name, t in cache.tools.items() if name.startswith(prefix)]
-    assert len(found) == 1, (prefix, sorted(cache.tools))
-    return found[0]
+    return await record_and_build(browser_pool, site, SCRIPTS, tmp_path_factory.mktemp("live"), start="/notes/")
 
 
 async def _titles(page: Any) -> list[str]:
@@ -173,7 +157,7 @@ async def test_every_demonstrated_step_is_a_verified_tool_and_hidden_widgets_are
     assert lists == ["list_notes"], lists  # not the calendar, not the bulk-action bar
     items = cache.tools["list_notes"].output_schema["properties"]["items"]["items"]["properties"]
     assert {"title", "updated", "status"} <= set(items)
-    sort = _tool(cache, "sort_")
+    sort = one_tool(cache, "sort_")
     assert sort.input_schema["properties"]["column"]["enum"] == ["Title", "Updated", "Status"]
 
 
@@ -195,7 +179,7 @@ async def test_the_search_filters_in_place_and_returns_the_rows(built: tuple[Too
 async def test_sort_and_list_read_every_column(built: tuple[ToolCache, BuildReport], site: str, page: Any) -> None:
     cache, _ = built
     await page.goto(site + "/notes/")
-    out = await call_tool(page, _tool(cache, "sort_"), {"column": "Updated"})
+    out = await call_tool(page, one_tool(cache, "sort_"), {"column": "Updated"})
     assert out.ok, (out.phase, out.reason)
     assert "ordering=updated" in page.url
     rows = await call_tool(page, cache.tools["list_notes"], {})

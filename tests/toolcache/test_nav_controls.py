@@ -12,10 +12,8 @@ values no demonstration used.
 from __future__ import annotations
 
 import html
-import json
 import re
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlencode, urlparse
 
@@ -25,13 +23,11 @@ from agentjit.cache import ToolCache
 from agentjit.exceptions import ToolInputError
 from agentjit.runtime import BrowserPool
 from agentjit.runtime.invoke import call_tool
-from toolcache.build import BuildReport, build_cache
+from toolcache.build import BuildReport
 from toolcache.dom import parse_html
 from toolcache.extract import extract_snapshot, link_group
-from toolcache.record import record_script
-from toolcache.script import load_script
 
-from .pages import PageHandler, serve
+from .pages import PageHandler, one_tool, record_and_build, serve
 
 pytestmark = pytest.mark.browser
 
@@ -127,19 +123,7 @@ SCRIPTS = {  # two demonstrations: every verified replay costs a browser's while
 
 @pytest.fixture(scope="module")
 async def built(site: str, browser_pool: BrowserPool, tmp_path_factory: pytest.TempPathFactory) -> tuple[ToolCache, BuildReport]:
-    root = tmp_path_factory.mktemp("nav")
-    traces: list[Path] = []
-    for name, steps in SCRIPTS.items():
-        path = root / f"{name}.json"
-        path.write_text(json.dumps({"name": name, "reset": False, "steps": [{"action": "goto", "url": "/"}, *steps]}))
-        traces.append(await record_script(browser_pool, load_script(path), site, root / f"{name}.jsonl"))
-    return await build_cache(traces, root / "cache", base_url=site, pool=browser_pool)
-
-
-def _tool(cache: ToolCache, prefix: str) -> Any:
-    found = [t for name, t in cache.tools.items() if name.startswith(prefix)]
-    assert len(found) == 1, (prefix, sorted(cache.tools))
-    return found[0]
+    return await record_and_build(browser_pool, site, SCRIPTS, tmp_path_factory.mktemp("nav"), start="/")
 
 
 def test_a_filter_link_belongs_to_the_group_its_heading_names() -> None:
@@ -159,14 +143,14 @@ def test_a_filter_link_belongs_to_the_group_its_heading_names() -> None:
 async def test_the_build_verifies_one_tool_per_control_class(built: tuple[ToolCache, BuildReport]) -> None:
     cache, report = built
     assert report.rejected == {}, report.rejected
-    kind, light = _tool(cache, "filter_catalogs_by_kind"), _tool(cache, "filter_catalogs_by_light")
+    kind, light = one_tool(cache, "filter_catalogs_by_kind"), one_tool(cache, "filter_catalogs_by_light")
     assert kind.input_schema["properties"]["kind"]["enum"] == ["Any", "Herbs", "Foliage", "Shrubs"]
     assert light.input_schema["properties"]["light"]["enum"] == ["Any", "Full sun", "Shade"]
-    sort = _tool(cache, "sort_")
+    sort = one_tool(cache, "sort_")
     assert sort.input_schema["properties"]["column"]["enum"] == ["Name", "Height"]
     assert sort.input_schema["properties"]["direction"]["enum"] == ["ascending", "descending"]
-    assert _tool(cache, "goto_catalogs_page").input_schema["properties"]["page"]["type"] == "integer"
-    history = _tool(cache, "goto_plant_id_history")
+    assert one_tool(cache, "goto_catalogs_page").input_schema["properties"]["page"]["type"] == "integer"
+    history = one_tool(cache, "goto_plant_id_history")
     assert "/plant/1/history" not in history.pre_check and "/plant/4/history" not in history.pre_check
 
 
@@ -177,17 +161,17 @@ async def _shelf_rows(page: Any) -> list[str]:
 async def test_filters_sort_and_pages_work_with_values_no_demonstration_used(built: tuple[ToolCache, BuildReport], site: str, page: Any) -> None:
     cache, _ = built
     await page.goto(site + "/catalog")
-    out = await call_tool(page, _tool(cache, "filter_catalogs_by_kind"), {"kind": "Shrubs"})
+    out = await call_tool(page, one_tool(cache, "filter_catalogs_by_kind"), {"kind": "Shrubs"})
     assert out.ok, out.reason
     assert await _shelf_rows(page) == ["Lavender", "Box", "Holly", "Yew"]
-    out = await call_tool(page, _tool(cache, "filter_catalogs_by_light"), {"light": "Full sun"})
+    out = await call_tool(page, one_tool(cache, "filter_catalogs_by_light"), {"light": "Full sun"})
     assert out.ok, out.reason
     assert await _shelf_rows(page) == ["Lavender", "Yew"]  # the kind filter stays
     with pytest.raises(ToolInputError, match="Moonlight"):  # one of the group's links, or nothing
-        await call_tool(page, _tool(cache, "filter_catalogs_by_light"), {"light": "Moonlight"})
+        await call_tool(page, one_tool(cache, "filter_catalogs_by_light"), {"light": "Moonlight"})
 
     await page.goto(site + "/catalog")
-    sort = _tool(cache, "sort_")
+    sort = one_tool(cache, "sort_")
     out = await call_tool(page, sort, {"column": "Height", "direction": "descending"})  # two clicks' worth
     assert out.ok, out.reason
     assert (await _shelf_rows(page))[:2] == ["Yew", "Holly"]
@@ -198,7 +182,7 @@ async def test_filters_sort_and_pages_work_with_values_no_demonstration_used(bui
     assert out.ok, out.reason
     assert (await _shelf_rows(page))[:2] == ["Basil", "Box"]
 
-    goto = _tool(cache, "goto_catalogs_page")
+    goto = one_tool(cache, "goto_catalogs_page")
     out = await call_tool(page, goto, {"page": 3})
     assert out.ok, out.reason
     assert await _shelf_rows(page) == ["Rosemary", "Sage", "Thyme", "Yew"]  # still by name
@@ -208,7 +192,7 @@ async def test_filters_sort_and_pages_work_with_values_no_demonstration_used(bui
 
 async def test_an_item_pages_own_link_opens_that_items_page(built: tuple[ToolCache, BuildReport], site: str, page: Any) -> None:
     cache, _ = built
-    history = _tool(cache, "goto_plant_id_history")
+    history = one_tool(cache, "goto_plant_id_history")
     await page.goto(site + "/plant/11")  # Holly: no demonstration opened it
     out = await call_tool(page, history, {})
     assert out.ok, out.reason

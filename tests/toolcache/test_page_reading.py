@@ -12,20 +12,17 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from agentjit.cache import ToolCache
 from agentjit.runtime import BrowserPool
-from toolcache.build import BuildReport, build_cache
+from toolcache.build import BuildReport
 from toolcache.extract import extract_snapshot
-from toolcache.record import record_script
 from toolcache.rows import looked_at_list
-from toolcache.script import load_script
 
-from .pages import PageHandler, serve
+from .pages import PageHandler, record_and_build, serve
 
 pytestmark = pytest.mark.browser
 
@@ -105,13 +102,7 @@ SCRIPTS = {
 
 @pytest.fixture(scope="module")
 async def built(site: str, browser_pool: BrowserPool, tmp_path_factory: pytest.TempPathFactory) -> tuple[ToolCache, BuildReport]:
-    root = tmp_path_factory.mktemp("reading")
-    traces: list[Path] = []
-    for name, steps in SCRIPTS.items():
-        path = root / f"{name}.json"
-        path.write_text(json.dumps({"name": name, "reset": False, "steps": steps}))
-        traces.append(await record_script(browser_pool, load_script(path), site, root / f"{name}.jsonl"))
-    return await build_cache(traces, root / "cache", base_url=site, pool=browser_pool)
+    return await record_and_build(browser_pool, site, SCRIPTS, tmp_path_factory.mktemp("reading"))
 
 
 async def test_a_scroll_to_a_region_is_covered_by_the_list_it_shows(built: tuple[ToolCache, BuildReport]) -> None:
