@@ -52,7 +52,7 @@ const __head = (c) => {
 };
 const __cell = (row, label) => {
   const table = row.closest('table');
-  // the header row: th cells only, or the thead's row of th cells beside blank td ones (extract.lists._is_head_row)
+  // the header row: th cells only, or the thead's row of th cells beside blank td ones (extract.lists._is_header_row, whose in-thead rule this is)
   const blank = (c) => c.tagName === 'TD' && !__clean(c.textContent) && !c.querySelector('a, input, button, select');
   const head = table && ([...table.rows].find((r) => r.cells.length > 1 && [...r.cells].every((c) => c.tagName === 'TH'))
     || [...(table.tHead ? table.tHead.rows : [])].find((r) => [...r.cells].some((c) => c.tagName === 'TH') && [...r.cells].every((c) => c.tagName === 'TH' || blank(c))));
