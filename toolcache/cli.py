@@ -121,7 +121,7 @@ def _cmd_build(args: argparse.Namespace) -> int:
                 if stage in tasks:
                     prog.update(tasks[stage], completed=done, total=total)
 
-            secrets = dict(kv.split("=", 1) for kv in args.secret)
+            secrets = _secrets(args.secret)
             cache, report = asyncio.run(build_cache(args.traces, args.output, base_url=url, app=app or args.app_name,
                                                     model=model, reset=reset, progress=progress, secrets=secrets,
                                                     writes=args.verify_writes, step_timeout_s=args.step_timeout,
@@ -184,12 +184,25 @@ def _cmd_heal(args: argparse.Namespace) -> int:
 
     from .heal import heal_sync, render
 
-    report = heal_sync(args.cache, args.site, tools=args.tool or None)
+    if args.secret and not args.sign_in:
+        raise ConfigError("--secret is for --sign-in (heal sends nothing else)")
+    report = heal_sync(args.cache, args.site, tools=args.tool or None, sign_in=_secrets(args.secret) if args.sign_in else None)
     if args.json:
         emit_json(report.to_json())
     else:
         print(render(report))
     return 1 if report.failed else 0
+
+
+def _secrets(pairs: Sequence[str]) -> dict[str, str]:
+    """``--secret NAME=VALUE`` options by name; one without ``=`` is a usage error naming it (not its value)."""
+    out: dict[str, str] = {}
+    for kv in pairs:
+        name, sep, value = kv.partition("=")
+        if not sep or not name:
+            raise ConfigError(f"--secret {name or '?'}...: give NAME=VALUE")
+        out[name] = value
+    return out
 
 
 def _check_write_flags(args: argparse.Namespace) -> None:
@@ -289,6 +302,11 @@ def _parser() -> argparse.ArgumentParser:
     h.add_argument("--cache", required=True, help="the cache directory (its suspects.json lists the broken tools)")
     h.add_argument("--site", required=True, help="base URL of the live site to heal against (read-only)")
     h.add_argument("--tool", action="append", default=[], metavar="NAME", help="heal only this suspect (repeatable)")
+    h.add_argument("--sign-in", action="store_true",
+                   help="sign in first with the cache's sign-in tool (its last good call's arguments and --secret), so "
+                        "the tools behind it are healed signed in; the only request heal sends")
+    h.add_argument("--secret", action="append", default=[], metavar="NAME=VALUE",
+                   help="with --sign-in: a sign-in input's value (e.g. login_password=...); never stored")
     h.add_argument("--json", action="store_true", help="print the heal report as JSON")
     add_browser_arg(h)
     h.set_defaults(func=_cmd_heal)

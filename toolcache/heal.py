@@ -55,6 +55,7 @@ from agentjit.cache import SuspectStore, ToolCache
 from agentjit.exceptions import ConfigError, SiteUnreachable
 from agentjit.protocol.manifest import ToolManifest
 from agentjit.protocol.schema import validate_output
+from agentjit.protocol.trace import REDACTED
 from agentjit.protocol.urls import OffSiteURL, site_url
 from agentjit.runtime import BrowserPool, call_tool
 from agentjit.runtime.healing import COUNT_JS as _COUNT_JS
@@ -123,6 +124,9 @@ class HealReport:
     on has no more, so its request was matched without them."""
     plans_kept: int = 0
     plans_dropped: int = 0
+    signed_in: dict[str, Any] | None = None
+    """With ``--sign-in``: the sign-in tool heal ran on the site first (``tool``, ``ok``, ``reason``), so the pages
+    behind it are healed signed in; the session lives in heal's browser only."""
     revision: int = 0
     time_s: float = 0.0
 
@@ -176,6 +180,15 @@ _MAPPED_JS = r"""
 
 #: ``[hidden, here]``: the names of the hidden inputs of the tool's good page (``oldHtml``), the names of the
 #: fields of the page as it is now.
+#: Whether the page has a visible password field the good page (its HTML) had none of.
+_SIGN_IN_WALL_JS = r"""
+(oldHtml) => {
+  const old = new DOMParser().parseFromString(oldHtml, 'text/html');
+  if (old.querySelector('input[type=password]')) return false;
+  return [...document.querySelectorAll('input[type=password]')].some((e) => e.getClientRects().length > 0);
+}
+"""
+
 _FIELDS_JS = r"""
 (oldHtml) => {
   const old = new DOMParser().parseFromString(oldHtml, 'text/html');
@@ -336,6 +349,8 @@ class _Healer:
         self.store = store
         self.pool = pool
         self.base_url = base_url
+        self.session: dict[str, Any] | None = None
+        """The storage state of a sign-in heal made (:meth:`sign_in`): every later page starts with it."""
         self._dirty = True
         self.guard = WriteGuard(base_url, mode="recorded")
         self.guard.start_trace(None)
@@ -461,10 +476,14 @@ class _Healer:
             where, args = good.get("url") or where, dict(good.get("args") or {})
         url = site_url(self.base_url, where)
         expected = evidence.get("fallback_output")
-        async with self.pool.page() as page:
+        async with self._page() as page:
             await self.guard.install(page)
             await self._open(page, url)
             self._dirty = False
+            if not _signs_in(tool) and await self._sign_in_wall(page, good):
+                report.failed[tool.name] = (f"{page.url} asks to sign in where the tool worked signed in: heal it signed "
+                                            "in (toolcache heal --sign-in --secret NAME=VALUE)")  # fmt: skip
+                return None
             if writes:
                 writes = await self._own_params(page, writes, good, args, report, tool.name)
             # a navigating tool's post_check runs on the page it lands on: its names are judged there
@@ -527,6 +546,55 @@ class _Healer:
             if not chosen:
                 return tool  # it passes again: the page was slow or the state was off, nothing to change
             return healed.model_copy(update={"version": tool.version + 1})
+
+    async def _sign_in_wall(self, page: Any, good: dict[str, Any] | None) -> bool:
+        """Whether ``page`` shows a password field where the tool's good page had none: the site asks a visitor to
+        sign in, and every name the tool looks for is behind it (no replacement found here could be right)."""
+        path = _good_file(self.store, good, "dom_path")
+        if path is None or not await asyncio.to_thread(path.is_file):
+            return False
+        old_html = await asyncio.to_thread(path.read_text, encoding="utf-8")
+        try:
+            return bool(await page.evaluate(_SIGN_IN_WALL_JS, old_html))
+        except Exception:  # a page mid-navigation: no evidence either way
+            return False
+
+    def _page(self) -> Any:
+        """A fresh page, signed in when heal signed in (:meth:`sign_in`)."""
+        return self.pool.page(storage_state=self.session) if self.session is not None else self.pool.page()
+
+    async def sign_in(self, tool: ToolManifest, secrets: dict[str, str]) -> dict[str, Any]:
+        """Send ``tool`` (a sign-in) to the site with the arguments of its last good call and ``secrets`` (by input
+        name), the only request heal ever sends: a session, not the site's data. Its request must be the one that
+        call sent (the guard matches it); on success the session is kept for every page after. Returns what
+        happened (``tool``, ``ok``, ``reason``)."""
+        good = self.store.good(tool.name) if self.store is not None else None
+        writes = good.get("writes") if good is not None else None
+        if good is None or not isinstance(writes, list) or not writes:
+            return {"tool": tool.name, "ok": False,
+                    "reason": "no run of it on record (run a plan that signs in with record_suspects first)"}  # fmt: skip
+        args = {**dict(good.get("args") or {}), **{k: v for k, v in secrets.items() if k in tool.parameters}}
+        unknown = [n for n in tool.required if args.get(n) in (None, "", REDACTED)]
+        if unknown:
+            raise ConfigError(f"heal --sign-in: {tool.name} needs {', '.join(unknown)}: give --secret NAME=VALUE for each")
+        async with self._page() as page:
+            await self.guard.install(page)
+            await self._open(page, site_url(self.base_url, good.get("url") or "/"))
+            # a token its page put in the form then (a CSRF input) and this page has not is not the sign-in's
+            writes = await self._own_params(page, [w for w in writes if isinstance(w, dict)], good, args,
+                                            HealReport(cache="", site=""), tool.name)  # fmt: skip
+            self.guard.begin(writes, args, live=True, sign_in=True)
+            try:
+                outcome = await call_tool(page, tool, args, timeout_ms=NAVIGATION_MS, validate=False)
+            finally:
+                _answered, sent, refused = self.guard.end()
+            if refused:
+                return {"tool": tool.name, "ok": False, "reason": f"its request is not the one on record: {refused[0]}"}
+            if not outcome.ok:
+                return {"tool": tool.name, "ok": False, "reason": f"{outcome.phase}: {outcome.reason}"}
+            self.session = await page.context.storage_state()
+        log.info("heal signed in with %s (%d request(s) sent)", tool.name, len(sent))
+        return {"tool": tool.name, "ok": True, "reason": None}
 
     async def _signed_out_again(self, page: Any, tool: ToolManifest, args: dict[str, Any]) -> bool:
         """Whether a sign-in whose request was answered from its record landed back on its own form (its pre_check
@@ -607,7 +675,7 @@ class _Healer:
             url = site_url(self.base_url, good.get("url") or "/")
         except OffSiteURL:
             return {}
-        async with self.pool.page() as page:
+        async with self._page() as page:
             await self.guard.install(page)
             await self._open(page, url)
             return await self._mapped_on(page, path, broken)
@@ -708,8 +776,12 @@ def rekey_plans(cache: ToolCache, old_fingerprint: str, changed: set[str]) -> tu
 
 
 async def heal_cache(cache_dir: str | Path, base_url: str, *, pool: BrowserPool | None = None,
-                     tools: list[str] | None = None) -> HealReport:  # fmt: skip
-    """Heal the suspect tools of the cache at ``cache_dir`` (or only ``tools``) against the site at ``base_url``."""
+                     tools: list[str] | None = None, sign_in: dict[str, str] | None = None) -> HealReport:  # fmt: skip
+    """Heal the suspect tools of the cache at ``cache_dir`` (or only ``tools``) against the site at ``base_url``.
+
+    ``sign_in``: sign in first (with these secrets, by input name) and heal the tools behind it signed in: the
+    cache's sign-in tool is healed first when it is suspect, then sent once with its last good call's arguments.
+    Without it, heal sees the site as a visitor does."""
     t0 = time.perf_counter()
     cache = ToolCache.load(cache_dir)
     store = SuspectStore(cache_dir)
@@ -725,17 +797,24 @@ async def heal_cache(cache_dir: str | Path, base_url: str, *, pool: BrowserPool 
         return report
     if pool is None:
         async with BrowserPool.from_spec() as own:
-            return await _heal(cache, store, names, suspects, base_url, own, report, t0)
-    return await _heal(cache, store, names, suspects, base_url, pool, report, t0)
+            return await _heal(cache, store, names, suspects, base_url, own, report, t0, sign_in)
+    return await _heal(cache, store, names, suspects, base_url, pool, report, t0, sign_in)
 
 
 async def _heal(cache: ToolCache, store: SuspectStore, names: list[str], suspects: dict[str, Any], base_url: str,
-                pool: BrowserPool, report: HealReport, t0: float) -> HealReport:  # fmt: skip
+                pool: BrowserPool, report: HealReport, t0: float, sign_in: dict[str, str] | None = None) -> HealReport:  # fmt: skip
     pool.allow_site(base_url)
     healer = _Healer(pool, base_url, store)
     old_fingerprint = cache.fingerprint()
     changed: set[str] = set()
+    signs_in = sorted(n for n, t in cache.tools.items() if _signs_in(t))
+    if sign_in is not None and not signs_in:
+        raise ConfigError(f"heal --sign-in: {store.root} has no sign-in tool (a WRITE with a writeOnly input)")
+    # a sign-in first: the tools behind it are healed on the pages it opens
+    names = sorted(names, key=lambda n: n not in signs_in)
     for name in names:
+        if sign_in is not None and report.signed_in is None and name not in signs_in:
+            report.signed_in = await healer.sign_in(cache.tools[_pick_sign_in(signs_in, store)], sign_in)
         if name not in cache.tools:
             report.failed[name] = "the cache has no such tool any more"
             continue
@@ -757,9 +836,15 @@ async def _heal(cache: ToolCache, store: SuspectStore, names: list[str], suspect
     return report
 
 
-def heal_sync(cache_dir: str | Path, base_url: str, *, tools: list[str] | None = None) -> HealReport:
+def _pick_sign_in(names: list[str], store: SuspectStore) -> str:
+    """The sign-in tool to send: the first with a good call on record, else the first."""
+    return next((n for n in names if store.good(n) is not None), names[0])
+
+
+def heal_sync(cache_dir: str | Path, base_url: str, *, tools: list[str] | None = None,
+              sign_in: dict[str, str] | None = None) -> HealReport:  # fmt: skip
     """:func:`heal_cache` for the command line."""
-    return asyncio.run(heal_cache(cache_dir, base_url, tools=tools))
+    return asyncio.run(heal_cache(cache_dir, base_url, tools=tools, sign_in=sign_in))
 
 
 def render(report: HealReport) -> str:

@@ -29,12 +29,19 @@ import urllib.request
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote, quote_plus, urljoin
+from urllib.parse import urljoin
 
 import agentjit
 from agentjit.agent.observe import ELEMENT_HELPERS_JS
 from agentjit.exceptions import SiteUnreachable
-from agentjit.protocol.trace import RESPONSE_BODY_MAX, SessionEvent, StepEvent, Target, TraceWriter
+from agentjit.protocol.trace import (
+    RESPONSE_BODY_MAX,
+    SessionEvent,
+    StepEvent,
+    Target,
+    TraceWriter,
+    redact_text,
+)
 from agentjit.runtime import BrowserPool
 from agentjit.runtime.browser import READ_METHODS
 
@@ -228,12 +235,7 @@ class _Network:
 
     def _redact(self, text: str | None) -> str | None:
         """``text`` with every typed secret (plain, form- or URL-encoded) replaced by ``<redacted>``."""
-        if text is None:
-            return None
-        for secret in sorted(self.secrets, key=len, reverse=True):
-            for form in {secret, quote_plus(secret), quote(secret, safe="")}:
-                text = text.replace(form, REDACTED)
-        return text
+        return redact_text(text, self.secrets)
 
     async def take_writes(self) -> list[dict[str, Any]]:
         out = []

@@ -21,6 +21,7 @@ builder).
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import inspect
 import json
@@ -71,11 +72,32 @@ def _summary(runs: list[dict[str, Any]]) -> dict[str, Any]:
             "failed": {r["id"]: r["reason"] for r in runs if not r["ok"]}}  # fmt: skip
 
 
-async def _heal(cache_dir: Path, site_url: str, tools: list[str]) -> dict[str, Any]:
-    """``toolcache heal --json`` on ``tools``: its report (exit 1 only means some stayed broken)."""
+def sign_in_secrets(cache: ToolCache, plans: list[str]) -> dict[str, str]:
+    """The values ``plans`` give the secret (``writeOnly``) inputs of ``cache``'s sign-in tools, as literals: the
+    bench's own credentials, for ``toolcache heal --sign-in``. Empty when no plan signs in."""
+    tools = {n: t for n, t in cache.tools.items() if t.is_write and t.secret_inputs}
+    out: dict[str, str] = {}
+    for source in plans:
+        try:
+            tree = ast.parse(source)
+        except SyntaxError:
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in tools:
+                for kw in node.keywords:
+                    if kw.arg in tools[node.func.id].secret_inputs and isinstance(kw.value, ast.Constant):
+                        out.setdefault(kw.arg, str(kw.value.value))
+    return out
+
+
+async def _heal(cache_dir: Path, site_url: str, tools: list[str], secrets: dict[str, str]) -> dict[str, Any]:
+    """``toolcache heal --json`` on ``tools``: its report (exit 1 only means some stayed broken); signed in with
+    ``secrets`` when the tasks sign in."""
     argv = [sys.executable, "-m", "toolcache.cli", "heal", "--cache", str(cache_dir), "--site", site_url, "--json"]
     for name in tools:
         argv += ["--tool", name]
+    if secrets:
+        argv += ["--sign-in", *(f"--secret={k}={v}" for k, v in sorted(secrets.items()))]
     code, out, err = await run_command(argv, HEAL_TIMEOUT_S)
     if code not in (0, 1):
         why = "ran past its time limit" if code is None else f"exited {code}"
@@ -129,6 +151,7 @@ async def measure(app_name: str = "food", *, seed: int = 7, wrap: float = 0.3, r
             async with BrowserPool.from_spec() as pool:
                 original = ToolCache.load(cache_dir)
                 report["tools"] = len(original.tools)
+                secrets = sign_in_secrets(original, [t.plan_source() for t in tasks])
                 # recorded: each tool's good page is kept, for heal to see what its selectors matched
                 report["original"] = _summary(await _run_all(original, site.url, site, tasks, pool, record=True))
                 with _redesigned(site, seed, wrap, template) as (url, judged, facts):
@@ -149,7 +172,7 @@ async def measure(app_name: str = "food", *, seed: int = 7, wrap: float = 0.3, r
                         before = _state(judged)
                         t0 = time.perf_counter()
                         try:
-                            heal = await _heal(cache_dir, url, sorted(new))
+                            heal = await _heal(cache_dir, url, sorted(new), secrets)
                         except InfrastructureError as exc:  # a heal past its limit: the runs so far still count
                             summary["heal_s"] = round(time.perf_counter() - t0, 2)
                             summary["heal_error"] = str(exc)
@@ -161,6 +184,7 @@ async def measure(app_name: str = "food", *, seed: int = 7, wrap: float = 0.3, r
                         summary["site_unchanged_by_heal"] = None if before is None else _state(judged) == before
                         heal_s += summary["heal_s"]
                         summary["healed"] = heal.get("healed") or []
+                        summary["signed_in"] = heal.get("signed_in")
                         healed |= set(summary["healed"])
                         not_healed.update(heal.get("failed") or {})
                 report.update(facts)

@@ -101,6 +101,11 @@ class ToolManifest(BaseModel):
     def is_write(self) -> bool:
         return self.effect is Effect.WRITE
 
+    @property
+    def secret_inputs(self) -> list[str]:
+        """The inputs marked ``writeOnly`` (a password, a card number): given at call time, never stored."""
+        return [name for name, spec in self.parameters.items() if isinstance(spec, dict) and spec.get("writeOnly")]
+
 
 def _field_path(loc: tuple[int | str, ...]) -> str:
     return ".".join(str(part) for part in loc) or "<root>"

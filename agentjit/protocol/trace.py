@@ -16,9 +16,10 @@ import os
 import threading
 import time
 import zlib
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Annotated, Any, Literal
+from urllib.parse import quote, quote_plus
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
@@ -32,6 +33,8 @@ __all__ = [
     "READ_VERSIONS",
     "RESPONSE_BODY_MAX",
     "REDACTED",
+    "redact_text",
+    "redact_args",
     "Target",
     "SessionEvent",
     "StepEvent",
@@ -56,6 +59,25 @@ RESPONSE_BODY_MAX = 256 * 1024
 
 REDACTED = "<redacted>"
 """What a trace holds in place of a secret the writer kept out of it (a password typed, say)."""
+
+
+
+def redact_text(text: str | None, secrets: Iterable[str]) -> str | None:
+    """``text`` with every one of ``secrets`` (as typed, form- or URL-encoded, JSON-escaped) replaced by
+    :data:`REDACTED`; the longest first, so a secret inside another is no leak."""
+    if not text:
+        return text
+    for secret in sorted({str(s) for s in secrets if s not in (None, "")}, key=len, reverse=True):
+        for form in {secret, quote_plus(secret), quote(secret, safe=""), json.dumps(secret)[1:-1]}:
+            text = text.replace(form, REDACTED)
+    return text
+
+
+def redact_args(args: dict[str, Any], names: Iterable[str]) -> dict[str, Any]:
+    """``args`` with the values of the inputs ``names`` (a tool's ``writeOnly`` ones) given as :data:`REDACTED`."""
+    secret = set(names)
+    return {k: (REDACTED if k in secret and v not in (None, "") else v) for k, v in args.items()}
+
 
 Action = Literal["goto", "click", "fill", "select", "check", "press", "scroll", "evaluate", "tool", "wait"]
 

@@ -53,7 +53,7 @@ from agentjit.plan.signatures import PLAN_FUNCTIONS, bind_call, bind_tool_call
 from agentjit.protocol import state as algebra
 from agentjit.protocol.manifest import ToolManifest
 from agentjit.protocol.schema import to_plain, validate_inputs, validate_output
-from agentjit.protocol.trace import StepEvent, TraceWriter
+from agentjit.protocol.trace import StepEvent, TraceWriter, redact_args, redact_text
 
 from .healing import (
     FallbackAnswer,
@@ -462,7 +462,11 @@ class PlanRun:
             except Exception:  # a page mid-navigation: the start page is still kept
                 log.debug("no landing page for %s", tool.name, exc_info=True)
         writes = await watch.recorded() if tool.is_write and watch is not None else None
-        self.suspect_store.save_good(tool.name, tool.version, outcome.url_before, before, args=to_plain(args),
+        secrets = _secrets(tool, args)
+        if writes is not None and secrets:
+            writes = [{**w, "url": redact_text(w.get("url"), secrets), "post_data": redact_text(w.get("post_data"), secrets)}
+                      for w in writes]  # fmt: skip
+        self.suspect_store.save_good(tool.name, tool.version, outcome.url_before, before, args=to_plain(_stored(tool, args)),
                                      after_url=outcome.url_after, after_html=after, writes=writes)  # fmt: skip
         _GOOD_SEEN.add((str(self.suspect_store.root), tool.name, tool.version))
 
@@ -471,7 +475,7 @@ class PlanRun:
         """The evidence that ``tool`` broke on this page, kept in the suspect store when there is one."""
         suspect = Suspect(
             tool=tool.name, effect=tool.effect.value, phase=outcome.phase or "", reason=outcome.reason,
-            url=outcome.url_before, url_after=outcome.url_after, args=args, state=state, tool_version=tool.version,
+            url=outcome.url_before, url_after=outcome.url_after, args=_stored(tool, args), state=state, tool_version=tool.version,
             write_sent=(not write_not_sent(outcome, watch)) if tool.is_write else None,
         )  # fmt: skip
         try:
@@ -517,7 +521,7 @@ class PlanRun:
             cost["error"] = error
         self._record(
             StepEvent(
-                index=self._next_index(), worker=self.worker, action="tool", url=url, tool=tool.name, args=args,
+                index=self._next_index(), worker=self.worker, action="tool", url=url, tool=tool.name, args=_stored(tool, args),
                 effect=tool.effect.value, elements=list(tool.elements), start=start, end=time.time(),
                 ok=error is None, output=answer.output if answer is not None else None,
                 phase=None if error is None else "fallback", reason=error,
@@ -549,7 +553,7 @@ class PlanRun:
                 action="tool",
                 url=outcome.url_before,
                 tool=tool.name,
-                args=args,
+                args=_stored(tool, args),
                 effect=tool.effect.value,
                 elements=list(tool.elements),
                 start=outcome.start,
@@ -565,6 +569,16 @@ class PlanRun:
                 suspect=suspect.model_dump(mode="json") if suspect is not None else None,
             )
         )
+
+
+def _secrets(tool: ToolManifest, args: Mapping[str, Any]) -> list[str]:
+    """The values ``args`` gives ``tool``'s secret (``writeOnly``) inputs."""
+    return [str(args[n]) for n in tool.secret_inputs if args.get(n) not in (None, "")]
+
+
+def _stored(tool: ToolManifest, args: dict[str, Any]) -> dict[str, Any]:
+    """``args`` as traces and the suspect store keep them: a secret input's value never written down."""
+    return redact_args(args, tool.secret_inputs) if tool.secret_inputs else args
 
 
 async def execute_plan(source: str | Plan, run: PlanRun, *, vm: PlanVM | None = None) -> Any:

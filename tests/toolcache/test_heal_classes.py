@@ -19,7 +19,7 @@ from agentjit.bench.redesign import RedesignProxy
 from agentjit.cache import SuspectStore, ToolCache
 from agentjit.cache.store import CacheInfo
 from agentjit.cli import main as agentjit_main
-from agentjit.exceptions import ToolCallFailed
+from agentjit.exceptions import ConfigError, ToolCallFailed
 from agentjit.protocol.manifest import Effect, ToolManifest, ToolType
 from agentjit.runtime import Runtime
 from agentjit.testing import FakeOpenAIServer, FakeReply
@@ -184,6 +184,74 @@ async def test_a_sign_in_heals_when_the_redesign_drops_the_pages_own_token(tmp_p
         assert len(SignInSite.posts) == 1  # verified against the recorded answer, never sent
         assert (await run(cache_dir, url, browser_pool, plan)).value is True
         assert SignInSite.posts[1:] == ["user=alice&password=pass-1"]  # the healed tool's one post, the form as it is
+
+
+class AccountSite(SignInSite):
+    """:class:`SignInSite` whose signed-in home page shows the account's balance (``.balance``; ``.amount`` in
+    design 2): a page only a session sees."""
+
+    posts: list[str] = []
+    sessions: set[str] = set()
+
+    def do_GET(self) -> None:
+        cookie = (self.headers.get("Cookie") or "").removeprefix("session=")
+        if cookie not in self.sessions:
+            super().do_GET()
+            return
+        kind = "balance" if self.design == 1 else "amount"
+        self.send_html(f'<body><p class="welcome">Welcome</p><p class="{kind}">42 EUR</p></body>')
+
+
+BALANCE = ToolManifest(
+    name="read_balance", description="The signed-in account's balance.", type=ToolType.GET_FIELDS,
+    output_schema={"type": "object", "required": ["balance"], "properties": {"balance": {"type": "string"}}},
+    pre_check="return document.querySelector('.balance') ? true : [false, 'no balance on this page'];",
+    execute="return {balance: document.querySelector('.balance').textContent};",
+)  # fmt: skip
+
+
+async def test_heal_signs_in_first_and_stores_no_secret(tmp_path, browser_pool) -> None:
+    """A page behind a sign-in changed: heal signed out sees only the sign-in form and cannot heal the tool that
+    reads it; ``heal --sign-in`` heals the sign-in first (from its recorded request, unsent), sends it once with
+    the secret given, and heals the read on the page the session sees. The password is in no file of the cache
+    (the run's suspects, its good calls, their requests)."""
+    cache_dir = tmp_path / "cache"
+    ToolCache(CacheInfo(app="account"), [SIGN_IN, BALANCE]).save(cache_dir)
+    plan = 'await sign_in(user="alice", password="pass-1")\nb = await read_balance()\nresult = b.balance'
+    AccountSite.design, AccountSite.posts, AccountSite.sessions = 1, [], set()
+    with serve(AccountSite) as url:
+        assert (await run(cache_dir, url, browser_pool, plan, trace_dir=cache_dir / "traces")).value == "42 EUR"
+        AccountSite.design, AccountSite.sessions = 2, set()
+        with pytest.raises(ToolCallFailed):
+            await run(cache_dir, url, browser_pool, plan)
+        signed_out = await heal_cache(cache_dir, url, pool=browser_pool, tools=["sign_in"])
+        assert signed_out.healed == ["sign_in"] and signed_out.signed_in is None
+        SuspectStore(cache_dir).add("read_balance", {"tool": "read_balance", "phase": "pre_check", "url": url + "/"})
+        report = await heal_cache(cache_dir, url, pool=browser_pool, tools=["read_balance"])
+        assert "asks to sign in" in report.failed["read_balance"], report.changes  # signed out: the sign-in form, no false heal
+        assert len(AccountSite.posts) == 1
+        report = await heal_cache(cache_dir, url, pool=browser_pool, sign_in={"password": "pass-1"})
+        assert report.signed_in == {"tool": "sign_in", "ok": True, "reason": None}, report.signed_in
+        assert report.healed == ["read_balance"] and report.changes["read_balance"] == {".balance": ".amount"}
+        assert AccountSite.posts[1:] == ["user=alice&password=pass-1"]  # heal's one request: the sign-in
+        assert (await run(cache_dir, url, browser_pool, plan)).value == "42 EUR"
+    [trace] = (cache_dir / "traces").iterdir()
+    assert '"password":"<redacted>"' in trace.read_text().replace(" ", "")  # the run's trace keeps the call, not the secret
+    leaked = [p.name for p in cache_dir.rglob("*") if p.is_file() and "pass-1" in p.read_text(errors="replace")]
+    assert leaked == []
+
+
+async def test_heal_sign_in_needs_the_secret(tmp_path, browser_pool) -> None:
+    """``--sign-in`` without the secret the sign-in needs is a usage error naming the input, before any page."""
+    cache_dir = tmp_path / "cache"
+    ToolCache(CacheInfo(app="account"), [SIGN_IN, BALANCE]).save(cache_dir)
+    AccountSite.design, AccountSite.posts, AccountSite.sessions = 1, [], set()
+    with serve(AccountSite) as url:
+        await run(cache_dir, url, browser_pool, 'await sign_in(user="alice", password="pass-1")\nresult = 1')
+        SuspectStore(cache_dir).add("read_balance", {"tool": "read_balance", "phase": "pre_check", "url": url + "/"})
+        with pytest.raises(ConfigError, match="password"):
+            await heal_cache(cache_dir, url, pool=browser_pool, sign_in={})
+        assert len(AccountSite.posts) == 1
 
 
 async def test_the_helpers_selectors_are_never_broken_names(page, food_cache) -> None:

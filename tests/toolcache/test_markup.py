@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
+from urllib.parse import quote, quote_plus
 
 import pytest
 
+from agentjit.protocol.trace import redact_args, redact_text
 from toolcache.extract import extract_snapshot
 from toolcache.pages import PAGE_JS, page_name
 from toolcache.redact import REDACTED, is_secret, looks_like_card
@@ -89,6 +92,16 @@ def test_secrets() -> None:
     assert not is_secret({"type": "text"}, "4111 1111 1111 1112")  # fails the Luhn check
     assert not is_secret({"name": "title"}, "Crash on save")
     assert REDACTED == "<redacted>"
+
+
+def test_a_secret_is_redacted_in_every_form_a_body_carries_it() -> None:
+    secret = 'p&ss "w"/1'
+    body = f"a=1&pw={quote_plus(secret)}&q={quote(secret, safe='')}&raw={secret}&json={json.dumps(secret)}"
+    out = redact_text(body, [secret, ""])
+    assert out is not None and secret not in out and quote_plus(secret) not in out and out.count(REDACTED) == 4
+    assert redact_text(None, [secret]) is None
+    assert redact_args({"user": "alice", "pw": secret, "empty": ""}, ["pw", "empty"]) == {
+        "user": "alice", "pw": REDACTED, "empty": ""}
 
 
 def test_a_write_must_send_the_demonstrations_request() -> None:
