@@ -36,6 +36,8 @@ from types import TracebackType
 from typing import Any, Self
 from urllib.parse import quote, urlsplit
 
+from .wsgi_site import QuietDisconnects
+
 __all__ = ["RedesignProxy", "Redesign"]
 
 log = logging.getLogger(__name__)
@@ -105,6 +107,10 @@ class Redesign:
                 text = _BUTTON.sub(lambda m: f'<span class="rd-wrap">{m.group(0)}</span>' if rng.random() < self.wrap
                                    else m.group(0), text)  # fmt: skip
         return text
+
+
+class _ProxyServer(QuietDisconnects, ThreadingHTTPServer):
+    daemon_threads = True
 
 
 class RedesignProxy:
@@ -182,8 +188,7 @@ class RedesignProxy:
 
             do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = do_HEAD = do_OPTIONS = _forward
 
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._server.daemon_threads = True
+        self._server = _ProxyServer(("127.0.0.1", 0), Handler)
         self._thread = threading.Thread(target=self._server.serve_forever, name="redesign-proxy", daemon=True)
         self._thread.start()
         return self

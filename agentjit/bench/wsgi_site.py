@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
+import sys
 import threading
 from collections.abc import Callable, Iterable, Iterator
 from socketserver import ThreadingMixIn
@@ -22,7 +23,7 @@ from types import TracebackType
 from typing import Any, Self
 from wsgiref.simple_server import WSGIRequestHandler, WSGIServer
 
-__all__ = ["HOST", "WsgiSite", "json_response"]
+__all__ = ["HOST", "QuietDisconnects", "WsgiSite", "json_response"]
 
 log = logging.getLogger(__name__)
 
@@ -31,7 +32,19 @@ StartResponse = Callable[..., Any]
 WsgiApp = Callable[[dict[str, Any], StartResponse], Iterable[bytes]]
 
 
-class _Server(ThreadingMixIn, WSGIServer):
+class QuietDisconnects:
+    """A server mixin: a client that went away mid-answer (a browser page closed, a navigation that replaced a
+    request) is logged at debug level, not printed as a traceback; other errors as the stdlib prints them."""
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        exc = sys.exc_info()[1]
+        if isinstance(exc, ConnectionError):  # BrokenPipeError, ConnectionResetError, ...
+            log.debug("%s went away: %s", client_address, exc)
+            return
+        super().handle_error(request, client_address)  # type: ignore[misc]
+
+
+class _Server(QuietDisconnects, ThreadingMixIn, WSGIServer):
     daemon_threads = True
     allow_reuse_address = True
 
