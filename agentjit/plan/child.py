@@ -37,7 +37,7 @@ from agentjit import exceptions as errors
 
 from . import astjson
 from .data import ValueTooLarge, decode, encode, to_plan_value, to_record
-from .guard import SAFE_EXCEPTIONS, LimitHit, plan_error
+from .guard import SAFE_EXCEPTIONS, LimitHit, current_plan_line, plan_error
 from .limits import PlanLimits
 from .machine import ALL, PlanMachine
 from .signatures import PLAN_FUNCTIONS, bind_call, bind_tool_call
@@ -138,7 +138,7 @@ class _Child:
         fut: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         self.pending[n] = fut
         lim = self.limits
-        line = self.line({"op": "call", "call": n, "fn": fn, "name": name,
+        line = self.line({"op": "call", "call": n, "fn": fn, "name": name, "line": current_plan_line(),
                           "args": encode(list(args), max_depth=lim.max_depth, max_items=lim.max_items),
                           "kwargs": encode(kwargs, max_depth=lim.max_depth, max_items=lim.max_items)})
         if len(line) > lim.max_call_chars + 1000:  # the parent refuses it too; not worth the pipe

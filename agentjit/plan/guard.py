@@ -37,6 +37,7 @@ from __future__ import annotations
 import builtins
 import operator
 import re
+import sys
 import time
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
@@ -637,6 +638,17 @@ def _plan_line(exc: BaseException) -> int | None:
             line = tb.tb_lineno
         tb = tb.tb_next
     return line
+
+
+def current_plan_line() -> int | None:
+    """The plan line running now (the innermost frame of the plan's own code on the stack), or None: where a
+    tool call the plan is waiting on was made."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        if frame.f_code.co_filename == PLAN_FILENAME:
+            return frame.f_lineno
+        frame = frame.f_back  # type: ignore[assignment]
+    return None
 
 
 def _short(text: str, limit: int = 500) -> str:

@@ -213,6 +213,8 @@ class ChildVM(PlanVM):
         self._reader: asyncio.Task[None] | None = None
         self._waiting: dict[int, asyncio.Future[dict[str, Any]]] = {}
         self._calls: set[asyncio.Task[None]] = set()
+        self._call_lines: dict[int, int] = {}
+        """The plan line of each call the child is waiting on (a run past its time limit names it)."""
         self._call_errors: dict[int, BaseException] = {}
         self._sent_trees: dict[int, ast.Module] = {}
         self._next = 0
@@ -319,7 +321,11 @@ class ChildVM(PlanVM):
             if self._ready is not None and not self._ready.done():
                 self._ready.set_result(msg)
         elif op == "call":
+            n, line = msg.get("call"), msg.get("line")
+            if isinstance(n, int) and isinstance(line, int):
+                self._call_lines[n] = line
             task = asyncio.create_task(self._serve_call(msg))
+            task.add_done_callback(lambda _t: self._call_lines.pop(n, None) if isinstance(n, int) else None)
             self._calls.add(task)
             task.add_done_callback(self._calls.discard)
         elif op == "print":
@@ -390,10 +396,11 @@ class ChildVM(PlanVM):
             async with asyncio.timeout(max(left, 0.1)):
                 reply = await fut
         except TimeoutError:
+            line = min(self._call_lines.values(), default=None)  # a call it was waiting on: where the time went
             await self.kill()
             raise PlanLimitExceeded(
                 f"the plan ran longer than its time limit of {self.limits.time_s:g} s (raise it with --time-limit)",
-                limit="time",
+                limit="time", line=line,
             ) from None
         finally:
             self._waiting.pop(rid, None)

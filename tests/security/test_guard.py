@@ -6,6 +6,9 @@ Refusals and bounds run both in-process and in the sandbox child (the default).
 from __future__ import annotations
 
 import ast
+import asyncio
+import dataclasses
+import time
 
 import pytest
 
@@ -145,6 +148,26 @@ async def test_time_limit_stops_a_busy_loop() -> None:
     with pytest.raises(PlanLimitExceeded) as info:
         await run("while True:\n    pass", PlanLimits(isolate=False, time_s=0.3, max_steps=10**12))
     assert info.value.limit == "time" and info.value.line == 1 and "time limit" in str(info.value)
+
+
+class _Stuck(_Run):
+    """A PlanRun whose tool never answers within the plan's time."""
+
+    async def call_raw(self, name: str, args: dict) -> dict:  # type: ignore[type-arg]
+        await asyncio.sleep(60)
+        return {}
+
+
+async def test_a_run_past_its_time_in_a_tool_call_names_the_calls_line() -> None:
+    """The sandbox child waits on the call; the runtime stops it at the limit and names the call's line (in
+    process, the runner's own limit stops the run: tests/security/test_isolation.py)."""
+    plan_run = _Stuck({"list_stores": TOOL}, page=None, limits=dataclasses.replace(ISOLATED, time_s=0.5))
+    t0 = time.monotonic()
+    with pytest.raises(PlanLimitExceeded) as info:
+        async with plan_run.vm() as vm:
+            await vm.run(ast.parse("n = 1\ns = await list_stores()\nresult = s"))
+    assert info.value.limit == "time" and info.value.line == 2, info.value
+    assert time.monotonic() - t0 < 30
 
 
 async def test_raise_stop_iteration_is_a_plan_error() -> None:

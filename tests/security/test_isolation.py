@@ -57,7 +57,8 @@ async def test_time_limit_covers_tool_calls_too(browser_pool, food_site, food_ca
     t0 = time.monotonic()
     with pytest.raises(PlanLimitExceeded) as info:
         await runtime.run("await goto_home()\nn = 0\nwhile True:\n    n += 1\nresult = n")
-    assert info.value.limit == "time" and info.value.line in (3, 4)
+    # the loop's lines; on a loaded machine the time may run out in the first call already (line 1)
+    assert info.value.limit == "time" and info.value.line in (1, 3, 4), info.value
     assert time.monotonic() - t0 < 30  # stopped by the limit, not by the test's patience
     assert browser_pool.open_contexts == 0
 
