@@ -70,8 +70,19 @@ const __okNotice = (e) => {
   return /(^|[\s_-])(success|ok|info|notice|confirm|confirmation|positive)($|[\s_-])/.test(c)
     && !/error|danger|fail|invalid|warn/.test(c);
 };
+// a message that tells how things stand is no error either, in whatever role: one in a status region
+// (role=status or log, a polite live region, an <output>) or one that counts what was found ("There
+// are 3 matching pages", "3 results", "No pages match"), unless its class or its words say error
+const __ERROR_CLASS = /error|danger|invalid|fail|warn/i;
+const __ERROR_WORDS = /\b(error|errors|invalid|required|fail|failed|failure|denied|forbidden|not allowed|must|cannot|can't|could ?n[o']t|unable|wrong|incorrect|expired|problem)\b/i;
+const __COUNT_WORDS = /(^|\s)(\d[\d,.]*|no|one|zero)\s(.*\s)?(results?|match|matches|matching|found|items?|pages?|records?|rows?|entries|hits)\b|\b(showing|results?)\b.*\d/i;
+const __statusNotice = (e) => {
+  const text = __clean(e.textContent);
+  if (__ERROR_CLASS.test(String(e.getAttribute('class') || '')) || __ERROR_WORDS.test(text)) return false;
+  return !!e.closest('[role=status], [role=log], [aria-live=polite], output') || (text.length <= 120 && __COUNT_WORDS.test(text));
+};
 const __errors = () => [...document.querySelectorAll('.error-message, .errormessage, .alert-danger, .error, [role=alert]')]
-  .filter((e) => __visible(e) && e.offsetParent !== null && __clean(e.textContent) && !__okNotice(e))
+  .filter((e) => __visible(e) && e.offsetParent !== null && __clean(e.textContent) && !__okNotice(e) && !__statusNotice(e))
   .map((e) => __clean(e.textContent));
 const __find = (els, nameOf, want) => {
   const w = __norm(want);
