@@ -50,12 +50,26 @@ const __head = (c) => {
   const link = [...c.querySelectorAll('a[href]')].find((a) => __clean(a.textContent));
   return __clean((link || c).textContent).replace(/[\s\u2190-\u21ff\u25b2-\u25c5\u2b06\u2b07]+$/, '').replace(/:$/, '').trim();
 };
+// a table's header row, the rule of extract.lists._is_header_row (the same rule, kept so by
+// tests/toolcache/test_header_rows.py): the first of its own rows, in document order, of th cells
+// (at least two; one in a table with a thead) beside which only empty td cells stand (no text, no
+// element: an actions column's head left blank), or a row of its thead whose th cells stand beside
+// cells without text or a control
+const __headRow = (table) => {
+  if (!table) return null;
+  const thead = table.tHead;
+  const least = thead ? 1 : 2;
+  const own = [...table.querySelectorAll(':scope > tr, :scope > thead > tr, :scope > tbody > tr, :scope > tfoot > tr')];
+  return own.find((r) => {
+    const cells = [...r.cells];
+    const heads = cells.filter((c) => c.tagName === 'TH').length;
+    if (heads >= least && cells.every((c) => c.tagName === 'TH' || (!__clean(c.textContent) && !c.children.length))) return true;
+    return !!thead && r.parentElement === thead && cells.length >= least && heads > 0
+      && cells.every((c) => c.tagName === 'TH' || (!__clean(c.textContent) && !c.querySelector('a, input, button, select')));
+  }) || null;
+};
 const __cell = (row, label) => {
-  const table = row.closest('table');
-  // the header row: th cells only, or the thead's row of th cells beside blank td ones (extract.lists._is_header_row, whose in-thead rule this is)
-  const blank = (c) => c.tagName === 'TD' && !__clean(c.textContent) && !c.querySelector('a, input, button, select');
-  const head = table && ([...table.rows].find((r) => r.cells.length > 1 && [...r.cells].every((c) => c.tagName === 'TH'))
-    || [...(table.tHead ? table.tHead.rows : [])].find((r) => [...r.cells].some((c) => c.tagName === 'TH') && [...r.cells].every((c) => c.tagName === 'TH' || blank(c))));
+  const head = __headRow(row.closest('table'));
   const i = head ? [...head.cells].findIndex((c) => __norm(__head(c)) === __norm(label)) : -1;
   if (i < 0 || !row.cells[i]) return null;
   const c = row.cells[i];
@@ -93,8 +107,7 @@ const __find = (els, nameOf, want) => {
     || els.find((e) => __norm(nameOf(e)).includes(w)) || null;
 };
 const __row = (row) => {
-  const table = row.closest('table');
-  const head = table && (table.tHead ? table.tHead.rows[0] : [...table.rows].find((r) => [...r.cells].every((c) => c.tagName === 'TH')));
+  const head = __headRow(row.closest('table'));
   const out = {};
   [...row.cells].forEach((c, i) => { const h = head && head.cells[i] ? __head(head.cells[i]) : String(i); out[h || String(i)] = __clean(c.innerText || c.textContent); });
   return out;
