@@ -124,6 +124,15 @@ const __setValue = (el, value, leave = false) => {
   if (el.isContentEditable) {  // a code editor (CodeMirror) or rich text: replace its text as typing would
     __typedIn = true;
     el.focus();
+    // an empty editor has no text of its own to edit in place: an editor that keeps its text in a
+    // model of its own and draws it (Draft.js) throws away text written into its DOM, and takes
+    // text only as typed at its caret. Type it so: a textInput event, which such an editor takes
+    // (it cancels the event and draws its model); one no handler took is inserted below
+    if (!__clean(el.textContent) && String(value) && 'TextEvent' in window) {
+      const typed = document.createEvent('TextEvent');
+      typed.initTextEvent('textInput', true, true, window, String(value));
+      if (!el.dispatchEvent(typed) || __clean(el.textContent)) return;
+    }
     document.getSelection().selectAllChildren(el);
     document.execCommand('insertText', false, String(value));
     return;
