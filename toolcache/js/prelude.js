@@ -5,6 +5,27 @@ const __same = (a, b) => __clean(a) === __clean(b) || (__norm(a) !== '' && __nor
 const __num = (v) => { if (v == null) return null; const m = String(v).replace(/,/g, '').match(/-?\d+(\.\d+)?/); return m ? parseFloat(m[0]) : null; };
 const __bool = (v) => v == null ? null : String(v) === 'true';
 const __visible = (el) => !!el && !el.closest('[hidden]');
+// text for screen readers only: an element drawn in a box of at most 1 px, or clipped to nothing
+// (`sr-only`, `visually-hidden`: position absolute, clip rect(0 0 0 0) or clip-path inset(50%))
+const __srOnly = (e) => {
+  const s = getComputedStyle(e);
+  if (s.position !== 'absolute' && s.position !== 'fixed') return false;
+  return (parseFloat(s.width) <= 1 && parseFloat(s.height) <= 1) || /^rect\(0(px)?,? 0(px)?,? 0(px)?,? 0(px)?\)$/.test(s.clip)
+    || s.clipPath === 'inset(50%)';
+};
+// an element's text as shown (its innerText), less the text in it for screen readers only (a
+// status cell's "Current page status:" before "live") when any other text remains: a value read
+// into a tool's output is what the page shows; an icon link's only, hidden label is still its text
+const __text = (el) => {
+  const all = el.innerText || el.textContent || '';
+  const hidden = [...el.querySelectorAll('*')].filter((h) => __clean(h.textContent) && __srOnly(h));
+  let shown = all;
+  for (const h of hidden) {
+    if (hidden.some((o) => o !== h && o.contains(h))) continue;  // inside another: gone with it
+    shown = shown.replace(h.innerText || h.textContent, ' ');
+  }
+  return __clean(shown) || __clean(all);
+};
 const __pair = (label) => {
   const want = __norm(label);
   for (const h of document.querySelectorAll('th, dt')) {
@@ -14,7 +35,7 @@ const __pair = (label) => {
     if (sel) { const o = sel.options[sel.selectedIndex]; return o && o.value !== '' && o.value !== '-1' ? __clean(o.textContent) : null; }
     const inp = cell.querySelector('input:not([type=hidden]):not([type=submit]):not([type=file]):not([type=checkbox]), textarea');
     if (inp) return inp.value === '' ? null : inp.value;
-    const t = __clean(cell.innerText || cell.textContent);
+    const t = __text(cell);
     return t === '' ? null : t;
   }
   return null;
@@ -74,7 +95,7 @@ const __cell = (row, label) => {
   if (i < 0 || !row.cells[i]) return null;
   const c = row.cells[i];
   // a cell showing an icon (a yes/no mark) says it in the image's alt text
-  const t = __clean(c.innerText || c.textContent) || __clean([...c.querySelectorAll('img[alt]')].map((m) => m.alt).join(' '));
+  const t = __text(c) || __clean([...c.querySelectorAll('img[alt]')].map((m) => m.alt).join(' '));
   return t === '' ? null : t;
 };
 // a notice in an alert role whose own classes say it went well (Bootstrap's "alert alert-success": "Welcome
@@ -109,7 +130,7 @@ const __find = (els, nameOf, want) => {
 const __row = (row) => {
   const head = __headRow(row.closest('table'));
   const out = {};
-  [...row.cells].forEach((c, i) => { const h = head && head.cells[i] ? __head(head.cells[i]) : String(i); out[h || String(i)] = __clean(c.innerText || c.textContent); });
+  [...row.cells].forEach((c, i) => { const h = head && head.cells[i] ? __head(head.cells[i]) : String(i); out[h || String(i)] = __text(c); });
   return out;
 };
 let __typedIn = false;
