@@ -1,6 +1,7 @@
 """Text a list tool reads from the page is the text the page shows: a cell's words for screen
 readers only (Wagtail's status cell: a visually hidden "Current page status:" before "live") are
-left out when the cell shows other text, and kept when they are all it has (an icon link's label)."""
+left out when the cell shows other text, and kept when they are all it has (an icon link's label);
+in the page's own letters, not a stylesheet's upper case (Wagtail draws the status "LIVE")."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ STYLE = """<style>
 .w-sr-only { position: absolute; width: 1px; height: 1px; padding: 0; margin: -1px; overflow: hidden;
              clip: rect(0, 0, 0, 0); white-space: nowrap; border: 0; }
 .visually-hidden { position: absolute !important; clip-path: inset(50%); overflow: hidden; white-space: nowrap; }
-.status { text-transform: none; }
+.status { text-transform: uppercase; }
 </style>"""
 
 LISTING = STYLE + """<body><h1>Pages</h1><table class="listing"><thead>

@@ -15,16 +15,18 @@ const __srOnly = (e) => {
 };
 // an element's text as shown (its innerText), less the text in it for screen readers only (a
 // status cell's "Current page status:" before "live") when any other text remains: a value read
-// into a tool's output is what the page shows; an icon link's only, hidden label is still its text
+// into a tool's output is what the page shows; an icon link's only, hidden label is still its text.
+// In the page's own letters: a stylesheet's upper case ("LIVE") is how it is drawn, not the value
 const __text = (el) => {
+  const hidden = [...el.querySelectorAll('*')].filter((h) => __clean(h.textContent) && __srOnly(h))
+    .filter((h, _, all) => !all.some((o) => o !== h && o.contains(h)));  // inside another: gone with it
+  const less = (text, part) => hidden.reduce((t, h) => t.replace(part(h), ' '), text);
   const all = el.innerText || el.textContent || '';
-  const hidden = [...el.querySelectorAll('*')].filter((h) => __clean(h.textContent) && __srOnly(h));
-  let shown = all;
-  for (const h of hidden) {
-    if (hidden.some((o) => o !== h && o.contains(h))) continue;  // inside another: gone with it
-    shown = shown.replace(h.innerText || h.textContent, ' ');
-  }
-  return __clean(shown) || __clean(all);
+  const shown = __clean(less(all, (h) => h.innerText || h.textContent));
+  const plain = __clean(less(el.textContent || '', (h) => h.textContent || ''));
+  const out = shown || __clean(all);
+  const source = shown ? plain : __clean(el.textContent);
+  return source.toLowerCase() === out.toLowerCase() ? source : out;
 };
 const __pair = (label) => {
   const want = __norm(label);
