@@ -79,3 +79,20 @@ async def test_an_empty_plain_contenteditable_takes_the_text_too(page: Any) -> N
         return el.innerText;
     }""")
     assert text.strip() == "A note"
+
+
+async def test_a_form_tools_post_check_reads_an_editors_text(page: Any) -> None:
+    """After the save the editor page comes back showing the body (Wagtail's): the post_check's
+    "the page shows what was typed" reads a contenteditable editor's text, which has no ``value``."""
+    from toolcache.codegen import PRELUDE
+    from toolcache.codegen.forms import _shows_typed_js
+    from toolcache.extract import Element
+
+    editor = Element(name="body", page="edit", kind="input", selector="div.editor")
+    title = Element(name="title", page="edit", kind="input", selector="#title")
+    await page.set_content('<body><input id="title" value="Owls Guide"><div class="editor" contenteditable="true">'
+                           '<div data-block="true"><span><span data-text="true">Pigeons find their way home.</span></span></div></div></body>')
+    check = "(inputs) => {" + PRELUDE + _shows_typed_js(editor, "body") + _shows_typed_js(title, "title") + "return true; }"
+    assert await page.evaluate(check, {"body": "Pigeons find their way home.", "title": "Owls Guide"}) is True
+    assert await page.evaluate(check, {"body": "Other text", "title": "Owls Guide"}) == [False, 'body shows "Pigeons find their way home."']
+    assert await page.evaluate(check, {"body": "Pigeons find their way home.", "title": "Bees"}) == [False, 'title shows "Owls Guide"']

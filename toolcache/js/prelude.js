@@ -135,6 +135,10 @@ const __row = (row) => {
   [...row.cells].forEach((c, i) => { const h = head && head.cells[i] ? __head(head.cells[i]) : String(i); out[h || String(i)] = __text(c); });
   return out;
 };
+// what a field holds: its value, or the text of a contenteditable editor (which has no value);
+// __holds: it holds `want` (an editor's text as drawn, its spacing aside)
+const __fieldText = (el) => el.isContentEditable ? __clean(el.innerText) : el.value;
+const __holds = (el, want) => el.isContentEditable ? __fieldText(el) === __clean(want) : el.value === String(want);
 let __typedIn = false;
 const __setValue = (el, value, leave = false) => {
   // leave: focus, set, then blur as a person moving to the next field does (some widgets keep a
