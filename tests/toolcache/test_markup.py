@@ -231,3 +231,30 @@ async def test_errors_are_read_from_error_markup_not_from_success_notices(page: 
     said = await page.evaluate("() => {" + PRELUDE + "return __errors(); }")
     assert said == ["Invalid login", "You are not allowed to view this page.", "Title is required",
                     "Date is not valid", "Both: an error class wins"]  # fmt: skip
+
+
+STATUS = """<body><main>
+<h2 role="alert">There are 3 matching pages</h2>
+<h2 role="alert">Sorry, no pages match <em>bees</em></h2>
+<p role="alert">12 results</p>
+<div aria-live="polite"><p role="alert">Saved 2 minutes ago</p></div>
+<div role="status"><span role="alert">Loading the next page</span></div>
+<output role="alert">Showing 1-10 of 30</output>
+<div role="status" class="error">Upload failed</div>
+<div aria-live="polite"><p role="alert">This field is required.</p></div>
+<p role="alert">3 fields are invalid</p>
+<h2 role="alert">Could not find any pages: the search index is down</h2>
+<ul class="errorlist"><li class="error">Enter a valid email address.</li></ul>
+</main></body>"""
+
+
+async def test_status_messages_and_result_counts_are_no_errors(page: Any) -> None:
+    """A live region's count of results (Wagtail's search says "There are 3 matching pages" in an
+    ``h2 role=alert``), a polite or status region's message: how things stand, not the site saying
+    no; error classes and error words (required, invalid, could not) keep a message an error anywhere."""
+    from toolcache.codegen import PRELUDE
+
+    await page.set_content(STATUS)
+    said = await page.evaluate("() => {" + PRELUDE + "return __errors(); }")
+    assert said == ["Upload failed", "This field is required.", "3 fields are invalid",
+                    "Could not find any pages: the search index is down", "Enter a valid email address."]  # fmt: skip

@@ -109,9 +109,17 @@ def _list_on(site: _Site, pages: set[str], typed: Iterable[str] = ()) -> Element
     if not shown:
         return None
     want = {t.casefold() for t in typed if t}
+    # the items every snapshot of those pages showed under a group's selector: the group kept for a
+    # selector is one page's (a list before the search, named otherwise), the rows the search left
+    # another's
+    samples: dict[str, list[str]] = defaultdict(list)
+    for page in pages:
+        for el in site.schema.pages[page].elements.values() if page in site.schema.pages else ():
+            if el.repeated:
+                samples[el.selector].extend(el.samples)
 
     def named(el: Element) -> bool:
-        return bool(want) and any(w in str(x).casefold() for x in el.samples for w in want)
+        return bool(want) and any(w in str(x).casefold() for x in samples.get(el.selector, el.samples) for w in want)
 
     return max(shown, key=lambda el: (named(el), bool(el.member_sig), el.visible_count, len(el.props)))
 

@@ -178,6 +178,14 @@ def _form_description(
     )
 
 
+def _shows_typed_js(el: Element, pname: str) -> str:
+    """A post_check line: the page after the post shows in ``el`` what was typed into it (its value,
+    or the text of a ``contenteditable`` editor, which has no value: ``__holds`` in prelude.js)."""
+    return (f"{{ const el = __q({js(el.selector)});"
+            f" if (el && {prop('inputs', pname)} != null && !__holds(el, {prop('inputs', pname)}))"
+            f" return [false, {js(f'{pname} shows ')} + JSON.stringify(__fieldText(el))]; }}")
+
+
 def _echoed(site: _Site, seqs: list[list[LabeledStep]], el: Element) -> bool:
     """Whether the pages a form's demonstrations ended on showed what they typed into ``el``: a
     control the result page offers again empty or with its default (a workflow's "reassign to"
@@ -328,11 +336,7 @@ def _form_tool(site: _Site, seqs: list[list[LabeledStep]]) -> Synth:
                 props[pname] = input_schema(el, attrs, [x.step.value for x in on[id(el)] if x.step.action == "fill"])
                 numeric = props[pname]["type"] in ("integer", "number")
                 if el.kind == "input" and not numeric and _echoed(site, seqs, el):
-                    shows.append(
-                        f"{{ const el = __q({js(el.selector)});"
-                        f" if (el && {prop('inputs', pname)} != null && el.value !== String({prop('inputs', pname)}))"
-                        f" return [false, {js(f'{pname} shows ')} + JSON.stringify(el.value)]; }}"
-                    )
+                    shows.append(_shows_typed_js(el, pname))
                 setters.append(f"if ({prop('inputs', pname)} != null) __setValue(__q({js(el.selector)}), {prop('inputs', pname)}, true);")
         witness.append({k: typed_value(props[k], v) if k in props else v for k, v in w.items()})
     if row_el is not None:

@@ -164,6 +164,15 @@ def _is_header_row(tr: Node, least: int, thead: Node | None) -> bool:
                     and not c.find(lambda x: x.tag in ("a", "input", "button", "select")) for c in cells))
 
 
+def _header_row(table: Node) -> Node | None:
+    """A table's header row: the first of its own rows that is one (:func:`_is_header_row`), two
+    ``th`` at least, one in a table with its own ``thead``. ``__headRow`` in prelude.js is the same
+    rule for the page a tool reads (``tests/toolcache/test_header_rows.py`` holds them to it)."""
+    thead = next((c for c in table.children if c.tag == "thead"), None)
+    least = 1 if thead is not None else 2
+    return next((r for r in _rows(table) if _is_header_row(r, least, thead)), None)
+
+
 def _is_menu(data: list[Node]) -> bool:
     """Rows headed by links to pages of different types (an admin's index: "Books", "Loans"): a
     menu set out as a table, whose links are the site's navigation, not items of one list."""
@@ -301,7 +310,7 @@ def _table_list(table: Node, page: str) -> Element | None:
     # a table with its own <thead> is data even with one column or one row (a query's result)
     thead = next((c for c in table.children if c.tag == "thead"), None)
     least = 1 if thead is not None else 2
-    head = next((r for r in rows if _is_header_row(r, least, thead)), None)
+    head = _header_row(table)
     if head is None:
         return None
     in_thead = thead is not None and head.parent is thead
@@ -345,8 +354,13 @@ def _table_list(table: Node, page: str) -> Element | None:
     if not noun or noun == "home":
         noun = "row"
     tsig = ("#" + css_ident(table.attrs["id"])) if table.attrs.get("id") else table.signature
+    # a header row with blank td cells is no row of the list: in a thead, leave the thead out; outside
+    # one, every data row's th is a row header (``scope=row``, :func:`_is_data_row`), the header's are not
+    rows_sel = f"{tsig} tr:has(> td)"
+    if any(c.tag == "td" for c in _cells(head)):
+        rows_sel += ":not(thead > tr)" if in_thead else ":not(:has(> th:not([scope=row])))"
     el = Element(
-        name=camel(noun), page=page, kind="card", selector=f"{tsig} tr:has(> td)" + (":not(thead > tr)" if any(c.tag == "td" for c in _cells(head)) else ""), repeated=True, props=props,
+        name=camel(noun), page=page, kind="card", selector=rows_sel, repeated=True, props=props,
         name_prop=link_col or _name_prop(props), visible_count=len(data), clickable=False,
         member_sig="tr", container_sig=tsig, link_selector=link_sel,
         sort_selector=f"{tsig} thead th a[href]" if in_thead and head.find(lambda x: x.tag == "a" and "href" in x.attrs) else None,

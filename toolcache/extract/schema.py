@@ -26,7 +26,8 @@ class Prop:
     type: str = "string"  # JSON type: string | number | boolean
 
     def js(self, var: str) -> str:
-        """A JS expression reading this property from element ``var``."""
+        """A JS expression reading this property from element ``var`` (text as shown, less text for
+        screen readers only: ``__text`` in prelude.js)."""
         if self.source == "row":
             return f"__row({var})"
         if self.source == "pair":
@@ -36,17 +37,17 @@ class Prop:
         elif self.source == "labeled":
             raw = f"__labeled({var}, {js(self.key)})"
         elif self.source == "next":
-            raw = f"(({var}.nextElementSibling) ? __clean({var}.nextElementSibling.innerText || {var}.nextElementSibling.textContent) : null)"
+            raw = f"(({var}.nextElementSibling) ? __text({var}.nextElementSibling) : null)"
         elif self.source == "attr":
             raw = f"{var}.getAttribute({js(self.key)})"
         elif self.source == "self":
-            raw = f"(({var}.innerText || {var}.textContent || '').replace(/\\s+/g, ' ').trim())"
+            raw = f"__text({var})"
         else:
             sub = f"{var}.querySelector({js(self.key)})" if self.key else var
             if self.source == "value":
                 raw = f"(({sub}) ? ({sub}).getAttribute('data-value') : null)"
             else:
-                raw = f"(({sub}) ? (({sub}).innerText || ({sub}).textContent || '').replace(/\\s+/g, ' ').trim() : null)"
+                raw = f"(({sub}) ? __text({sub}) : null)"
         if self.type == "number":
             return f"__num({raw})"
         if self.type == "boolean":

@@ -5,6 +5,29 @@ const __same = (a, b) => __clean(a) === __clean(b) || (__norm(a) !== '' && __nor
 const __num = (v) => { if (v == null) return null; const m = String(v).replace(/,/g, '').match(/-?\d+(\.\d+)?/); return m ? parseFloat(m[0]) : null; };
 const __bool = (v) => v == null ? null : String(v) === 'true';
 const __visible = (el) => !!el && !el.closest('[hidden]');
+// text for screen readers only: an element drawn in a box of at most 1 px, or clipped to nothing
+// (`sr-only`, `visually-hidden`: position absolute, clip rect(0 0 0 0) or clip-path inset(50%))
+const __srOnly = (e) => {
+  const s = getComputedStyle(e);
+  if (s.position !== 'absolute' && s.position !== 'fixed') return false;
+  return (parseFloat(s.width) <= 1 && parseFloat(s.height) <= 1) || /^rect\(0(px)?,? 0(px)?,? 0(px)?,? 0(px)?\)$/.test(s.clip)
+    || s.clipPath === 'inset(50%)';
+};
+// an element's text as shown (its innerText), less the text in it for screen readers only (a
+// status cell's "Current page status:" before "live") when any other text remains: a value read
+// into a tool's output is what the page shows; an icon link's only, hidden label is still its text.
+// In the page's own letters: a stylesheet's upper case ("LIVE") is how it is drawn, not the value
+const __text = (el) => {
+  const hidden = [...el.querySelectorAll('*')].filter((h) => __clean(h.textContent) && __srOnly(h))
+    .filter((h, _, all) => !all.some((o) => o !== h && o.contains(h)));  // inside another: gone with it
+  const less = (text, part) => hidden.reduce((t, h) => t.replace(part(h), ' '), text);
+  const all = el.innerText || el.textContent || '';
+  const shown = __clean(less(all, (h) => h.innerText || h.textContent));
+  const plain = __clean(less(el.textContent || '', (h) => h.textContent || ''));
+  const out = shown || __clean(all);
+  const source = shown ? plain : __clean(el.textContent);
+  return source.toLowerCase() === out.toLowerCase() ? source : out;
+};
 const __pair = (label) => {
   const want = __norm(label);
   for (const h of document.querySelectorAll('th, dt')) {
@@ -14,7 +37,7 @@ const __pair = (label) => {
     if (sel) { const o = sel.options[sel.selectedIndex]; return o && o.value !== '' && o.value !== '-1' ? __clean(o.textContent) : null; }
     const inp = cell.querySelector('input:not([type=hidden]):not([type=submit]):not([type=file]):not([type=checkbox]), textarea');
     if (inp) return inp.value === '' ? null : inp.value;
-    const t = __clean(cell.innerText || cell.textContent);
+    const t = __text(cell);
     return t === '' ? null : t;
   }
   return null;
@@ -50,17 +73,31 @@ const __head = (c) => {
   const link = [...c.querySelectorAll('a[href]')].find((a) => __clean(a.textContent));
   return __clean((link || c).textContent).replace(/[\s\u2190-\u21ff\u25b2-\u25c5\u2b06\u2b07]+$/, '').replace(/:$/, '').trim();
 };
+// a table's header row, the rule of extract.lists._is_header_row (the same rule, kept so by
+// tests/toolcache/test_header_rows.py): the first of its own rows, in document order, of th cells
+// (at least two; one in a table with a thead) beside which only empty td cells stand (no text, no
+// element: an actions column's head left blank), or a row of its thead whose th cells stand beside
+// cells without text or a control
+const __headRow = (table) => {
+  if (!table) return null;
+  const thead = table.tHead;
+  const least = thead ? 1 : 2;
+  const own = [...table.querySelectorAll(':scope > tr, :scope > thead > tr, :scope > tbody > tr, :scope > tfoot > tr')];
+  return own.find((r) => {
+    const cells = [...r.cells];
+    const heads = cells.filter((c) => c.tagName === 'TH').length;
+    if (heads >= least && cells.every((c) => c.tagName === 'TH' || (!__clean(c.textContent) && !c.children.length))) return true;
+    return !!thead && r.parentElement === thead && cells.length >= least && heads > 0
+      && cells.every((c) => c.tagName === 'TH' || (!__clean(c.textContent) && !c.querySelector('a, input, button, select')));
+  }) || null;
+};
 const __cell = (row, label) => {
-  const table = row.closest('table');
-  // the header row: th cells only, or the thead's row of th cells beside blank td ones (extract.lists._is_header_row, whose in-thead rule this is)
-  const blank = (c) => c.tagName === 'TD' && !__clean(c.textContent) && !c.querySelector('a, input, button, select');
-  const head = table && ([...table.rows].find((r) => r.cells.length > 1 && [...r.cells].every((c) => c.tagName === 'TH'))
-    || [...(table.tHead ? table.tHead.rows : [])].find((r) => [...r.cells].some((c) => c.tagName === 'TH') && [...r.cells].every((c) => c.tagName === 'TH' || blank(c))));
+  const head = __headRow(row.closest('table'));
   const i = head ? [...head.cells].findIndex((c) => __norm(__head(c)) === __norm(label)) : -1;
   if (i < 0 || !row.cells[i]) return null;
   const c = row.cells[i];
   // a cell showing an icon (a yes/no mark) says it in the image's alt text
-  const t = __clean(c.innerText || c.textContent) || __clean([...c.querySelectorAll('img[alt]')].map((m) => m.alt).join(' '));
+  const t = __text(c) || __clean([...c.querySelectorAll('img[alt]')].map((m) => m.alt).join(' '));
   return t === '' ? null : t;
 };
 // a notice in an alert role whose own classes say it went well (Bootstrap's "alert alert-success": "Welcome
@@ -70,8 +107,19 @@ const __okNotice = (e) => {
   return /(^|[\s_-])(success|ok|info|notice|confirm|confirmation|positive)($|[\s_-])/.test(c)
     && !/error|danger|fail|invalid|warn/.test(c);
 };
+// a message that tells how things stand is no error either, in whatever role: one in a status region
+// (role=status or log, a polite live region, an <output>) or one that counts what was found ("There
+// are 3 matching pages", "3 results", "No pages match"), unless its class or its words say error
+const __ERROR_CLASS = /error|danger|invalid|fail|warn/i;
+const __ERROR_WORDS = /\b(error|errors|invalid|required|fail|failed|failure|denied|forbidden|not allowed|must|cannot|can't|could ?n[o']t|unable|wrong|incorrect|expired|problem)\b/i;
+const __COUNT_WORDS = /(^|\s)(\d[\d,.]*|no|one|zero)\s(.*\s)?(results?|match|matches|matching|found|items?|pages?|records?|rows?|entries|hits)\b|\b(showing|results?)\b.*\d/i;
+const __statusNotice = (e) => {
+  const text = __clean(e.textContent);
+  if (__ERROR_CLASS.test(String(e.getAttribute('class') || '')) || __ERROR_WORDS.test(text)) return false;
+  return !!e.closest('[role=status], [role=log], [aria-live=polite], output') || (text.length <= 120 && __COUNT_WORDS.test(text));
+};
 const __errors = () => [...document.querySelectorAll('.error-message, .errormessage, .alert-danger, .error, [role=alert]')]
-  .filter((e) => __visible(e) && e.offsetParent !== null && __clean(e.textContent) && !__okNotice(e))
+  .filter((e) => __visible(e) && e.offsetParent !== null && __clean(e.textContent) && !__okNotice(e) && !__statusNotice(e))
   .map((e) => __clean(e.textContent));
 const __find = (els, nameOf, want) => {
   const w = __norm(want);
@@ -82,12 +130,15 @@ const __find = (els, nameOf, want) => {
     || els.find((e) => __norm(nameOf(e)).includes(w)) || null;
 };
 const __row = (row) => {
-  const table = row.closest('table');
-  const head = table && (table.tHead ? table.tHead.rows[0] : [...table.rows].find((r) => [...r.cells].every((c) => c.tagName === 'TH')));
+  const head = __headRow(row.closest('table'));
   const out = {};
-  [...row.cells].forEach((c, i) => { const h = head && head.cells[i] ? __head(head.cells[i]) : String(i); out[h || String(i)] = __clean(c.innerText || c.textContent); });
+  [...row.cells].forEach((c, i) => { const h = head && head.cells[i] ? __head(head.cells[i]) : String(i); out[h || String(i)] = __text(c); });
   return out;
 };
+// what a field holds: its value, or the text of a contenteditable editor (which has no value);
+// __holds: it holds `want` (an editor's text as drawn, its spacing aside)
+const __fieldText = (el) => el.isContentEditable ? __clean(el.innerText) : el.value;
+const __holds = (el, want) => el.isContentEditable ? __fieldText(el) === __clean(want) : el.value === String(want);
 let __typedIn = false;
 const __setValue = (el, value, leave = false) => {
   // leave: focus, set, then blur as a person moving to the next field does (some widgets keep a
@@ -100,6 +151,15 @@ const __setValue = (el, value, leave = false) => {
   if (el.isContentEditable) {  // a code editor (CodeMirror) or rich text: replace its text as typing would
     __typedIn = true;
     el.focus();
+    // an empty editor has no text of its own to edit in place: an editor that keeps its text in a
+    // model of its own and draws it (Draft.js) throws away text written into its DOM, and takes
+    // text only as typed at its caret. Type it so: a textInput event, which such an editor takes
+    // (it cancels the event and draws its model); one no handler took is inserted below
+    if (!__clean(el.textContent) && String(value) && 'TextEvent' in window) {
+      const typed = document.createEvent('TextEvent');
+      typed.initTextEvent('textInput', true, true, window, String(value));
+      if (!el.dispatchEvent(typed) || __clean(el.textContent)) return;
+    }
     document.getSelection().selectAllChildren(el);
     document.execCommand('insertText', false, String(value));
     return;

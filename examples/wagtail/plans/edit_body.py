@@ -4,6 +4,5 @@ await goto_admin_login()
 await login(username="admin", password="wagtail-pass-1")
 await goto_admin_pages_by_id(id="3")
 await goto_page(title="Bees Guide")
-await do_fill_pages(body="Bees dance to say where the flowers are.")
-await edit_pages()
+await edit_pages(body="Bees dance to say where the flowers are.")  # the editor is the form's body
 result = "done"

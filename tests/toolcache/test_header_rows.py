@@ -1,0 +1,79 @@
+"""A table's header row is found by one rule on both sides: ``extract.lists._header_row`` when the
+builder reads a snapshot, ``__headRow`` in prelude.js when a built tool reads the page."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from toolcache.dom import parse_html
+from toolcache.extract import extract_snapshot
+from toolcache.extract.lists import _header_row, _rows
+
+# (table, the index of its header row among its own rows, or None)
+TABLES = [
+    # no thead: th cells beside an empty td (an actions column's head left blank)
+    ("<table><tr><th>Title</th><th>Status</th><td></td></tr><tr><td>a</td><td>live</td><td><a href='/x'>Edit</a></td></tr></table>", 0),
+    # no thead: one th is not enough, a td with text or an element is no blank head
+    ("<table><tr><th>Title</th><td></td></tr><tr><td>a</td><td>b</td></tr></table>", None),
+    ("<table><tr><th>Title</th><th>Status</th><td>x</td></tr><tr><td>a</td><td>b</td><td>c</td></tr></table>", None),
+    ("<table><tr><th>Title</th><th>Status</th><td><span></span></td></tr><tr><td>a</td><td>b</td><td>c</td></tr></table>", None),
+    # label/value rows, then a header row further down
+    ("<table><tr><th>Owner</th><td>ann</td></tr><tr><th>Name</th><th>Size</th></tr><tr><td>a</td><td>1</td></tr></table>", 1),
+    # a thead: one th is enough; blank cells may hold elements but no control
+    ("<table><thead><tr><th>sum</th></tr></thead><tbody><tr><td>12</td></tr></tbody></table>", 0),
+    ("<table><thead><tr><th>Title</th><td><span></span></td></tr></thead><tbody><tr><td>a</td><td>b</td></tr></tbody></table>", 0),
+    ("<table><thead><tr><th>Title</th><td><a href='?all'></a></td></tr></thead><tbody><tr><td>a</td><td>b</td></tr></tbody></table>", None),
+    ("<table><thead><tr><td></td><td></td></tr></thead><tbody><tr><td>a</td><td>b</td></tr></tbody></table>", None),
+]
+
+
+def _python_head(html: str) -> int | None:
+    table = next(n for n in parse_html(html).iter() if n.tag == "table")
+    head = _header_row(table)
+    return None if head is None else _rows(table).index(head)
+
+
+@pytest.mark.parametrize(("html", "want"), TABLES)
+def test_the_builder_finds_the_header_row(html: str, want: int | None) -> None:
+    assert _python_head(html) == want
+
+
+async def test_the_page_finds_the_same_header_row(page: Any) -> None:
+    from toolcache.codegen import PRELUDE
+
+    await page.set_content("".join(html for html, _ in TABLES))
+    got = await page.evaluate("() => {" + PRELUDE + """
+        return [...document.querySelectorAll('body > table')].map((t) => {
+          const own = [...t.querySelectorAll(':scope > tr, :scope > thead > tr, :scope > tbody > tr')];
+          const head = __headRow(t);
+          return head ? own.indexOf(head) : null;
+        }); }""")
+    assert got == [want for _, want in TABLES]
+    assert got == [_python_head(html) for html, _ in TABLES]
+
+
+# a page list whose header row is not in a thead: th cells, and a blank td over the row actions
+LISTING = """<body><h1>Pages</h1><table class="listing"><tbody>
+<tr><th>Title</th><th>Updated</th><th>Status</th><td></td></tr>
+<tr><td><a href="/admin/pages/3/edit/">Owls Guide</a></td><td>2 days ago</td><td>live</td><td><a href="/admin/pages/3/delete/">Delete</a></td></tr>
+<tr><td><a href="/admin/pages/4/edit/">Bees Notes</a></td><td>1 hour ago</td><td>draft</td><td><a href="/admin/pages/4/delete/">Delete</a></td></tr>
+<tr><td><a href="/admin/pages/5/edit/">Kites History</a></td><td>just now</td><td>live</td><td><a href="/admin/pages/5/delete/">Delete</a></td></tr>
+</tbody></table></body>"""
+
+
+async def test_a_list_found_by_the_builder_reads_its_cells_by_header_on_the_page(page: Any) -> None:
+    """The builder reads this table as a list of rows with Title, Updated and Status fields; the
+    tool built from it must read each row's cells under those headers on the page (and a row's
+    cells by its header names, not by their index)."""
+    from toolcache.codegen.base import PRELUDE, _item_expr
+
+    rows = next(e for e in extract_snapshot(LISTING, "http://x.test/admin/pages/").elements.values() if e.repeated)
+    assert [p.key for p in rows.props.values() if p.source == "cell"] == ["Title", "Updated", "Status"]
+    await page.set_content(LISTING)
+    items = await page.evaluate(
+        "() => {" + PRELUDE + f"return [...document.querySelectorAll({rows.selector!r})].map((c) => {_item_expr(rows.props, 'c')}); }}")
+    assert [(i["title"], i["status"]) for i in items] == [("Owls Guide", "live"), ("Bees Notes", "draft"), ("Kites History", "live")]
+    cells = await page.evaluate("() => {" + PRELUDE + f"return __row(document.querySelectorAll({rows.selector!r})[0]); }}")
+    assert cells == {"Title": "Owls Guide", "Updated": "2 days ago", "Status": "live", "3": "Delete"}

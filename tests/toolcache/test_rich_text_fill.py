@@ -1,0 +1,98 @@
+"""Filling a rich-text editor that keeps its text in a model of its own and draws it (Draft.js,
+Wagtail's Draftail): the fill must reach the model, whether the editor is empty or holds text.
+
+The editor here is a small one of that kind, in Chromium: it draws its model as Draft.js does (a
+block, a leaf, the text in a ``span[data-text]``, an empty block's leaf holding a ``<br>``); text
+typed at its caret (a ``textInput`` event) goes into the model; a change of its DOM is read back
+from a block that held text, and one in an empty block (its leaf a ``<br>``) or outside a block is thrown away
+by drawing the model again; the model is written to the form's hidden field 250 ms after an edit."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+pytestmark = pytest.mark.browser
+
+EDITOR = """<body><form method="post"><input type="hidden" name="body" value="">
+<div class="editor" contenteditable="true" role="textbox" aria-label="Body"></div>
+<button type="submit">Save</button></form>
+<script>
+const ed = document.querySelector('.editor');
+let model = %s;
+let saving = null;
+const draw = () => {
+  ed.replaceChildren();
+  const block = document.createElement('div'), leaf = document.createElement('span');
+  block.dataset.block = 'true';
+  if (model) { const t = document.createElement('span'); t.dataset.text = 'true'; t.textContent = model; leaf.append(t); }
+  else { const br = document.createElement('br'); br.dataset.text = 'true'; leaf.append(br); }
+  block.append(leaf);
+  ed.append(block);
+};
+const save = () => { clearTimeout(saving); saving = setTimeout(() => { document.querySelector('input[name=body]').value = model; }, 250); };
+// typed at the caret: at the start of an empty leaf the browser would write outside the text span,
+// so the editor takes the text into its model and draws it (Draft.js's beforeinput handling)
+ed.addEventListener('textInput', (e) => {
+  if (model !== '') return;
+  e.preventDefault();
+  model = e.data;
+  draw();
+  save();
+});
+// any other change of the DOM: a block that held text is read back (its new text); an empty block
+// (its leaf a <br>) is not, nor is text outside a block: the editor draws its model again (Draft.js's way)
+ed.addEventListener('input', () => {
+  const block = ed.querySelector('[data-block]');
+  if (model !== '' && block && __clean(block.textContent) === __clean(ed.textContent)) model = __clean(block.textContent);
+  draw();
+  save();
+});
+const __clean = (s) => String(s).replace(/\\s+/g, ' ').trim();
+draw();
+</script></body>"""
+
+
+@pytest.mark.parametrize("old", ["", "Old text of the page."])
+async def test_a_fill_reaches_the_model_of_an_editor_that_draws_its_own_text(page: Any, old: str) -> None:
+    from toolcache.codegen import PRELUDE
+
+    await page.set_content(EDITOR % repr(old))
+    saved = await page.evaluate("async () => {" + PRELUDE + """
+        const before = __hiddenNow();
+        __setValue(document.querySelector('.editor'), 'Pigeons find their way home.');
+        await __editorSaved(before);
+        return [document.querySelector('input[name=body]').value, __clean(document.querySelector('.editor').innerText)];
+    }""")
+    assert saved == ["Pigeons find their way home.", "Pigeons find their way home."]
+
+
+async def test_an_empty_plain_contenteditable_takes_the_text_too(page: Any) -> None:
+    """No handler takes the typed text: it is inserted as before, once."""
+    from toolcache.codegen import PRELUDE
+
+    await page.set_content('<body><div class="note" contenteditable="true"></div></body>')
+    text = await page.evaluate("() => {" + PRELUDE + """
+        const el = document.querySelector('.note');
+        __setValue(el, 'A note');
+        return el.innerText;
+    }""")
+    assert text.strip() == "A note"
+
+
+async def test_a_form_tools_post_check_reads_an_editors_text(page: Any) -> None:
+    """After the save the editor page comes back showing the body (Wagtail's): the post_check's
+    "the page shows what was typed" reads a contenteditable editor's text, which has no ``value``."""
+    from toolcache.codegen import PRELUDE
+    from toolcache.codegen.forms import _shows_typed_js
+    from toolcache.extract import Element
+
+    editor = Element(name="body", page="edit", kind="input", selector="div.editor")
+    title = Element(name="title", page="edit", kind="input", selector="#title")
+    await page.set_content('<body><input id="title" value="Owls Guide"><div class="editor" contenteditable="true">'
+                           '<div data-block="true"><span><span data-text="true">Pigeons find their way home.</span></span></div></div></body>')
+    check = "(inputs) => {" + PRELUDE + _shows_typed_js(editor, "body") + _shows_typed_js(title, "title") + "return true; }"
+    assert await page.evaluate(check, {"body": "Pigeons find their way home.", "title": "Owls Guide"}) is True
+    assert await page.evaluate(check, {"body": "Other text", "title": "Owls Guide"}) == [False, 'body shows "Pigeons find their way home."']
+    assert await page.evaluate(check, {"body": "Pigeons find their way home.", "title": "Bees"}) == [False, 'title shows "Owls Guide"']
