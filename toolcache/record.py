@@ -75,6 +75,36 @@ EDITOR_SAVED_JS = """async (before) => {
 }"""
 """After a fill of a rich-text editor: wait (at most 2 s) until it wrote its text into a hidden field of the
 page (Draftail does, 250 ms after the last edit), so the save the next step sends carries it."""
+EDIT_TIMERS_JS = """() => {
+  if (window.__ajEdit) return;
+  const plain = window.setTimeout, clear = window.clearTimeout;
+  const edit = window.__ajEdit = {pending: new Map(), plain, clear, t0: Date.now()};
+  window.setTimeout = function (cb, ms, ...rest) {
+    if (typeof cb !== 'function' || Number(ms) > 300) return plain.call(window, cb, ms, ...rest);
+    const id = plain.call(window, (...a) => { edit.pending.delete(id); return cb(...a); }, ms, ...rest);
+    edit.pending.set(id, Date.now());
+    return id;
+  };
+  window.clearTimeout = function (id) { edit.pending.delete(id); return clear.call(window, id); };
+}"""
+"""Before an edit (a fill, a key press): note the short timers the page sets while it runs (at most
+300 ms, as the tools' prelude counts a reaction to an edit: a live search's debounce; a longer one,
+an autosave, is the page's own later work)."""
+EDIT_SETTLED_JS = """async (limit) => {
+  const edit = window.__ajEdit;
+  if (!edit) return;
+  window.setTimeout = edit.plain; window.clearTimeout = edit.clear; delete window.__ajEdit;
+  const sleep = () => new Promise((r) => edit.plain.call(window, r, 10));
+  const t0 = Date.now();
+  while (edit.pending.size && Date.now() - t0 < limit) await sleep();
+  const net = window.__ajNet;  // the page's own calls (agentjit.runtime.network.TRACK_JS)
+  const set_off = () => !!net && [...net.open.values()].some((t) => t >= edit.t0);
+  while (set_off() && Date.now() - t0 < limit) await sleep();
+}"""
+"""After an edit: wait (at most ``limit`` ms) until the timers it set off ran and the page's calls
+they started (a live search's fetch) were answered; the step's settling waits for the rest."""
+EDIT_SETTLE_MAX_S = 2.0
+"""The longest a step waits for what its edit set off (:data:`EDIT_SETTLED_JS`)."""
 TARGET_WAIT_S = 3.0
 """How long a script step waits for its target to appear (the page has settled by then; a ``wait``
 step waits up to the step timeout). Actions wait for their target to become actionable (visible,
@@ -444,7 +474,14 @@ async def _record_step(
             start = time.time()
         if step.value and _stored_value(step, target, base_url) == REDACTED:
             net.secrets.add(str(step.value))  # kept out of this and every later request body
+        edit = step.action in ("fill", "press")
+        if edit:  # a debounced handler (a live search) acts after the edit, whatever the machine's load
+            with contextlib.suppress(Exception):
+                await page.evaluate(EDIT_TIMERS_JS)
         await _perform(page, nav, step, base_url, loc, timeout_s)
+        if edit:
+            with contextlib.suppress(Exception):  # the edit loaded another document: the settling below waits for it
+                await page.evaluate(EDIT_SETTLED_JS, int(EDIT_SETTLE_MAX_S * 1000))
         await nav.settle(timeout_s, since=mark)
         await net.settle(page)
     except TargetError:
