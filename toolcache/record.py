@@ -40,7 +40,7 @@ from agentjit.runtime.browser import READ_METHODS
 
 from .js import source
 from .navigation import Navigations, is_navigation_race
-from .recorded import arrives, is_navigation, write_address
+from .recorded import answer_rank, arrives, is_navigation, write_address
 from .redact import REDACTED, is_secret
 from .script import STEP_TIMEOUT_S, Script, ScriptStep
 from .targets import TargetError, resolve_target
@@ -241,6 +241,18 @@ class _Network:
     def _on_done(self, request: Any) -> None:
         self.inflight.discard(request)
         self.last_change = time.monotonic()
+        for w in self.background:
+            if w["_req"] is request and "_answer" not in w:
+                # read its answer now, while the document that sent it is there: the step may
+                # navigate before it ends (a save the ping let through), and the answer go with it
+                w["_answer"] = asyncio.ensure_future(self._answer_of(request))
+
+    async def _answer_of(self, req: Any) -> tuple[Any, dict[str, Any]] | None:
+        """A background write's response and what verification answers it with, or None (it failed)."""
+        resp = None
+        with contextlib.suppress(Exception):  # a request that failed has no response
+            resp = await asyncio.wait_for(req.response(), BACKGROUND_ANSWER_S)
+        return None if resp is None else (resp, await self._response(resp))
 
     async def settle(self, page: Any) -> None:
         deadline = time.monotonic() + SETTLE_TIMEOUT_S
@@ -291,16 +303,15 @@ class _Network:
             if req in self.inflight:
                 pending.append(w)
                 continue
-            resp = None
-            with contextlib.suppress(Exception):  # a request that failed has no response
-                resp = await asyncio.wait_for(req.response(), BACKGROUND_ANSWER_S)
-            if resp is None:
+            answer = await (w["_answer"] if "_answer" in w else self._answer_of(req))
+            if answer is None:
                 continue
+            resp, response = answer
             key = (w["method"], write_address(w["url"]))
-            if key in out and out[key]["status"] < 400 <= resp.status:
+            if key in out and answer_rank(out[key]) > answer_rank({"status": resp.status, "response": response}):
                 continue  # an answer the page was content with beats a failure (sqlite's "database is locked")
-            out[key] = {**{k: v for k, v in w.items() if k != "_req"}, "status": resp.status,
-                        "post_data": _bounded(self._redact(_post_data(req))), "response": await self._response(resp)}
+            out[key] = {**{k: v for k, v in w.items() if not k.startswith("_")}, "status": resp.status,
+                        "post_data": _bounded(self._redact(_post_data(req))), "response": response}
         self.background = pending
         return list(out.values())
 
