@@ -9,7 +9,9 @@ but GET, HEAD and OPTIONS, with its body, status and response, see
 :class:`_Network`), the writes the page sent by itself meanwhile with their answers
 (``background``: an editor's session ping, which verification answers from there), and the DOM
 after the step (``page.content()``, stored once per distinct content). A step ends when the page has loaded and no
-request has been in flight for a short quiet period.
+request has been in flight for a short quiet period; a fill or key press first waits for what the
+edit set off (the short timers it set, and the page's calls they started: a debounced live search),
+so the recording is the same on a quiet machine and a loaded one.
 
 At the end of a demonstration the browser's storage state (cookies, localStorage: the session
 a sign-in opened) is written beside the trace, ``<name>.session.json`` (:func:`session_path`),
