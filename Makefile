@@ -3,8 +3,8 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
-# one process by default (timing-sensitive tests flaked at two workers' load); `make test PYTEST_ARGS="-n 2 --dist loadfile"` for two workers
-PYTEST_ARGS ?=
+# two pytest-xdist workers, a test file per worker (each starts its own Chromium and sites); `make test PYTEST_ARGS=` for one process
+PYTEST_ARGS ?= -n 2 --dist loadfile
 
 .PHONY: demo test lint chromium postgresql venv clean traces help-time
 

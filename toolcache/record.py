@@ -9,7 +9,9 @@ but GET, HEAD and OPTIONS, with its body, status and response, see
 :class:`_Network`), the writes the page sent by itself meanwhile with their answers
 (``background``: an editor's session ping, which verification answers from there), and the DOM
 after the step (``page.content()``, stored once per distinct content). A step ends when the page has loaded and no
-request has been in flight for a short quiet period.
+request has been in flight for a short quiet period; a fill or key press first waits for what the
+edit set off (the short timers it set, and the page's calls they started: a debounced live search),
+so the recording is the same on a quiet machine and a loaded one.
 
 At the end of a demonstration the browser's storage state (cookies, localStorage: the session
 a sign-in opened) is written beside the trace, ``<name>.session.json`` (:func:`session_path`),
@@ -47,7 +49,7 @@ from agentjit.runtime.browser import READ_METHODS
 
 from .js import source
 from .navigation import Navigations, is_navigation_race
-from .recorded import arrives, is_navigation, write_address
+from .recorded import answer_rank, arrives, is_navigation, write_address
 from .redact import REDACTED, is_secret
 from .script import STEP_TIMEOUT_S, Script, ScriptStep
 from .targets import TargetError, resolve_target
@@ -82,6 +84,36 @@ EDITOR_SAVED_JS = """async (before) => {
 }"""
 """After a fill of a rich-text editor: wait (at most 2 s) until it wrote its text into a hidden field of the
 page (Draftail does, 250 ms after the last edit), so the save the next step sends carries it."""
+EDIT_TIMERS_JS = """() => {
+  if (window.__ajEdit) return;
+  const plain = window.setTimeout, clear = window.clearTimeout;
+  const edit = window.__ajEdit = {pending: new Map(), plain, clear, t0: Date.now()};
+  window.setTimeout = function (cb, ms, ...rest) {
+    if (typeof cb !== 'function' || Number(ms) > 300) return plain.call(window, cb, ms, ...rest);
+    const id = plain.call(window, (...a) => { edit.pending.delete(id); return cb(...a); }, ms, ...rest);
+    edit.pending.set(id, Date.now());
+    return id;
+  };
+  window.clearTimeout = function (id) { edit.pending.delete(id); return clear.call(window, id); };
+}"""
+"""Before an edit (a fill, a key press): note the short timers the page sets while it runs (at most
+300 ms, as the tools' prelude counts a reaction to an edit: a live search's debounce; a longer one,
+an autosave, is the page's own later work)."""
+EDIT_SETTLED_JS = """async (limit) => {
+  const edit = window.__ajEdit;
+  if (!edit) return;
+  window.setTimeout = edit.plain; window.clearTimeout = edit.clear; delete window.__ajEdit;
+  const sleep = () => new Promise((r) => edit.plain.call(window, r, 10));
+  const t0 = Date.now();
+  while (edit.pending.size && Date.now() - t0 < limit) await sleep();
+  const net = window.__ajNet;  // the page's own calls (agentjit.runtime.network.TRACK_JS)
+  const set_off = () => !!net && [...net.open.values()].some((t) => t >= edit.t0);
+  while (set_off() && Date.now() - t0 < limit) await sleep();
+}"""
+"""After an edit: wait (at most ``limit`` ms) until the timers it set off ran and the page's calls
+they started (a live search's fetch) were answered; the step's settling waits for the rest."""
+EDIT_SETTLE_MAX_S = 2.0
+"""The longest a step waits for what its edit set off (:data:`EDIT_SETTLED_JS`)."""
 TARGET_WAIT_S = 3.0
 """How long a script step waits for its target to appear (the page has settled by then; a ``wait``
 step waits up to the step timeout). Actions wait for their target to become actionable (visible,
@@ -218,6 +250,18 @@ class _Network:
     def _on_done(self, request: Any) -> None:
         self.inflight.discard(request)
         self.last_change = time.monotonic()
+        for w in self.background:
+            if w["_req"] is request and "_answer" not in w:
+                # read its answer now, while the document that sent it is there: the step may
+                # navigate before it ends (a save the ping let through), and the answer go with it
+                w["_answer"] = asyncio.ensure_future(self._answer_of(request))
+
+    async def _answer_of(self, req: Any) -> tuple[Any, dict[str, Any]] | None:
+        """A background write's response and what verification answers it with, or None (it failed)."""
+        resp = None
+        with contextlib.suppress(Exception):  # a request that failed has no response
+            resp = await asyncio.wait_for(req.response(), BACKGROUND_ANSWER_S)
+        return None if resp is None else (resp, await self._response(resp))
 
     async def settle(self, page: Any) -> None:
         deadline = time.monotonic() + SETTLE_TIMEOUT_S
@@ -263,16 +307,15 @@ class _Network:
             if req in self.inflight:
                 pending.append(w)
                 continue
-            resp = None
-            with contextlib.suppress(Exception):  # a request that failed has no response
-                resp = await asyncio.wait_for(req.response(), BACKGROUND_ANSWER_S)
-            if resp is None:
+            answer = await (w["_answer"] if "_answer" in w else self._answer_of(req))
+            if answer is None:
                 continue
+            resp, response = answer
             key = (w["method"], write_address(w["url"]))
-            if key in out and out[key]["status"] < 400 <= resp.status:
+            if key in out and answer_rank(out[key]) > answer_rank({"status": resp.status, "response": response}):
                 continue  # an answer the page was content with beats a failure (sqlite's "database is locked")
-            out[key] = {**{k: v for k, v in w.items() if k != "_req"}, "status": resp.status,
-                        "post_data": _bounded(self._redact(_post_data(req))), "response": await self._response(resp)}
+            out[key] = {**{k: v for k, v in w.items() if not k.startswith("_")}, "status": resp.status,
+                        "post_data": _bounded(self._redact(_post_data(req))), "response": response}
         self.background = pending
         return list(out.values())
 
@@ -446,7 +489,14 @@ async def _record_step(
             start = time.time()
         if step.value and _stored_value(step, target, base_url) == REDACTED:
             net.secrets.add(str(step.value))  # kept out of this and every later request body
+        edit = step.action in ("fill", "press")
+        if edit:  # a debounced handler (a live search) acts after the edit, whatever the machine's load
+            with contextlib.suppress(Exception):
+                await page.evaluate(EDIT_TIMERS_JS)
         await _perform(page, nav, step, base_url, loc, timeout_s)
+        if edit:
+            with contextlib.suppress(Exception):  # the edit loaded another document: the settling below waits for it
+                await page.evaluate(EDIT_SETTLED_JS, int(EDIT_SETTLE_MAX_S * 1000))
         await nav.settle(timeout_s, since=mark)
         await net.settle(page)
     except TargetError:

@@ -52,7 +52,7 @@ from agentjit.runtime.browser import READ_METHODS
 from .pages import page_name
 from .urls import site_path, site_url
 
-__all__ = ["WriteGuard", "request_params", "param_diff", "answerable", "describe", "write_address"]
+__all__ = ["WriteGuard", "request_params", "param_diff", "answerable", "answer_rank", "describe", "write_address"]
 
 log = logging.getLogger(__name__)
 
@@ -151,6 +151,12 @@ def arrives(response: Any) -> bool:
         return False
 
 
+def answer_rank(write: dict[str, Any]) -> tuple[bool, bool]:
+    """How good a recorded answer is to answer a page's own write with: one the page was content
+    with (below 400) beats a failure, and one with its body beats one without."""
+    return write["status"] < 400, write["response"].get("body") is not None
+
+
 def write_address(url: str) -> str:
     """A write's address without its query and fragment: what tells a page's timer ping apart."""
     return urlsplit(url)._replace(query="", fragment="").geturl()
@@ -243,7 +249,8 @@ class WriteGuard:
 
     def learn_background(self, traces: Iterable[Trace]) -> None:
         """Keep the background writes ``traces`` recorded, to answer the page's own with them; an
-        answer the page was content with (below 400) is kept over a failure, else the later wins."""
+        answer the page was content with (below 400) is kept over a failure, one with its body over
+        one whose body the recorder no longer had (a page that read it went on), else the later wins."""
         for trace in traces:
             for st in trace.steps:
                 for w in st.background:
@@ -251,7 +258,7 @@ class WriteGuard:
                         continue
                     key = describe(str(w.get("method")), w.get("url"), self.routes)
                     kept = self._page_answers.get(key)
-                    if kept is None or not (kept["status"] < 400 <= w["status"]):
+                    if kept is None or answer_rank(kept) <= answer_rank(w):
                         self._page_answers[key] = w
 
     def diverge(self) -> None:

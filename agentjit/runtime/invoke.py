@@ -195,17 +195,47 @@ async def _replaced_navigation(page: Any, url_before: str, limit_ms: int) -> Non
         await page.wait_for_url(lambda url: url != url_before, wait_until="domcontentloaded", timeout=limit_ms)
 
 
+_READY = ("() => document.readyState !== 'loading' && document.body !== null"
+          " || new Promise((r) => addEventListener('DOMContentLoaded', () => r(true), {once: true}))")
+"""Resolves once the page's document is parsed (``DOMContentLoaded``: its body is there)."""
+
+
 async def _loaded(page: Any, limit_ms: int) -> None:
-    """Wait for the document that replaced the page's to load, through further races, within ``limit_ms``."""
+    """Wait for the document that replaced the page's to load, through further races, within ``limit_ms``.
+
+    The load state Playwright keeps for the page can still be the old document's when the race
+    is told (the new document's first lifecycle events not yet in), so the new document is asked
+    itself, too, whether it is parsed: a check never runs on a document without its body.
+    """
     deadline = time.monotonic() + limit_ms / 1000
+
+    def left_ms() -> float:
+        return max(deadline - time.monotonic(), 0.05) * 1000
+
     while True:
         try:
-            await page.wait_for_load_state("load", timeout=max(deadline - time.monotonic(), 0.05) * 1000)
+            await asyncio.wait_for(page.evaluate(_READY), timeout=left_ms() / 1000)
+            await page.wait_for_load_state("load", timeout=left_ms())
             return
         except Exception as exc:
             if page.is_closed() or not is_navigation_race(exc) or time.monotonic() >= deadline:
                 return  # a load that never comes (a hanging image): the checks decide
             await asyncio.sleep(0.02)
+
+
+async def _post_check(page: Any, base: dict[str, Any], output: Any, limit_s: float, load_ms: int) -> dict[str, Any]:
+    """The post_check of a navigating call, on the document it landed on; when that document is
+    replaced under the check (a redirect by script after the first document), on the next one."""
+    for attempt in (1, 2, 3):
+        try:
+            return await _evaluate(page, {**base, "stages": ["post"], "output": output}, limit_s)
+        except SiteUnreachable:
+            raise
+        except Exception as exc:
+            if page.is_closed() or not is_navigation_race(exc) or attempt == 3:
+                raise
+            await _loaded(page, load_ms)
+    raise AssertionError("unreachable: the third attempt returns or raises")
 
 
 async def _in_place(page: Any, tool: ToolManifest, base: dict[str, Any], limit_s: float, load_ms: int) -> dict[str, Any]:
@@ -351,7 +381,9 @@ async def call_tool(
             # can pass a post_check that only looks at the URL), the write did not succeed
             return finish(phase="navigation", reason=f"the site answered HTTP {status} to the write ({landed.url})")
         output = res.get("output")
-        post = await _evaluate(page, {**base, "stages": ["post"], "output": output}, limit_s)
+        if landed is None:  # the expected document was replaced: the post_check runs on the last, once parsed
+            await _loaded(page, nav_timeout)
+        post = await _post_check(page, base, output, limit_s, nav_timeout)
         take_timings(post)
         if not post.get("ok"):
             return finish(phase=post.get("phase"), reason=post.get("reason"), output=output)

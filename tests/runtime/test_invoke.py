@@ -1,5 +1,6 @@
 """Tool calls in a real page: each failing phase gives its own outcome; a dead site does not hang."""
 
+import asyncio
 import time
 
 import pytest
@@ -177,3 +178,26 @@ async def test_a_slow_navigation_waits_as_long_as_the_caller_allows_a_navigation
     await goto_start(home, home.url.split("/store/")[0] + "/")
     out = await call_tool(home, slow, {}, navigation_timeout_ms=5000)
     assert out.ok, (out.phase, out.reason)
+
+
+async def test_a_post_check_whose_document_is_replaced_by_script_runs_on_the_next_one(home):
+    """The document a navigating call lands on sends the page on at once (a script redirect, as a
+    sign-in page does): the post_check's document goes away under it, and it runs on the next one,
+    once parsed, never on a document without its body and never as a raised error."""
+    store = await home.evaluate("document.querySelector('[data-testid=store-card]').href")
+    bounce = ("<html><body data-page='bounce'><script>"
+              "setTimeout(() => location.replace(" + repr(store) + "), 50);</script></body></html>")
+    await home.route("**/bounce", lambda route: route.fulfill(status=200, content_type="text/html", body=bounce))
+
+    async def slow(route):  # the next document comes a moment later, while the post_check polls
+        await asyncio.sleep(0.4)
+        await route.fallback()
+
+    await home.route("**/store/**", slow)
+    tool = GOTO.model_copy(update={
+        "execute": "const c = document.querySelector('[data-testid=store-card]'); const slug = c.dataset.storeSlug;"
+                   " setTimeout(() => { location.href = '/bounce'; }, 0); return {slug};",
+    })
+    out = await call_tool(home, tool, {})
+    assert out.ok, (out.phase, out.reason)
+    assert "/store/" + out.output["slug"] in out.url_after

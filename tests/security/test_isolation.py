@@ -57,8 +57,10 @@ async def test_time_limit_covers_tool_calls_too(browser_pool, food_site, food_ca
     t0 = time.monotonic()
     with pytest.raises(PlanLimitExceeded) as info:
         await runtime.run("await goto_home()\nn = 0\nwhile True:\n    n += 1\nresult = n")
-    # the loop's lines; on a loaded machine the time may run out in the first call already (line 1)
-    assert info.value.limit == "time" and info.value.line in (1, 3, 4), info.value
+    # the plan's own guard stops the loop (line 3 or 4); on a loaded machine the deadline can pass
+    # during the tool call (line 1: the call counts), or the child answers too late and the runtime
+    # stops it (the line of a call it waited on, else none): a time limit all the same, never another line or another limit
+    assert info.value.limit == "time" and info.value.line in (None, 1, 3, 4)
     assert time.monotonic() - t0 < 30  # stopped by the limit, not by the test's patience
     assert browser_pool.open_contexts == 0
 

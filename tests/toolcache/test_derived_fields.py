@@ -2,8 +2,9 @@
 
 The add form's title input answers its change, keyup and blur events by writing the slug field
 100 ms later (a debounced handler, Wagtail's ``w-sync``); the site refuses a page without a slug
-(the form again, with "This field is required."). It also autosaves the form 500 ms after an edit
-(Wagtail's autosave): the page's own later work, not a reaction to wait for. The demonstration
+(the form again, with "This field is required."). It also autosaves the form 1 s after an edit
+(Wagtail's autosave, 500 ms there; longer here, so that a loaded machine's slower call, which does
+not wait for it, is still sent before it): the page's own later work, not a reaction to wait for. The demonstration
 fills the title and the intro. The form tool built from it must send the slug the page derives
 from the title it was given (the page's short timers set in answer to the tool's own edits run
 before the form is sent), and must not wait for, and so set off, the autosave.
@@ -59,11 +60,11 @@ const later = () => {{
   timer = setTimeout(() => {{ slug.value = title.value.trim().toLowerCase().replace(/[^a-z0-9]+/g, '-'); }}, 100);
 }};
 for (const type of ['change', 'keyup', 'blur']) title.addEventListener(type, later);
-// the form is autosaved 500 ms after its last edit
+// the form is autosaved 1 s after its last edit
 let saving = null;
 document.querySelector('form').addEventListener('change', () => {{
   clearTimeout(saving);
-  saving = setTimeout(() => fetch('/pages/autosave/', {{method: 'POST', body: new FormData(document.querySelector('form'))}}), 500);
+  saving = setTimeout(() => fetch('/pages/autosave/', {{method: 'POST', body: new FormData(document.querySelector('form'))}}), 1000);
 }});
 </script></body></html>"""
 

@@ -212,10 +212,15 @@ def _agreement_cases() -> list[tuple[str, str]]:
 @pytest.mark.browser
 @settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.lists(st.one_of(hostile, st.text(min_size=1)).filter(bool), min_size=1, max_size=12))
+@example(texts=["I", "'", "i"])  # two ids that differ in case only
 async def test_css_escapes_find_the_element_the_text_names(page: Any, texts: list[str]) -> None:
     texts = list(dict.fromkeys(t.replace("\x00", "") for t in texts if t.replace("\x00", "")))  # (a NUL is no name in the DOM)
     if not texts:
         return
+    if await page.evaluate("document.compatMode") != "CSS1Compat":
+        # a page with a doctype, as sites have: about:blank is in quirks mode, where ids match
+        # regardless of case (#i finds id="I"), which hypothesis found by chance now and then
+        await page.set_content("<!doctype html><html><body></body></html>")
     found = await page.evaluate("""([texts, attrs, ids]) => {
       document.body.innerHTML = '';
       const out = [];
