@@ -226,6 +226,15 @@ def without_page_tokens(writes: list[dict[str, Any]], hidden: set[str], here: se
     return out, dropped
 
 
+def _sign_in_params(writes: list[dict[str, Any]], args: dict[str, Any]) -> list[dict[str, Any]]:
+    """A sign-in's recorded requests holding only the parameters that carried its arguments or a secret: the
+    others (a CSRF token, the columns of the list the sign-in box sat beside on classic Roundup) were its page's,
+    and a redesigned page sends others. The method and route are still the recorded ones."""
+    theirs = {k for w in writes for k in request_params(w.get("post_data") if isinstance(w.get("post_data"), str) else None)}
+    kept, _dropped = without_page_tokens(writes, theirs, set(), {**args, "": REDACTED})
+    return kept
+
+
 _HELPER_SELECTORS = frozenset(selector_literals(PRELUDE))
 """The selectors of the helpers every built tool starts with (``__errors``' error markup, ``[hidden]``): what any
 page may lack, never a name the tool was made for, so never a broken one."""
@@ -580,10 +589,7 @@ class _Healer:
         async with self._page() as page:
             await self.guard.install(page)
             await self._open(page, site_url(self.base_url, good.get("url") or "/"))
-            # a token its page put in the form then (a CSRF input) and this page has not is not the sign-in's
-            writes = await self._own_params(page, [w for w in writes if isinstance(w, dict)], good, args,
-                                            HealReport(cache="", site=""), tool.name)  # fmt: skip
-            self.guard.begin(writes, args, live=True, sign_in=True)
+            self.guard.begin(_sign_in_params([w for w in writes if isinstance(w, dict)], args), args, live=True, sign_in=True)
             try:
                 outcome = await call_tool(page, tool, args, timeout_ms=NAVIGATION_MS, validate=False)
             finally:

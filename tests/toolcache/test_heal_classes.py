@@ -23,7 +23,8 @@ from agentjit.exceptions import ConfigError, ToolCallFailed
 from agentjit.protocol.manifest import Effect, ToolManifest, ToolType
 from agentjit.runtime import Runtime
 from agentjit.testing import FakeOpenAIServer, FakeReply
-from toolcache.heal import heal_cache
+from toolcache.heal import _sign_in_params, heal_cache
+from toolcache.recorded import request_params
 
 from .pages import PageHandler, serve
 
@@ -239,6 +240,16 @@ async def test_heal_signs_in_first_and_stores_no_secret(tmp_path, browser_pool) 
     assert '"password":"<redacted>"' in trace.read_text().replace(" ", "")  # the run's trace keeps the call, not the secret
     leaked = [p.name for p in cache_dir.rglob("*") if p.is_file() and "pass-1" in p.read_text(errors="replace")]
     assert leaked == []
+
+
+def test_heal_signs_in_with_the_parameters_that_carried_its_arguments() -> None:
+    """Classic Roundup's login box sits beside the issue list and posts its columns with the name and password;
+    the jinja2 template's posts none: only what carried the arguments (and the secret) is the sign-in's."""
+    recorded = [{"method": "POST", "url": "http://x.test/", "post_data":
+                 "__login_name=alice&__login_password=<redacted>&@action=Login&@csrf=t0&@columns=id,title"}]
+    [kept] = _sign_in_params(recorded, {"__login_name": "alice", "__login_password": "<redacted>"})
+    assert request_params(kept["post_data"]) == {"__login_name": ["alice"], "__login_password": ["<redacted>"]}
+    assert kept["method"] == "POST" and kept["url"] == "http://x.test/"
 
 
 async def test_heal_sign_in_needs_the_secret(tmp_path, browser_pool) -> None:
