@@ -19,8 +19,8 @@ For each task and run, on a freshly reset site:
   (0 model calls when it hits), run and judged. Only tasks whose judges read their values from the
   task's text (:attr:`Task.judges_read_task`: a site judge marked ``reads_task``, a
   :class:`~agentjit.tasks.task.TaskJudge`) get a variant: any other judge holds for the task's own
-  values only. The variant is the first of three whose values the site's seed data has (another
-  store that sells the item, a book the library holds). The agent is not run on the variant (the oracle replays the task's own
+  values only. The variant's values are ones the site's seed data has (another store that sells
+  the item, a book the library holds; a variant that changes fewer slots when no other value fits). The agent is not run on the variant (the oracle replays the task's own
   demonstration); its runs of the task itself, same steps with other values, are the baseline
   the variant's speedup is taken against.
 
@@ -234,12 +234,12 @@ def _all_tasks(app_name: str, chosen: Sequence[Task]) -> Sequence[Task]:
 
 def _variants(tasks: Sequence[Task], cache: ToolCache, every: Sequence[Task], site: Site) -> dict[str, Task]:
     """One literal variant per task of ``tasks`` that has a template and a judge that reads its values from the
-    task; other values come from the enums and from the reference plans of ``every`` task of the app. Of the
-    first few variants, the first whose values the site's seed data has (its judge, on the untouched site,
-    does not say it names a value the seed lacks); ``site`` is running."""
+    task; other values come from the enums and from the reference plans of ``every`` task of the app, and only
+    values the site's seed data has (:func:`~agentjit.bench.templates_bench.literal_variants` asks the task's
+    judge on the untouched site); ``site`` is running."""
     import dataclasses
 
-    from agentjit.bench.templates_bench import literal_variants, value_pool
+    from agentjit.bench.templates_bench import literal_variants, seed_check, value_pool
     from agentjit.planner import make_template
 
     templates = {t.id: make_template(t.task, t.plan_source(), cache) for t in every if t.has_plan}
@@ -250,20 +250,12 @@ def _variants(tasks: Sequence[Task], cache: ToolCache, every: Sequence[Task], si
     out: dict[str, Task] = {}
     for task in tasks:
         template = templates.get(task.id)
-        if template is None or not task.judges_read_task:
+        check = seed_check(task, seeded, site.url)
+        if template is None or check is None:
             continue
-        for text, _how in literal_variants(template, pool, limit=VARIANT_TRIES):
-            variant = dataclasses.replace(task, task=text)
-            lacks = variant.seed_lacks(seeded, site.url)
-            if not lacks:
-                out[task.id] = variant
-                break
-            log.info("e2e: variant %r of %s skipped: %s", text, task.id, lacks)
+        for text, _how in literal_variants(template, pool, limit=1, seed_lacks=check):
+            out[task.id] = dataclasses.replace(task, task=text)
     return out
-
-
-VARIANT_TRIES = 3
-"""Literal variants tried per task for one the seed data can answer."""
 
 
 def mean_or_zero(values: Sequence[float]) -> float:
