@@ -39,7 +39,7 @@ from agentjit.planner.templates import NUMBER_WORDS, Slot, Template
 from agentjit.tasks.apps import get_app
 from agentjit.tasks.task import Task
 
-__all__ = ["APPS", "measure_templates", "literal_variants", "near_misses", "value_pool", "seed_check", "TemplateBench"]
+__all__ = ["APPS", "measure_templates", "literal_variants", "near_misses", "value_pool", "seed_check", "variant_values", "TemplateBench"]
 
 APPS = ("food", "roundup", "fava", "django_admin", "trac")
 
@@ -203,6 +203,26 @@ def literal_variants(template: Template, pool: dict[str, list[str]], *, limit: i
                         log.info("templates: variant %r left out: %s", task, why)
                         continue
                 out.append((task, ", ".join(f"{n}={texts[n]!r}" for n in subset)))
+    return out
+
+
+def variant_values(template: Template, variant: str) -> dict[str, str]:
+    """Each literal of the template's task (as written, and its typed value as the plan has it: ``two`` and
+    ``2``) mapped to the one ``variant`` has in the same slot; slots the variant keeps are left out. Empty
+    when ``variant`` is not the template's task with other values."""
+    typed = template.match(variant)
+    m = template.pattern().match(re.sub(r"\s+", " ", variant).strip(" \t\n.,;:!?()[]{}"))
+    if typed is None or m is None:
+        return {}
+    written = _original_texts(template)
+    out: dict[str, str] = {}
+    for slot in template.slots:
+        new = m.group(slot.name)
+        if new == written[slot.name]:
+            continue
+        out[written[slot.name]] = new
+        if str(slot.value) != written[slot.name]:
+            out[str(slot.value)] = str(typed[slot.name])
     return out
 
 
