@@ -65,7 +65,7 @@ from agentjit.tasks.apps import Site
 from agentjit.tasks.task import Task
 
 from .e2e import agent_once, judge_answer, mean_or_zero
-from .oracle import OraclePolicy, answer_for, demo_path, has_demo, substitute_steps
+from .oracle import OraclePolicy, answer_for, demo_path, has_demo, secrets_for, substitute_steps
 
 __all__ = [
     "EXTRA_HINT",
@@ -236,7 +236,7 @@ class OracleChatModel:
         trace = read_trace(demo_path(task, demos), check_snapshots=False)
         steps = trace.steps if not values else substitute_steps(trace.steps, values)
         self.answer = answer_for(task, demos) if answer is DEMO_ANSWER else answer
-        self.policy = OraclePolicy(steps, self.answer)
+        self.policy = OraclePolicy(steps, self.answer, secrets_for(task, trace.steps, demos))
         self.task = task
         self.session = session
         self.profile = get_profile(profile)

@@ -164,3 +164,27 @@ async def test_the_substituted_demonstration_does_the_variant(task_id: str, food
         results[name] = (ok, reason)
     assert results["substituted"][0], results
     assert not results["recorded"][0], results
+
+
+async def test_e2e_runs_browser_use_only_on_variants_with_the_oracle() -> None:
+    from agentjit.bench.e2e import run_e2e
+
+    with pytest.raises(ConfigError, match="variants"):
+        await run_e2e("food", task_ids=["food-custom-12"], profile="none", latency_scale=0, browser_use=True)
+
+
+@pytest.mark.browser
+@pytest.mark.filterwarnings("ignore")  # browser-use's own dependencies warn on import
+async def test_e2e_browser_use_does_the_variant(browser_pool) -> None:
+    pytest.importorskip("browser_use", reason="browser-use (the optional extra 'browser-use') is not installed here")
+    from agentjit.bench.e2e import run_e2e
+
+    report = await run_e2e("food", task_ids=["food-custom-12"], profile="none", latency_scale=0, pool=browser_pool,
+                           variants=True, browser_use=True)  # fmt: skip
+    [task] = report.tasks
+    [run] = [r for r in task.runs if r.side == "browser-use"]
+    assert run.task == task.variant and run.ok, (run.reason, run.error)
+    assert "replayed demonstration (model-free)" in run.note and run.model_calls >= 2
+    v = report.summary["variants"]
+    assert v["passed"]["browser-use"] == 1 and v["speedup_over_browser_use"]["template_hit"] is not None
+    assert report.browser_use["version"] and "no model decides" in report.browser_use["decisions"]
