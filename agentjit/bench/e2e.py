@@ -23,6 +23,14 @@ For each task and run, on a freshly reset site:
   the item, a book the library holds; a variant that changes fewer slots when no other value fits). The agent is not run on the variant (the oracle replays the task's own
   demonstration); its runs of the task itself, same steps with other values, are the baseline
   the variant's speedup is taken against.
+* **browser-use** (``browser_use=True``, with variants; the optional extra, in its own virtualenv):
+  browser-use runs each variant, its decisions made by no model: the oracle replays the task's
+  demonstration with the variant's slot values substituted (:func:`~agentjit.bench.oracle.substitute_steps`;
+  the template says which literal of the task is which slot), and ``done`` carries the answer of
+  agentjit's template run of the same variant when its judge accepted it (a variant has no recorded
+  answer). Each of its model calls sleeps the same latency profile for the prompt browser-use sent,
+  screenshots included (:class:`~agentjit.bench.browser_use_bench.OracleChatModel`). The report marks
+  each such run (``note``) and says so in ``browser_use``.
 
 Offline, a task runs only if it has a recorded demonstration for the oracle
 (``traces/<app>/tasks/<task id>.jsonl``): every task of food, Roundup and Fava
