@@ -145,7 +145,8 @@ def substitute_steps(steps: list[StepEvent], values: Mapping[str, str]) -> list[
 
     A typed value or chosen option equal to a literal becomes the variant's, and a literal inside one (a
     search, a URL), inside a target's accessible name or text, or inside its selector
-    (``mode-pickup``) is replaced in each spelling (:func:`_spellings`). A target whose name changed but
+    (``mode-pickup``) is replaced in each spelling (:func:`_spellings`); the target of a step whose value
+    changed stays as recorded (the same field or select, whose name lists every option). A target whose name changed but
     whose selector did not (a positional selector: the third store card) keeps no selector, so the
     oracle finds the variant's element by name: its test id, role and first word, else the first element
     of that test id and role whose name holds the variant's value (the first menu item that is a sub, where
@@ -158,7 +159,7 @@ def substitute_steps(steps: list[StepEvent], values: Mapping[str, str]) -> list[
         if step.url_after:
             update["url_after"] = substitute_text(step.url_after, values)
         t = step.target
-        if t is not None:
+        if t is not None and update.get("value", step.value) == step.value:
             name = substitute_text(t.name, values) if t.name else t.name
             selector = substitute_text(t.selector, values) if t.selector else t.selector
             extra: dict[str, Any] = {}
