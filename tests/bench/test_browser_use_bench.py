@@ -188,3 +188,17 @@ async def test_e2e_browser_use_does_the_variant(browser_pool) -> None:
     v = report.summary["variants"]
     assert v["passed"]["browser-use"] == 1 and v["speedup_over_browser_use"]["template_hit"] is not None
     assert report.browser_use["version"] and "no model decides" in report.browser_use["decisions"]
+
+
+def test_a_chosen_option_changes_and_its_select_stays() -> None:
+    """A select's accessible name lists every option: choosing the variant's keeps the recorded select."""
+    from agentjit.bench.oracle import DEMOS_ROOT, substitute_steps
+    from agentjit.protocol.trace import read_trace
+
+    steps = read_trace(DEMOS_ROOT / "roundup" / "tasks" / "set-assignee.jsonl", check_snapshots=False).steps
+    [select] = [s for s in steps if s.action == "select"]
+    assert select.target is not None and isinstance(select.value, str)
+    other = next(w for w in (select.target.name or "").split() if w.isalpha() and w != select.value and len(w) >= 3)
+    out = substitute_steps(steps, {select.value: other})
+    [chosen] = [s for s in out if s.action == "select"]
+    assert chosen.value == other and chosen.target == select.target
