@@ -46,7 +46,7 @@ import struct
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 from urllib.parse import urljoin
@@ -65,11 +65,13 @@ from agentjit.tasks.apps import Site
 from agentjit.tasks.task import Task
 
 from .e2e import agent_once, judge_answer, mean_or_zero
-from .oracle import OraclePolicy, answer_for, demo_path, has_demo
+from .oracle import OraclePolicy, answer_for, demo_path, has_demo, secrets_for, substitute_steps
 
 __all__ = [
     "EXTRA_HINT",
     "OracleChatModel",
+    "DEMO_ANSWER",
+    "browser_use_run",
     "SideRun",
     "TaskRow",
     "BrowserUseReport",
@@ -206,8 +208,17 @@ _DESCRIBE_JS = "(items) => {\n" + ELEMENT_HELPERS_JS + r"""
 """Describes browser-use's elements (found by their XPath) as agentjit's observer does, in one evaluate."""
 
 
+DEMO_ANSWER: Any = object()
+"""The default ``answer`` of :class:`OracleChatModel`: the demonstration's (:func:`~.oracle.answer_for`)."""
+
+
 class OracleChatModel:
     """A browser-use chat model whose decisions come from the oracle replaying ``task``'s demonstration.
+
+    For a literal variant of the task (``task`` with the variant's text, the demonstration found by its
+    id), ``values`` maps the task's literals to the variant's (:func:`~.templates_bench.variant_values`):
+    the demonstration is replayed with them substituted (:func:`~.oracle.substitute_steps`), and
+    ``answer`` is what ``done`` carries instead of the demonstration's answer.
 
     ``session`` is the ``BrowserSession`` the agent drives (its element map
     gives the indices). Counters: ``calls``, ``input_tokens`` (text and
@@ -220,10 +231,12 @@ class OracleChatModel:
     _verified_api_keys = True
 
     def __init__(self, task: Task, session: Any, profile: str | LatencyProfile = DEFAULT_PROFILE,
-                 *, demos: Path | None = None) -> None:  # fmt: skip
+                 *, demos: Path | None = None, values: Mapping[str, str] | None = None,
+                 answer: Any = DEMO_ANSWER) -> None:  # fmt: skip
         trace = read_trace(demo_path(task, demos), check_snapshots=False)
-        self.answer = answer_for(task, demos)
-        self.policy = OraclePolicy(trace.steps, self.answer)
+        steps = trace.steps if not values else substitute_steps(trace.steps, values)
+        self.answer = answer_for(task, demos) if answer is DEMO_ANSWER else answer
+        self.policy = OraclePolicy(steps, self.answer, secrets_for(task, trace.steps, demos))
         self.task = task
         self.session = session
         self.profile = get_profile(profile)
@@ -445,8 +458,11 @@ class _Timer:
         object.__setattr__(obj, method, timed)  # pydantic models (the session) refuse setattr
 
 
-async def _browser_use_run(task: Task, run: int, *, site: Site, start_url: str, profile: LatencyProfile,
-                           executable: str | None, use_vision: bool, max_steps: int) -> SideRun:  # fmt: skip
+async def browser_use_run(task: Task, run: int, *, site: Site, start_url: str, profile: LatencyProfile,
+                          executable: str | None, use_vision: bool, max_steps: int,
+                          values: Mapping[str, str] | None = None, answer: Any = DEMO_ANSWER) -> SideRun:  # fmt: skip
+    """browser-use on ``task`` (the oracle replaying its demonstration; with ``values`` and ``answer``, a
+    literal variant's: see :class:`OracleChatModel`), from a fresh browser, judged."""
     from browser_use import Agent, BrowserProfile, BrowserSession
 
     site.reset(draws=f"{task.id}/run-{run}")
@@ -457,7 +473,7 @@ async def _browser_use_run(task: Task, run: int, *, site: Site, start_url: str, 
             enable_default_extensions=False, downloads_path=tmp,
         )  # fmt: skip
         session = BrowserSession(browser_profile=browser_profile)
-        llm = OracleChatModel(task, session, profile)
+        llm = OracleChatModel(task, session, profile, values=values, answer=answer)
         try:
             await session.start()  # the launch is not timed (the stepwise agent's pool is already up)
             agent = Agent(task=task.task, llm=llm, browser_session=session, use_judge=False, use_vision=use_vision,
@@ -477,14 +493,14 @@ async def _browser_use_run(task: Task, run: int, *, site: Site, start_url: str, 
         finally:
             await session.kill()
     final = history.final_result()
-    answer: Any = final
+    said: Any = final
     if final is not None and not isinstance(llm.answer, str):
         try:  # the oracle answered JSON (a list, a number): the judge reads it as such
-            answer = json.loads(final)
+            said = json.loads(final)
         except ValueError:
-            answer = final
+            said = final
     after = site.state()
-    ok, reason = judge_answer(task, answer, before, after, site.url)
+    ok, reason = judge_answer(task, said, before, after, site.url)
     if llm.error and ok:
         ok, reason = False, f"the oracle gave up: {llm.error}"
     elif llm.error:
@@ -497,7 +513,7 @@ async def _browser_use_run(task: Task, run: int, *, site: Site, start_url: str, 
         model_s=llm.model_s, simulated_s=llm.simulated_s, adapter_s=llm.adapter_s, latency_s=latency,
         observe_s=timer.total.get("observe", 0.0), act_s=timer.total.get("act", 0.0),
         dom_s=timer.total.get("dom", 0.0), screenshot_s=timer.total.get("screenshot", 0.0),
-        answer=answer, error=llm.error,
+        answer=said, error=llm.error,
     ))  # fmt: skip
 
 
@@ -609,7 +625,7 @@ async def run_browser_use_bench(
                             if side == "agent":
                                 res = await _agent_run(task, r, pool=active, site=site, start_url=start_url, profile=prof)
                             else:
-                                res = await _browser_use_run(task, r, site=site, start_url=start_url, profile=prof,
+                                res = await browser_use_run(task, r, site=site, start_url=start_url, profile=prof,
                                                              executable=exe, use_vision=use_vision, max_steps=max_steps)  # fmt: skip
                         except Exception as exc:  # one side's crash is that run's failure, the bench goes on
                             log.exception("%s on %s failed", side, task.id)

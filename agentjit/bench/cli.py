@@ -143,7 +143,8 @@ async def bench_e2e(args: argparse.Namespace) -> int:
     runnable = tasks if args.model else [t for t in tasks if has_demo(t)]
     command = "agentjit " + " ".join(sys.argv[1:]) if sys.argv[1:2] == ["bench"] else "agentjit bench e2e"
     with _progress() as progress:
-        bar = progress.add_task("e2e", total=(4 if args.variants else 3) * len(runnable) * args.repeats)
+        sides = 3 + bool(args.variants) + bool(args.browser_use)
+        bar = progress.add_task("e2e", total=sides * len(runnable) * args.repeats)
 
         def on_run(task_id: str, run: Any) -> None:
             progress.update(bar, advance=1, description=f"{task_id} {run.side}")
@@ -152,7 +153,7 @@ async def bench_e2e(args: argparse.Namespace) -> int:
             _app_name(args) or "food", runs=args.repeats, model=_model(args.model),
             profile=args.llm_profile or ("none" if args.model else "gpt-4.1"), model_scale=args.llm_scale,
             latency_scale=args.latency_scale, task_ids=[t.id for t in tasks], seed=args.seed, command=command,
-            on_run=on_run, variants=args.variants,
+            on_run=on_run, variants=args.variants, browser_use=args.browser_use,
         )  # fmt: skip
     data = report.model_dump(mode="json")
     if args.out:
@@ -192,7 +193,14 @@ async def bench_e2e(args: argparse.Namespace) -> int:
             f"{var['passed']['agentjit-template']}/{var['runs']} judged right; speedup over the agent: first compile "
             f"{var['speedup_first_compile'] or 0:.2f}x, template hit {var['speedup_template_hit'] or 0:.2f}x, "
             f"exact hit {var['speedup_exact_hit'] or 0:.2f}x", markup=False)  # fmt: skip
-    variants_ok = not var["tasks"] or var["passed"]["agentjit-template"] == var["runs"]
+    over = var.get("speedup_over_browser_use")
+    if over:
+        out.print(
+            f"browser-use on the variants (a replayed demonstration, values substituted; no model): "
+            f"{var['passed']['browser-use']}/{var['runs']} judged right, {var['mean_latency_s']['browser-use']:.2f} s a "
+            f"task; speedup over it: first compile {over['first_compile'] or 0:.2f}x, template hit "
+            f"{over['template_hit'] or 0:.2f}x, exact hit {over['exact_hit'] or 0:.2f}x", markup=False)  # fmt: skip
+    variants_ok = not var["tasks"] or all(n == var["runs"] for n in var["passed"].values())
     return 0 if all(v == s["runs"][k] for k, v in s["passed"].items()) and variants_ok else 1
 
 
@@ -511,6 +519,9 @@ def add_parsers(sub: Any) -> None:
     p.add_argument("--model", help="a real model both sides use instead of the oracle and the reference plans")
     p.add_argument("--variants", action="store_true",
                    help="follow each task whose judge reads the task by a literal variant, compiled from its template")
+    p.add_argument("--browser-use", action="store_true",
+                   help="with --variants: browser-use (the optional extra) runs each variant too, replaying the "
+                        "task's demonstration with the variant's values (no model)")
     app_arg(p)
     add_browser_arg(p)
     json_arg(p)

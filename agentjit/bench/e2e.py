@@ -19,10 +19,18 @@ For each task and run, on a freshly reset site:
   (0 model calls when it hits), run and judged. Only tasks whose judges read their values from the
   task's text (:attr:`Task.judges_read_task`: a site judge marked ``reads_task``, a
   :class:`~agentjit.tasks.task.TaskJudge`) get a variant: any other judge holds for the task's own
-  values only. The variant is the first of three whose values the site's seed data has (another
-  store that sells the item, a book the library holds). The agent is not run on the variant (the oracle replays the task's own
+  values only. The variant's values are ones the site's seed data has (another store that sells
+  the item, a book the library holds; a variant that changes fewer slots when no other value fits). The agent is not run on the variant (the oracle replays the task's own
   demonstration); its runs of the task itself, same steps with other values, are the baseline
   the variant's speedup is taken against.
+* **browser-use** (``browser_use=True``, with variants; the optional extra, in its own virtualenv):
+  browser-use runs each variant, its decisions made by no model: the oracle replays the task's
+  demonstration with the variant's slot values substituted (:func:`~agentjit.bench.oracle.substitute_steps`;
+  the template says which literal of the task is which slot), and ``done`` carries the answer of
+  agentjit's template run of the same variant when its judge accepted it (a variant has no recorded
+  answer). Each of its model calls sleeps the same latency profile for the prompt browser-use sent,
+  screenshots included (:class:`~agentjit.bench.browser_use_bench.OracleChatModel`). The report marks
+  each such run (``note``) and says so in ``browser_use``.
 
 Offline, a task runs only if it has a recorded demonstration for the oracle
 (``traces/<app>/tasks/<task id>.jsonl``): every task of food, Roundup and Fava
@@ -43,6 +51,7 @@ from __future__ import annotations
 
 import logging
 import math
+import os
 import statistics
 import time
 from collections.abc import Callable, Sequence
@@ -101,6 +110,9 @@ class E2ERun(BaseModel):
     """For ``agentjit-template``: the variant's text."""
     plan_origin: str = ""
     """For the agentjit sides: where the plan came from (``model``, ``cache``, ``template``)."""
+    note: str = ""
+    """For ``browser-use``: who decided (the demonstration replayed, the variant's values substituted) and
+    where the answer came from."""
 
 
 class E2ETask(BaseModel):
@@ -124,6 +136,10 @@ class E2EReport(BaseModel):
     """Tasks not run, each ``{id, kind, reason}`` (offline: no demonstration for the oracle to replay)."""
     summary: dict[str, Any] = Field(default_factory=dict)
     sweep: list[dict[str, Any]] = Field(default_factory=list)
+    browser_use: dict[str, Any] = Field(default_factory=dict)
+    """With ``browser_use``: its version, settings and what decided its steps."""
+    load_average: list[float] = Field(default_factory=list)
+    """``os.getloadavg()`` at the start and (second triple) at the end of the run."""
 
 
 def reference_model(task: Task) -> FunctionModel:
@@ -232,14 +248,21 @@ def _all_tasks(app_name: str, chosen: Sequence[Task]) -> Sequence[Task]:
         return chosen
 
 
-def _variants(tasks: Sequence[Task], cache: ToolCache, every: Sequence[Task], site: Site) -> dict[str, Task]:
+def _variants(tasks: Sequence[Task], cache: ToolCache, every: Sequence[Task],
+              site: Site) -> dict[str, tuple[Task, dict[str, str]]]:  # fmt: skip
     """One literal variant per task of ``tasks`` that has a template and a judge that reads its values from the
-    task; other values come from the enums and from the reference plans of ``every`` task of the app. Of the
-    first few variants, the first whose values the site's seed data has (its judge, on the untouched site,
-    does not say it names a value the seed lacks); ``site`` is running."""
+    task; other values come from the enums and from the reference plans of ``every`` task of the app, and only
+    values the site's seed data has (:func:`~agentjit.bench.templates_bench.literal_variants` asks the task's
+    judge on the untouched site); ``site`` is running. Each with its values: the task's literals mapped to
+    the variant's (:func:`~agentjit.bench.templates_bench.variant_values`)."""
     import dataclasses
 
-    from agentjit.bench.templates_bench import literal_variants, value_pool
+    from agentjit.bench.templates_bench import (
+        literal_variants,
+        seed_check,
+        value_pool,
+        variant_values,
+    )
     from agentjit.planner import make_template
 
     templates = {t.id: make_template(t.task, t.plan_source(), cache) for t in every if t.has_plan}
@@ -247,23 +270,69 @@ def _variants(tasks: Sequence[Task], cache: ToolCache, every: Sequence[Task], si
     pool = value_pool(t for t in templates.values() if t is not None)
     site.reset()
     seeded = site.state()
-    out: dict[str, Task] = {}
+    out: dict[str, tuple[Task, dict[str, str]]] = {}
     for task in tasks:
         template = templates.get(task.id)
-        if template is None or not task.judges_read_task:
+        check = seed_check(task, seeded, site.url)
+        if template is None or check is None:
             continue
-        for text, _how in literal_variants(template, pool, limit=VARIANT_TRIES):
-            variant = dataclasses.replace(task, task=text)
-            lacks = variant.seed_lacks(seeded, site.url)
-            if not lacks:
-                out[task.id] = variant
-                break
-            log.info("e2e: variant %r of %s skipped: %s", text, task.id, lacks)
+        for text, _how in literal_variants(template, pool, limit=1, seed_lacks=check):
+            out[task.id] = (dataclasses.replace(task, task=text), variant_values(template, text))
     return out
 
 
-VARIANT_TRIES = 3
-"""Literal variants tried per task for one the seed data can answer."""
+BROWSER_USE_MAX_STEPS = 30
+
+
+def _browser_use_settings() -> dict[str, Any]:
+    from .browser_use_bench import require_browser_use
+
+    return {
+        "version": require_browser_use(),
+        "decisions": "model-free: the oracle replays the task's recorded demonstration with the variant's slot "
+                     "values substituted (typed values, chosen options, the names and selectors of the elements "
+                     "it picks); no model decides",
+        "answer": "what done carries: the answer of agentjit's template-side run of the same variant when its "
+                  "judge accepted it (the variant has no recorded answer), else the demonstration's with the "
+                  "values substituted",
+        "model_latency": "each browser-use model call sleeps the run's profile for the prompt browser-use sent "
+                         "(text at four characters a token, screenshots at OpenAI's tile price) and the answer, "
+                         "as the stepwise agent's and the planner's calls sleep it for theirs",
+        "use_vision": True, "use_judge": False, "max_steps": BROWSER_USE_MAX_STEPS,
+    }  # fmt: skip
+
+
+async def _browser_use_run(variant: Task, values: dict[str, str], template_run: E2ERun, run: int, *, site: Site,
+                           profile: LatencyProfile, start_url: str) -> E2ERun:  # fmt: skip
+    """browser-use on ``variant``: the oracle replays the task's demonstration with ``values`` substituted
+    (:class:`~agentjit.bench.browser_use_bench.OracleChatModel`), behind the same latency profile; ``done``
+    carries ``template_run``'s answer when its judge accepted it (see :func:`_browser_use_settings`)."""
+    from agentjit.runtime.browser import chromium_executable
+
+    from .browser_use_bench import browser_use_run
+    from .oracle import answer_for, substitute_text
+
+    if template_run.side == "agentjit-template" and template_run.ok:
+        answer, source = template_run.answer, "agentjit-template's judged answer"
+    else:
+        seed = answer_for(variant)
+        answer = substitute_text(seed, values) if isinstance(seed, str) else seed
+        source = "the demonstration's answer, values substituted"
+    note = f"replayed demonstration (model-free), values substituted {values}; answer: {source}"
+    t0 = time.perf_counter()
+    try:
+        r = await browser_use_run(variant, run, site=site, start_url=start_url, profile=profile,
+                                  executable=chromium_executable(None), use_vision=True,
+                                  max_steps=BROWSER_USE_MAX_STEPS, values=values, answer=answer)  # fmt: skip
+    except Exception as exc:  # browser-use's crash is this run's failure, the bench goes on
+        log.exception("browser-use on %s failed", variant.id)
+        return E2ERun(side="browser-use", run=run, ok=False, reason=f"{type(exc).__name__}: {exc}", error=str(exc),
+                      latency_s=time.perf_counter() - t0, task=variant.task, note=note)  # fmt: skip
+    return E2ERun(
+        side="browser-use", run=run, ok=r.ok, reason=r.reason, latency_s=r.latency_s, model_s=r.model_s,
+        model_calls=r.model_calls, input_tokens=r.input_tokens, output_tokens=r.output_tokens, steps=r.steps,
+        run_s=r.latency_s - r.model_s, answer=jsonable(r.answer), error=r.error, task=variant.task, note=note,
+    )  # fmt: skip
 
 
 def mean_or_zero(values: Sequence[float]) -> float:
@@ -300,6 +369,8 @@ def _summarize_task(t: E2ETask) -> None:
         s["agentjit-template"]["template_hits"] = sum(
             r.plan_origin == "template" and r.model_calls == 0 for r in t.runs if r.side == "agentjit-template")
         s["speedup_template"] = _ratio(s["agent"]["latency_s"], s["agentjit-template"]["latency_s"])
+        if any(r.side == "browser-use" for r in t.runs):
+            s["browser-use"] = _side(t.runs, "browser-use")
     t.summary = s
 
 
@@ -308,8 +379,19 @@ def _summarize_variants(tasks: list[E2ETask]) -> dict[str, Any]:
     mine = [t for t in tasks if t.variant is not None]
     if not mine:
         return {"tasks": 0}
-    sides = ("agent", "agentjit", "agentjit-cached", "agentjit-template")
+    sides: tuple[str, ...] = ("agent", "agentjit", "agentjit-cached", "agentjit-template")
+    bu = all("browser-use" in t.summary for t in mine)
+    if bu:
+        sides += ("browser-use",)
     sums = {side: sum(t.summary[side]["latency_s"] for t in mine) for side in sides}
+    over_bu = {} if not bu else {
+        "speedup_over_browser_use": {
+            "first_compile": _ratio(sums["browser-use"], sums["agentjit"]),
+            "template_hit": _ratio(sums["browser-use"], sums["agentjit-template"]),
+            "exact_hit": _ratio(sums["browser-use"], sums["agentjit-cached"]),
+            "stepwise_agent": _ratio(sums["browser-use"], sums["agent"]),
+        },
+    }  # fmt: skip
     return {
         "tasks": len(mine),
         "runs": sum(t.summary["agentjit-template"]["runs"] for t in mine),
@@ -320,6 +402,7 @@ def _summarize_variants(tasks: list[E2ETask]) -> dict[str, Any]:
         "speedup_first_compile": _ratio(sums["agent"], sums["agentjit"]),
         "speedup_template_hit": _ratio(sums["agent"], sums["agentjit-template"]),
         "speedup_exact_hit": _ratio(sums["agent"], sums["agentjit-cached"]),
+        **over_bu,
     }
 
 
@@ -410,6 +493,7 @@ async def run_e2e(
     command: str = "",
     on_run: Callable[[str, E2ERun], None] | None = None,
     variants: bool = False,
+    browser_use: bool = False,
 ) -> E2EReport:
     """Run the bench on ``app_name``'s tasks (``task_ids`` to pick some); see the module docstring.
 
@@ -418,14 +502,20 @@ async def run_e2e(
     With ``model`` (a real provider, or any :class:`Model`) both sides ask it
     instead: the agent for every action, the planner for the plan (one
     worker, so repairs are the only extra calls); pass profile ``none`` then.
-    With ``variants`` each task whose judge reads the task is followed by a literal variant of it.
+    With ``variants`` each task whose judge reads the task is followed by a literal variant of it; with
+    ``browser_use`` too (the optional extra), browser-use runs each variant (:func:`_browser_use_run`).
     """
     prof = get_profile(profile)
     if model_scale != 1.0:
         prof = prof.scaled(model_scale)
     target = resolve_target(app_name, task_ids=task_ids, latency_scale=latency_scale, seed=seed)
     site = target.site
-    report = E2EReport(app=app_name, profile=prof.to_json(), runs=runs, command=command)
+    report = E2EReport(app=app_name, profile=prof.to_json(), runs=runs, command=command,
+                       load_average=list(os.getloadavg()))  # fmt: skip
+    if browser_use:
+        if model is not None or not variants:
+            raise ConfigError("e2e: browser-use runs the variants with the oracle: give variants and no model")
+        report.browser_use = _browser_use_settings()
     tasks = list(target.tasks)
     if model is not None:
         report.model = getattr(model, "name", type(model).__name__)
@@ -440,7 +530,7 @@ async def run_e2e(
     site.start()
     try:
         variant_of = _variants(target.tasks, target.cache, _all_tasks(app_name, target.tasks), site) if variants else {}
-        for task_id, variant in variant_of.items():
+        for task_id, (variant, _values) in variant_of.items():
             if task_id in by_id:
                 by_id[task_id].variant = variant.task
         async with _pool(pool) as active:
@@ -457,15 +547,23 @@ async def run_e2e(
                     planner = Planner(compiler, _fresh_cache(target.cache), n=1, k=1)
                     runtime.cache = planner.cache
                     for side in ("agentjit", "agentjit-cached", "agentjit-template"):
-                        subject = variant_of.get(task.id) if side == "agentjit-template" else task
-                        if subject is None:
+                        subject = variant_of[task.id][0] if side == "agentjit-template" and task.id in variant_of else task
+                        if side == "agentjit-template" and task.id not in variant_of:
                             continue
                         j = await _jit_run(subject, r, side, planner, compiler, runtime=runtime, site=site)
                         entry.runs.append(j)
                         if on_run is not None:
                             on_run(task.id, j)
+                    if browser_use and task.id in variant_of:
+                        variant, values = variant_of[task.id]
+                        b = await _browser_use_run(variant, values, entry.runs[-1], r, site=site, profile=prof,
+                                                   start_url=urls.site_url(site.url, target.cache.info.start_path))  # fmt: skip
+                        entry.runs.append(b)
+                        if on_run is not None:
+                            on_run(task.id, b)
     finally:
         site.stop()
+    report.load_average += list(os.getloadavg())
     report.tasks = list(by_id.values())
     for t in report.tasks:
         _summarize_task(t)

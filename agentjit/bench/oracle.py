@@ -28,6 +28,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -39,7 +41,10 @@ from agentjit.llm.function import FunctionModel
 from agentjit.protocol.trace import REDACTED, StepEvent, read_trace
 from agentjit.tasks.task import Task
 
-__all__ = ["OraclePolicy", "oracle_model", "patient_model", "demo_path", "has_demo", "DEMOS_ROOT", "answer_for", "secrets_for"]
+__all__ = [
+    "OraclePolicy", "oracle_model", "patient_model", "demo_path", "has_demo", "DEMOS_ROOT", "answer_for", "secrets_for",
+    "substitute_steps", "substitute_text",
+]  # fmt: skip
 
 
 DEMOS_ROOT = Path(__file__).resolve().parents[2] / "traces"
@@ -101,6 +106,71 @@ def answer_for(task: Task, root: Path | None = None) -> Any:
         return task.expected if isinstance(task.expected, str) else json.dumps(task.expected, ensure_ascii=False)
     script = _script(task, root)
     return None if script is None else script.get("answer")
+
+
+def _spellings(values: Mapping[str, str]) -> dict[str, str]:
+    """Each literal of ``values`` (task's -> variant's) in the spellings a page or a URL writes it: as written,
+    lower case, capitalised, and as a slug (``Man vs. Fries`` -> ``man-vs-fries``). Only literals with a
+    letter and three characters or more: a bare number inside a name or selector is not the task's."""
+    out: dict[str, str] = {}
+    for old, new in values.items():
+        if len(old) < 3 or not re.search(r"[^\W\d_]", old) or old == new:
+            continue
+        for f in (lambda v: v, str.lower, lambda v: v[:1].upper() + v[1:], _slug):
+            if f(old) and f(old) not in out:
+                out[f(old)] = f(new)
+    return out
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
+
+
+def substitute_text(text: str, values: Mapping[str, str]) -> str:
+    """``text`` with each literal of ``values`` replaced by the variant's (see :func:`substitute_steps`)."""
+    if text in values:
+        return values[text]
+    spelled = _spellings(values)
+    if not spelled:
+        return text
+    alternatives = sorted(spelled, key=len, reverse=True)
+    pattern = "|".join((r"\b" if k[:1].isalnum() else "") + re.escape(k) + (r"\b" if k[-1:].isalnum() else "")
+                       for k in alternatives)  # fmt: skip
+    return re.sub(pattern, lambda m: spelled[m.group(0)], text)
+
+
+def substitute_steps(steps: list[StepEvent], values: Mapping[str, str]) -> list[StepEvent]:
+    """A demonstration of a task replayed for a literal variant of it: ``values`` maps each literal as the
+    task wrote it (a store, a search word, ``pickup``, ``2``) to the variant's.
+
+    A typed value or chosen option equal to a literal becomes the variant's, and a literal inside one (a
+    search, a URL), inside a target's accessible name or text, or inside its selector
+    (``mode-pickup``) is replaced in each spelling (:func:`_spellings`); the target of a step whose value
+    changed stays as recorded (the same field or select, whose name lists every option). A target whose name changed but
+    whose selector did not (a positional selector: the third store card) keeps no selector, so the
+    oracle finds the variant's element by name: its test id, role and first word, else the first element
+    of that test id and role whose name holds the variant's value (the first menu item that is a sub, where
+    the demonstration took the first that is a taco)."""
+    out = []
+    for step in steps:
+        update: dict[str, Any] = {}
+        if isinstance(step.value, str) and step.value != REDACTED:
+            update["value"] = substitute_text(step.value, values)
+        if step.url_after:
+            update["url_after"] = substitute_text(step.url_after, values)
+        t = step.target
+        if t is not None and update.get("value", step.value) == step.value:
+            name = substitute_text(t.name, values) if t.name else t.name
+            selector = substitute_text(t.selector, values) if t.selector else t.selector
+            extra: dict[str, Any] = {}
+            if name != t.name and selector == t.selector:
+                selector = None
+                put = [new for old, new in _spellings(values).items() if old in (t.name or "")]
+                extra["contains"] = max(put, key=len) if put else None
+            text = substitute_text(t.text, values) if t.text else t.text
+            update["target"] = t.model_copy(update={"name": name, "selector": selector, "text": text, **extra})
+        out.append(step.model_copy(update=update))
+    return out
 
 
 MAX_LOOKS = 10
@@ -190,11 +260,14 @@ class OraclePolicy:
         if t is None:
             raise ConfigError(f"recorded step {step.index} ({step.action}) has no target to replay")
         testid = getattr(t, "testid", None)
+        contains = (getattr(t, "contains", None) or "").lower()
         tests = [
             lambda e: e["selector"] == t.selector,
             lambda e: e["testid"] == testid and e["role"] == t.role and e["name"] == t.name,
             lambda e: e["testid"] == testid and e["role"] == t.role and bool(t.name)
             and (e["name"] or "").split(" ")[0] == (t.name or "").split(" ")[0],
+            lambda e: bool(contains) and e["testid"] == testid and e["role"] == t.role
+            and contains in (e["name"] or "").lower(),
         ]  # fmt: skip
         for test in tests:
             found = [e["index"] for e in elements if test(e)]

@@ -5,8 +5,11 @@ For each app, every task is compiled once by a stand-in model that answers with 
 
 * **literal variants**: the task with other values in its slots. String values come from the tool input's
   ``enum`` when it has one, else from the values the same tool input takes in the site's other reference
-  plans; numbers are moved by one or two (a number word stays a word). A variant *hits* when it compiles
-  with ``origin == "template"`` and 0 model calls.
+  plans; numbers are moved by one or two (a number word stays a word). Only values the site's seed data
+  has, together: the app's site is started, and a candidate the task's judge says names a value the seed
+  lacks (another store that does not sell the item, a book title where an author goes) is left out, for
+  a candidate that changes fewer slots. A variant *hits* when it compiles with ``origin == "template"``
+  and 0 model calls.
 * **near misses**: tasks that only look alike and must go to the model: a word of the task swapped for one
   that changes the meaning (``most`` -> ``least``), another target (``status`` -> ``priority``), a clause
   added, a number slot given a word that is no number, an enum slot given a value outside its enum (another
@@ -21,9 +24,11 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import itertools
+import logging
 import re
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -34,7 +39,7 @@ from agentjit.planner.templates import NUMBER_WORDS, Slot, Template
 from agentjit.tasks.apps import get_app
 from agentjit.tasks.task import Task
 
-__all__ = ["APPS", "measure_templates", "literal_variants", "near_misses", "value_pool", "TemplateBench"]
+__all__ = ["APPS", "measure_templates", "literal_variants", "near_misses", "value_pool", "seed_check", "variant_values", "TemplateBench"]
 
 APPS = ("food", "roundup", "fava", "django_admin", "trac")
 
@@ -53,6 +58,8 @@ _TARGETS = {
     "category": "section", "issues": "users", "tickets": "milestones", "books": "authors", "wiki": "ticket",
 }  # fmt: skip
 _NOT_A_NUMBER = "several"
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -162,22 +169,60 @@ def _alternatives(slot: Slot, written: str, pool: dict[str, list[str]]) -> list[
     return seen
 
 
-def literal_variants(template: Template, pool: dict[str, list[str]], *, limit: int = 3) -> list[tuple[str, str]]:
-    """Up to ``limit`` ``(task, how)``: the template's task with other values in its slots."""
+def literal_variants(template: Template, pool: dict[str, list[str]], *, limit: int = 3,
+                     seed_lacks: Callable[[str], str] | None = None, tries: int = 24) -> list[tuple[str, str]]:  # fmt: skip
+    """Up to ``limit`` ``(task, how)``: the template's task with other values in some of its slots.
+
+    Candidates give every slot that has other values another value first, then fewer slots at a time (a
+    store kept, a quantity changed). With ``seed_lacks`` (the reason the site's own data cannot answer a
+    task's text, or ``""``), a candidate that names a value the site lacks, or values it does not have
+    together (an item at a store that does not sell it, a book title where an author goes), is left out;
+    at most ``tries`` candidates are asked about."""
     written = _original_texts(template)
     options = {s.name: _alternatives(s, written[s.name], pool) for s in template.slots}
+    movable = [s.name for s in template.slots if options[s.name]]
+    seen = {_render(template, written)}
     out: list[tuple[str, str]] = []
-    for i in range(limit):
-        texts = dict(written)
-        changed = []
-        for slot in template.slots:
-            alts = options[slot.name]
-            if alts:
-                texts[slot.name] = alts[i % len(alts)]
-                changed.append(f"{slot.name}={texts[slot.name]!r}")
-        task = _render(template, texts)
-        if changed and task not in (t for t, _ in out) and task != _render(template, written):
-            out.append((task, ", ".join(changed)))
+    asked = 0
+    for size in range(len(movable), 0, -1):
+        for subset in itertools.combinations(movable, size):
+            for i in range(max(limit, *(len(options[n]) for n in subset))):
+                if len(out) >= limit or asked >= tries:
+                    return out
+                texts = dict(written)
+                for name in subset:
+                    texts[name] = options[name][i % len(options[name])]
+                task = _render(template, texts)
+                if task in seen:
+                    continue
+                seen.add(task)
+                if seed_lacks is not None:
+                    asked += 1
+                    why = seed_lacks(task)
+                    if why:
+                        log.info("templates: variant %r left out: %s", task, why)
+                        continue
+                out.append((task, ", ".join(f"{n}={texts[n]!r}" for n in subset)))
+    return out
+
+
+def variant_values(template: Template, variant: str) -> dict[str, str]:
+    """Each literal of the template's task (as written, and its typed value as the plan has it: ``two`` and
+    ``2``) mapped to the one ``variant`` has in the same slot; slots the variant keeps are left out. Empty
+    when ``variant`` is not the template's task with other values."""
+    typed = template.match(variant)
+    m = template.pattern().match(re.sub(r"\s+", " ", variant).strip(" \t\n.,;:!?()[]{}"))
+    if typed is None or m is None:
+        return {}
+    written = _original_texts(template)
+    out: dict[str, str] = {}
+    for slot in template.slots:
+        new = m.group(slot.name)
+        if new == written[slot.name]:
+            continue
+        out[written[slot.name]] = new
+        if str(slot.value) != written[slot.name]:
+            out[str(slot.value)] = str(typed[slot.name])
     return out
 
 
@@ -233,27 +278,31 @@ def near_misses(template: Template, other_enums: Sequence[Sequence[Any]],
     return out
 
 
-async def _run_hits(app_name: str, cache: ToolCache, runnable: list[tuple[Probe, Task]]) -> None:
-    """Run each hit's plan on the app's own site (reset before each) and record its judge's verdict, and whether
-    the variant names a value the site's seed data lacks (its judge says so on the untouched site)."""
+async def _run_hits(cache: ToolCache, site: Any, runnable: list[tuple[Probe, Task]]) -> None:
+    """Run each hit's plan on the app's own ``site`` (running; reset before each) and record its judge's verdict,
+    and whether the variant names a value the site's seed data lacks (none should: see :func:`literal_variants`)."""
     from agentjit.tasks.runner import run_tasks
 
-    site = get_app(app_name).site(latency_scale=0.0)
-    site.start()
-    try:
-        site.reset()
-        seeded = site.state()
-        for probe, task in runnable:
-            probe.seed_lacks = task.seed_lacks(seeded, site.url)
-        report = await run_tasks([task for _, task in runnable], cache=cache, site=site,
-                                 plan_for=lambda task, _cache: (task.plan_source(), "template"))  # fmt: skip
-    finally:
-        site.stop()
+    site.reset()
+    seeded = site.state()
+    for probe, task in runnable:
+        probe.seed_lacks = task.seed_lacks(seeded, site.url)
+    report = await run_tasks([task for _, task in runnable], cache=cache, site=site,
+                             plan_for=lambda task, _cache: (task.plan_source(), "template"))  # fmt: skip
     verdicts = {r.id: r for r in report.tasks}
     for probe, task in runnable:
         res = verdicts.get(task.id)
         probe.judged = bool(res is not None and res.ok)
         probe.judge_reason = res.reason if res is not None else "not run"
+
+
+def seed_check(task: Task, seeded: dict[str, Any], site_url: str) -> Callable[[str], str] | None:
+    """A function from the text of a variant of ``task`` to the reason the site's seed data cannot answer it
+    (``""`` when it can), asked of the task's judge against ``seeded`` (the untouched site's state; the site
+    runs at ``site_url``); None when the judge does not read its values from the task (it cannot tell)."""
+    if not task.judges_read_task:
+        return None
+    return lambda text: dataclasses.replace(task, task=text).seed_lacks(seeded, site_url)
 
 
 def value_pool(templates: Iterable[Template]) -> dict[str, list[str]]:
@@ -325,15 +374,25 @@ async def _measure_app(app_name: str, bench: TemplateBench, *, variants: int, ru
 
     by_id = {t.id: t for t in tasks}
     runnable: list[tuple[Probe, Task]] = []
-    for task_id, t in templates:
-        for n, (text, how) in enumerate(literal_variants(t, pool, limit=variants)):
-            await probe("variant", text, f"{app_name}/{task_id}", how, t.source)
-            hit = bench.probes[-1]
+    # the app's own site, started even without ``run``: a variant's values must be ones its seed data has
+    site = app.site(latency_scale=0.0)
+    site.start()
+    try:
+        site.reset()
+        seeded = site.state()
+        for task_id, t in templates:
             original = by_id[task_id]
-            if hit.origin == "template" and original.judges_read_task:
-                runnable.append((hit, dataclasses.replace(original, id=f"{task_id}~{n}", task=text, plan_text=hit.source)))
-    if run and runnable:
-        await _run_hits(app_name, cache, runnable)
+            check = seed_check(original, seeded, site.url)
+            for n, (text, how) in enumerate(literal_variants(t, pool, limit=variants, seed_lacks=check)):
+                await probe("variant", text, f"{app_name}/{task_id}", how, t.source)
+                hit = bench.probes[-1]
+                if hit.origin == "template" and original.judges_read_task:
+                    runnable.append((hit, dataclasses.replace(original, id=f"{task_id}~{n}", task=text,
+                                                              plan_text=hit.source)))  # fmt: skip
+        if run and runnable:
+            await _run_hits(cache, site, runnable)
+    finally:
+        site.stop()
     for task_id, t in templates:
         for text, how in near_misses(t, enums, pool):
             cache.plans = dict(after_first)
