@@ -110,7 +110,9 @@ class Checker:
         self.nodes: list[ast.AST] = []
         self.await_outside: set[int] = set()
         """``id`` of calls reported by :meth:`handle_Await` (``await f().x``), not reported again as not awaited."""
-        self.typing = TypingPass(tools, self.report)
+        self.functions = frozenset(self.callables | {n for n, v in SAFE_BUILTINS.items() if callable(v)})
+        """Every name a plan may call: a plan that assigns one of them and calls it calls its own value."""
+        self.typing = TypingPass(tools, self.report, self.functions)
         self.flow = Dataflow(tools, self.initial_state, self.globals, self.typing, self.report)
 
     def report(self, diag: Diagnostic) -> None:
@@ -264,6 +266,27 @@ class Checker:
     def handle_Call(self, node: ast.Call) -> None:
         self.typing.check_iterating_call(node)
 
+    def check_shadowed_functions(self) -> None:
+        """``list = [...]`` then ``list(x)``: the run calls the plan's value, not the builtin, and the guard refuses
+        it (``calling 'list' is not allowed``). Flow-insensitive, as the typing pass: a function's name that the plan
+        assigns anywhere (a comprehension's own variable aside) may not be called anywhere."""
+        inside_comprehension = {id(n) for node in self.nodes if isinstance(node, ast.comprehension)
+                                for n in ast.walk(node.target)}  # fmt: skip
+        assigned: dict[str, ast.AST] = {}
+        for node in self.nodes:
+            if isinstance(node, ast.Name) and type(node.ctx) is ast.Store and id(node) not in inside_comprehension:
+                if node.id in self.functions:
+                    assigned.setdefault(node.id, node)
+            elif isinstance(node, ast.ExceptHandler) and node.name in self.functions:
+                assigned.setdefault(node.name, node)
+        for node in self.nodes:
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in assigned:
+                name, where = node.func.id, assigned[node.func.id]
+                what = "the tool" if name in self.tools else "the function"
+                self.report(UnknownTool.at(node, (
+                    f"`{name}` is assigned on line {getattr(where, 'lineno', 1)}, so `{name}(...)` calls that value, "
+                    f"not {what} {name}(), and a plan cannot call a value: give the value another name")))
+
     def explain_unknown_tool(self, diag: Diagnostic) -> Diagnostic:
         """An ``unknown-tool`` finding that says where the name came from and which tool is close, if any."""
         if type(diag) is not UnknownTool:
@@ -298,6 +321,7 @@ class Checker:
                 self.report(NoResult.at(body[-1], "the plan never assigns `result`; put the final value in `result`"))
         cfg = build_cfg(self.tree, callables=self.callables, named_trips=named_trip_counts(self.nodes))
         self.run_handlers(cfg)
+        self.check_shadowed_functions()
         self.flow.run(cfg)
         return cfg
 

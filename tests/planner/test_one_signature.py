@@ -10,11 +10,13 @@ from typing import Any
 
 import pytest
 
+from agentjit.bench.food import FoodSite
 from agentjit.cache import ToolCache
-from agentjit.exceptions import ToolInputError
+from agentjit.exceptions import SandboxViolation, ToolInputError
 from agentjit.plan.limits import PlanLimits
 from agentjit.plan.signatures import PLAN_FUNCTIONS, bind_call
 from agentjit.planner import check
+from agentjit.runtime import BrowserPool, run_plan
 from agentjit.runtime.interpreter import PlanRun, execute_plan
 
 CALLS = [
@@ -94,6 +96,20 @@ def test_looping_over_a_tool_output_is_a_static_finding(food_cache: ToolCache) -
     assert "{items: list of {name: str" in message
 
 
+#: calls the guard refuses because what is called is a value, not a function (``calling 'list' is not allowed``),
+#: with what the checker says instead
+CALLS_OF_VALUES = [
+    ("stores = await list_stores()\nresult = len([s for s in stores.items() if s.rating])\n",
+     "the field hides the record's method items(): read it without parentheses, `stores.items`"),
+    ("stores = await list_stores()\nresult = stores.items[0].name()\n", "is a field of an item of"),
+    ("stores = await list_stores()\nlist = [s.name for s in stores.items]\nresult = list(list)\n",
+     "`list` is assigned on line 3, so `list(...)` calls that value"),
+    ("list_stores = [\"Petco\"]\nresult = await list_stores()\n", "not the tool list_stores()"),
+    ("stores = await list_stores()\nresult = sorted([s.name for s in stores.items], key=str.lower)\n",
+     "str is a function, and a plan cannot read its attributes"),
+]
+
+
 @pytest.mark.parametrize(
     ("plan", "says"),
     [
@@ -107,9 +123,11 @@ def test_looping_over_a_tool_output_is_a_static_finding(food_cache: ToolCache) -
         ("stores = await list_stores()\nbest = stores.items[0]\nresult = best.rating.real\n", "cannot read 'real'"),
         ("seen = {}\nresult = seen.count\n", 'seen["count"]'),
         ("result = await list_stores(limit=3).items\n", "write `(await list_stores(limit=3)).items`"),
+        *CALLS_OF_VALUES,
     ],
     ids=["for-record", "index-record", "field-of-list", "record-field", "str-method", "comprehension", "get",
-         "number", "dict", "await-attribute"],
+         "number", "dict", "await-attribute", "call-a-list-field", "call-a-str-field", "shadowed-builtin",
+         "shadowed-tool", "attribute-of-a-function"],
 )
 def test_what_the_guard_refuses_is_found_and_explained(plan: str, says: str, food_cache: ToolCache) -> None:
     result = check("await goto_home()\n" + plan + ("result = 1\n" if "result" not in plan else ""), food_cache)
@@ -122,3 +140,18 @@ def test_what_it_cannot_type_it_says_so(food_cache: ToolCache) -> None:
     result = check('answer = await ai_eval("Which?")\nresult = answer.strip()\n', food_cache)
     assert result.valid
     assert result.notes == ["line 2: the type of `answer` is not known here, so `.strip` is checked only when the plan runs"]
+
+
+@pytest.mark.browser
+async def test_the_guard_refuses_every_call_of_a_value_the_checker_refuses(
+    browser_pool: BrowserPool, food_site: FoodSite, food_cache: ToolCache
+) -> None:
+    """The finding: a food-v1-3 plan passed the checker and failed with "calling 'list' is not allowed": it called
+    a value (a record's field, the field ``items`` hiding the record's method; a builtin's name the plan assigned).
+    Each such plan is refused by both, on the food site's real tools."""
+    for plan, _ in CALLS_OF_VALUES:
+        source = "await goto_home()\n" + plan
+        assert not check(source, food_cache).valid, plan
+        async with browser_pool.page() as page:
+            with pytest.raises(SandboxViolation, match="is not allowed in a plan"):
+                await run_plan(source, food_cache, page=page, base_url=food_site.url, timeout_ms=5000)
