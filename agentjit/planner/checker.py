@@ -29,8 +29,11 @@ is invalid) and the call sites the scheduler uses.
 from __future__ import annotations
 
 import ast
+import copy
 import difflib
+import itertools
 import logging
+import math
 import string
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -38,6 +41,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from agentjit.cache import ToolCache
+from agentjit.plan.data import Record
 from agentjit.plan.diagnostics import (
     ArgumentType,
     Diagnostic,
@@ -50,7 +54,13 @@ from agentjit.plan.diagnostics import (
 )
 from agentjit.plan.parsed import Plan, as_plan
 from agentjit.plan.sandbox import PLAN_BUILTINS, SAFE_BUILTINS, scan
-from agentjit.plan.signatures import PLAN_FUNCTIONS, call_error
+from agentjit.plan.signatures import (
+    PLAN_FUNCTIONS,
+    arity_error,
+    builtin_signature,
+    call_error,
+    method_signature,
+)
 from agentjit.plan.trips import named_trip_counts
 from agentjit.protocol.manifest import ToolManifest
 from agentjit.protocol.schema import argument_error
@@ -59,9 +69,27 @@ from .cfg import CFG, CallEvent, build_cfg
 from .cost import CallSite, CostModel, call_sites, estimate_cost
 from .dataflow import Dataflow
 from .prompts import EXAMPLE_TOOLS
-from .typing_pass import MISSING, TypingPass, literal, shape
+from .typing_pass import (
+    DICT,
+    MISSING,
+    TypingPass,
+    element_of,
+    is_array,
+    literal,
+    props_of,
+    scalar_types,
+    shape,
+)
 
 __all__ = ["CheckResult", "check", "check_tree", "Checker"]
+
+#: a sample value of each plain type a plan's value may have, to try a call of a builtin or a method on
+_SAMPLES: dict[type, Any] = {str: "a b", int: 2, float: 1.5, bool: True, list: [], dict: {}}
+_ANY_VALUE = (*_SAMPLES.values(), None, ())
+#: the builtins tried with sample arguments: pure, and cheap on small values
+_TRIED_BUILTINS = frozenset({"round", "abs", "int", "float", "str", "len", "min", "max", "sum", "sorted", "list",
+                             "tuple", "set", "dict", "bool", "any", "all", "isinstance", "range", "enumerate", "zip",
+                             "reversed"})  # fmt: skip
 
 log = logging.getLogger(__name__)
 
@@ -265,6 +293,100 @@ class Checker:
 
     def handle_Call(self, node: ast.Call) -> None:
         self.typing.check_iterating_call(node)
+        self.check_builtin_arity(node)
+
+    def check_builtin_arity(self, node: ast.Call) -> None:
+        """Arity and keywords of a call of a safe builtin or of a method of a value whose type is known, by the
+        signatures the guard checks with (:func:`~agentjit.plan.signatures.arity_error`)."""
+        if any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
+            return  # *args / **kwargs: cannot be checked statically
+        f = node.func
+        if isinstance(f, ast.Name):
+            if f.id not in SAFE_BUILTINS or f.id in self.typing.types or f.id in self.callables:
+                return
+            what, sig = f.id, builtin_signature(f.id)
+        elif isinstance(f, ast.Attribute):
+            cls = self.typing.value_class(f)
+            if cls is None:
+                return
+            owner = "record" if cls is Record else cls.__name__  # the guard's words
+            what, sig = f"{owner}.{f.attr}", method_signature(cls, f.attr)
+        else:
+            return
+        err = arity_error(what, sig, len(node.args), [k.arg for k in node.keywords if k.arg is not None])
+        if err is not None:
+            cls_ = MissingArgument if "missing a required" in err else UnexpectedArgument
+            self.report(cls_.at(node, err))
+            return
+        if isinstance(f, ast.Name) and f.id in _TRIED_BUILTINS:
+            self.try_argument_types(node, what, SAFE_BUILTINS[f.id], None)
+        elif isinstance(f, ast.Attribute) and cls in _SAMPLES:
+            self.try_argument_types(node, what, None, (_SAMPLES[cls], f.attr))
+            if cls is list and f.attr in ("index", "remove") and len(node.args) == 1:
+                self.check_never_in_list(node, f)
+
+    def check_never_in_list(self, node: ast.Call, f: ast.Attribute) -> None:
+        """``words.index(7)`` of a list of str: a literal of another type is never in the list, and ``index`` and
+        ``remove`` raise ValueError for a value that is not."""
+        value = literal(node.args[0])
+        item = element_of(self.typing.infer(f.value))
+        types = scalar_types(item.schema) if item is not None else None
+        if value is MISSING or types is None or value is None:
+            return
+        numeric = (int, float, bool)
+        kind = numeric if isinstance(value, numeric) else (type(value),)
+        if not any(issubclass(t, kind) for t in types):
+            src = ast.unparse(f.value)
+            self.report(ArgumentType.at(node, f"`{src}` is a list of {' | '.join(t.__name__ for t in types)}, so it never "
+                                              f"holds {value!r}: `{ast.unparse(node)}` would raise ValueError"))
+
+    def try_argument_types(self, node: ast.Call, what: str, fn: Any, method: tuple[Any, str] | None) -> None:
+        """``argument-type`` for a call of a builtin or a method that raises TypeError whatever its arguments of
+        unknown value are (``round(x, "2")``, ``word.replace(7, "")``): the call is tried on small sample values
+        of the types the arguments may have (Python's own functions are the table)."""
+        options: list[list[Any]] = []
+        for arg in [*node.args, *(k.value for k in node.keywords)]:
+            values = self._samples_of(arg)
+            if values is None:
+                return
+            options.append(values)
+        if math.prod(len(o) for o in options) > 64:
+            return
+        names = [str(k.arg) for k in node.keywords]  # no `**values`: returned above
+        last: TypeError | None = None
+        for combo in itertools.product(*options):
+            args, kwargs = combo[:len(node.args)], dict(zip(names, combo[len(node.args):], strict=True))
+            try:
+                if method is not None:
+                    getattr(copy.copy(method[0]), method[1])(*args, **kwargs)
+                else:
+                    fn(*args, **kwargs)
+                return  # some value of the types the arguments may have binds
+            except TypeError as exc:
+                last = exc
+            except Exception:  # noqa: BLE001 - a value error on a sample is the data's, not the types'
+                return
+        if last is not None:
+            self.report(ArgumentType.at(node, f"{what}() cannot take arguments of these types: {last}"))
+
+    def _samples_of(self, arg: ast.expr) -> list[Any] | None:
+        """Sample values ``arg`` may have: its literal value, samples of its known type, or of every plain type."""
+        value = literal(arg)
+        if value is not MISSING:
+            small = not isinstance(value, int | str | list | dict) or (
+                abs(value) <= 10_000 if isinstance(value, int) else len(value) <= 1_000)
+            return [value] if small else None
+        ty = self.typing.infer(arg)
+        if ty is None or props_of(ty.schema) is not None:
+            return list(_ANY_VALUE)
+        if is_array(ty.schema):
+            return [[]]
+        if ty.schema == DICT:
+            return [{}]
+        types = scalar_types(ty.schema)
+        if types is None:
+            return list(_ANY_VALUE)
+        return [_SAMPLES[t] for t in dict.fromkeys(types)] + ([None] if "null" in str(ty.schema.get("type")) else [])
 
     def check_shadowed_functions(self) -> None:
         """``list = [...]`` then ``list(x)``: the run calls the plan's value, not the builtin, and the guard refuses

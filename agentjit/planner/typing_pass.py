@@ -17,6 +17,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from agentjit.plan.data import Record
 from agentjit.plan.diagnostics import Diagnostic, UnknownField
 from agentjit.plan.guard import ALLOWED_ATTRIBUTES, RECORD_METHODS
 from agentjit.plan.sandbox import FORBIDDEN_ATTRIBUTES
@@ -422,6 +423,24 @@ class TypingPass:
             types = scalar_types(base.schema)
             if types is not None and node.attr not in allowed_on(types):
                 self.report(UnknownField.at(node, self._scalar_message(base, src, node.attr)))
+
+    def value_class(self, f: ast.Attribute) -> type | None:
+        """The class whose method ``f`` (``x.split`` of ``x.split(...)``) the guard calls, when ``x``'s type is known
+        and the method one it allows: a record's (``Record.get``), a list's, a dict's the plan made, a str's..."""
+        base = self.infer(f.value)
+        if base is None:
+            return None
+        props = props_of(base.schema)
+        if props is not None:
+            return Record if f.attr in RESULT_ATTRS and f.attr not in props else None
+        if is_array(base.schema):
+            return list if f.attr in LIST_ATTRS else None
+        if base.schema == DICT:
+            return dict if f.attr in ALLOWED_ATTRIBUTES[dict] else None
+        types = scalar_types(base.schema)
+        if types is not None and len(set(types)) == 1 and f.attr in allowed_on(types):
+            return types[0]
+        return None
 
     @staticmethod
     def _called_field(base: Ty, src: str, attr: str) -> str:

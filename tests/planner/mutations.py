@@ -2,7 +2,8 @@
 
 Each mutant changes one site of the plan's tree and is named ``kind@line``:
 
-* ``wrong-type``: a literal argument of a tool or plan function becomes a value of another type;
+* ``wrong-type``: a literal argument of a tool, a plan function, a builtin or a method becomes a value of another
+  type;
 * ``wrong-arity``: a call gets one more positional argument, or loses its first one;
 * ``wrong-keyword``: a keyword argument gets a name the call does not take;
 * ``unknown-attribute``: an attribute read gets a name nobody declared (``x.name`` -> ``x.nameq``);
@@ -29,8 +30,11 @@ _Edit = Callable[[ast.AST], bool]
 
 
 def _called(tree: ast.Module, callables: set[str]) -> Iterator[ast.Call]:
+    """Calls of ``callables`` (tools, plan functions), of the builtins the plans use and of methods."""
     for node in ast.walk(tree):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in callables:
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in callables | set(_BUILTINS):
+            yield node
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
             yield node
 
 

@@ -12,7 +12,7 @@ import pytest
 
 from agentjit.bench.food import FoodSite
 from agentjit.cache import ToolCache
-from agentjit.exceptions import SandboxViolation, ToolInputError
+from agentjit.exceptions import PlanError, SandboxViolation, ToolInputError
 from agentjit.plan.limits import PlanLimits
 from agentjit.plan.signatures import PLAN_FUNCTIONS, bind_call
 from agentjit.planner import check
@@ -155,3 +155,30 @@ async def test_the_guard_refuses_every_call_of_a_value_the_checker_refuses(
         async with browser_pool.page() as page:
             with pytest.raises(SandboxViolation, match="is not allowed in a plan"):
                 await run_plan(source, food_cache, page=page, base_url=food_site.url, timeout_ms=5000)
+
+
+#: calls of safe builtins and of methods of values whose type is known, some of which do not bind
+BUILTIN_CALLS = [
+    "len([1], [2])", "len()", "sorted([2, 1], reversed=True)", "sorted([2, 1], reverse=True)", "round(2.5, digits=1)",
+    "round(2.5, 1)", "min([1, 2], defalt=0)", "max([1, 2], default=0)", "isinstance(1)", "set([1], [2])",
+    "range(stop=3)", "list(range(1, 5, 2))", "str(1, foo=1)", "int('10', base=2)", "'a b'.split(' ', 1, 2)",
+    "'a b'.split(maxsplit=1)", "'abc'.startswith()", "'abc'.count('a', 0, 2)", "{}.get()", "{}.get('a', 1)",
+    "'x'.join(['a'], ['b'])", "sum([1], start=2)", "list(enumerate(['a'], start=1))",
+]
+
+
+@pytest.mark.parametrize("call", BUILTIN_CALLS)
+async def test_builtin_and_method_calls_bind_alike(call: str, cache: ToolCache) -> None:
+    """What the checker passes binds at run time; what it refuses, the guard refuses in the same words (the
+    signatures are one table: :func:`~agentjit.plan.signatures.arity_error`), without an internal name."""
+    source = f"result = {call}\n"
+    result = check(source, cache)
+    try:
+        await execute_plan(source, PlanRun({}, None, limits=PlanLimits(isolate=False)))
+        runtime = None
+    except PlanError as exc:
+        runtime = str(exc)
+    assert result.valid is (runtime is None), (call, [str(d) for d in result.diagnostics], runtime)
+    if runtime is not None:
+        [finding] = result.diagnostics
+        assert finding.message in runtime and "Guard" not in runtime, (finding.message, runtime)
