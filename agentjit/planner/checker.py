@@ -321,7 +321,8 @@ class Checker:
         if isinstance(f, ast.Name) and f.id in _TRIED_BUILTINS:
             self.try_argument_types(node, what, SAFE_BUILTINS[f.id], None)
         elif isinstance(f, ast.Attribute) and cls in _SAMPLES:
-            self.try_argument_types(node, what, None, (_SAMPLES[cls], f.attr))
+            owners = [o for o in self._samples_of(f.value) or [] if type(o) is cls] or [_SAMPLES[cls]]
+            self.try_argument_types(node, what, None, (owners, f.attr))
             if cls is list and f.attr in ("index", "remove") and len(node.args) == 1:
                 self.check_never_in_list(node, f)
 
@@ -340,25 +341,28 @@ class Checker:
             self.report(ArgumentType.at(node, f"`{src}` is a list of {' | '.join(t.__name__ for t in types)}, so it never "
                                               f"holds {value!r}: `{ast.unparse(node)}` would raise ValueError"))
 
-    def try_argument_types(self, node: ast.Call, what: str, fn: Any, method: tuple[Any, str] | None) -> None:
+    def try_argument_types(self, node: ast.Call, what: str, fn: Any, method: tuple[list[Any], str] | None) -> None:
         """``argument-type`` for a call of a builtin or a method that raises TypeError whatever its arguments of
         unknown value are (``round(x, "2")``, ``word.replace(7, "")``): the call is tried on small sample values
         of the types the arguments may have (Python's own functions are the table)."""
+        if any(k.arg == "key" for k in node.keywords):
+            return  # a key function: called on the items, with what they are
         options: list[list[Any]] = []
         for arg in [*node.args, *(k.value for k in node.keywords)]:
             values = self._samples_of(arg)
             if values is None:
                 return
             options.append(values)
-        if math.prod(len(o) for o in options) > 64:
+        owners = method[0] if method is not None else [None]
+        if math.prod(len(o) for o in options) * len(owners) > 64:
             return
         names = [str(k.arg) for k in node.keywords]  # no `**values`: returned above
         last: TypeError | None = None
-        for combo in itertools.product(*options):
+        for owner, *combo in itertools.product(owners, *options):
             args, kwargs = combo[:len(node.args)], dict(zip(names, combo[len(node.args):], strict=True))
             try:
                 if method is not None:
-                    getattr(copy.copy(method[0]), method[1])(*args, **kwargs)
+                    getattr(copy.copy(owner), method[1])(*args, **kwargs)  # a list's own copy to sort
                 else:
                     fn(*args, **kwargs)
                 return  # some value of the types the arguments may have binds
@@ -367,7 +371,7 @@ class Checker:
             except Exception:  # noqa: BLE001 - a value error on a sample is the data's, not the types'
                 return
         if last is not None:
-            self.report(ArgumentType.at(node, f"{what}() cannot take arguments of these types: {last}"))
+            self.report(ArgumentType.at(node, f"{what}() fails on values of these types: {last}"))
 
     def _samples_of(self, arg: ast.expr) -> list[Any] | None:
         """Sample values ``arg`` may have: its literal value, samples of its known type, or of every plain type."""
@@ -376,16 +380,31 @@ class Checker:
             small = not isinstance(value, int | str | list | dict) or (
                 abs(value) <= 10_000 if isinstance(value, int) else len(value) <= 1_000)
             return [value] if small else None
+        if isinstance(arg, ast.Name) and arg.id in SAFE_BUILTINS and arg.id not in self.typing.types:
+            return [SAFE_BUILTINS[arg.id]]  # `isinstance(x, str)`
         ty = self.typing.infer(arg)
-        if ty is None or props_of(ty.schema) is not None:
+        if ty is None:
             return list(_ANY_VALUE)
-        if is_array(ty.schema):
-            return [[]]
+        props = props_of(ty.schema)
+        if props is not None:
+            return [Record(dict.fromkeys(props, "a b"))]
+        if is_array(ty.schema):  # two items of the list's type, so that sorted() and max() compare them
+            item = element_of(ty)
+            items = self._samples_of_type(item) if item is not None else None
+            return [[one, one] for one in items] if items else [[]]
+        return self._samples_of_type(ty) or list(_ANY_VALUE)
+
+    @staticmethod
+    def _samples_of_type(ty: Any) -> list[Any] | None:
+        """Sample values of a record, a dict or a scalar type; None for another type (a list: unknown items)."""
+        props = props_of(ty.schema)
+        if props is not None:
+            return [Record(dict.fromkeys(props, "a b"))]
         if ty.schema == DICT:
             return [{}]
         types = scalar_types(ty.schema)
         if types is None:
-            return list(_ANY_VALUE)
+            return None
         return [_SAMPLES[t] for t in dict.fromkeys(types)] + ([None] if "null" in str(ty.schema.get("type")) else [])
 
     def check_shadowed_functions(self) -> None:

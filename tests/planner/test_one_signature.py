@@ -108,6 +108,14 @@ CALLS_OF_VALUES = [
     ("stores = await list_stores()\nresult = sorted([s.name for s in stores.items], key=str.lower)\n",
      "str is a function, and a plan cannot read its attributes"),
 ]
+#: calls of builtins and methods that fail on every value of their arguments' types, with what the checker says
+TYPE_ERRORS = [
+    ("stores = await list_stores()\nresult = ', '.join(stores.items)\n", "expected str instance, Record found"),
+    ("stores = await list_stores()\nresult = round(stores.items[0].rating, '1')\n", "round() fails on values"),
+    ("stores = await list_stores()\nresult = stores.items[0].name.replace(7, '')\n", "str.replace() fails on values"),
+    ("stores = await list_stores()\nnames = [s.name for s in stores.items]\nresult = names.index(7)\n",
+     "never holds 7"),
+]
 
 
 @pytest.mark.parametrize(
@@ -124,10 +132,11 @@ CALLS_OF_VALUES = [
         ("seen = {}\nresult = seen.count\n", 'seen["count"]'),
         ("result = await list_stores(limit=3).items\n", "write `(await list_stores(limit=3)).items`"),
         *CALLS_OF_VALUES,
+        *TYPE_ERRORS,
     ],
     ids=["for-record", "index-record", "field-of-list", "record-field", "str-method", "comprehension", "get",
          "number", "dict", "await-attribute", "call-a-list-field", "call-a-str-field", "shadowed-builtin",
-         "shadowed-tool", "attribute-of-a-function"],
+         "shadowed-tool", "attribute-of-a-function", "join-records", "round-str", "replace-int", "index-never"],
 )
 def test_what_the_guard_refuses_is_found_and_explained(plan: str, says: str, food_cache: ToolCache) -> None:
     result = check("await goto_home()\n" + plan + ("result = 1\n" if "result" not in plan else ""), food_cache)
@@ -154,6 +163,12 @@ async def test_the_guard_refuses_every_call_of_a_value_the_checker_refuses(
         assert not check(source, food_cache).valid, plan
         async with browser_pool.page() as page:
             with pytest.raises(SandboxViolation, match="is not allowed in a plan"):
+                await run_plan(source, food_cache, page=page, base_url=food_site.url, timeout_ms=5000)
+    for plan, _ in TYPE_ERRORS:  # and the calls the checker finds failing on their arguments' types do fail
+        source = "await goto_home()\n" + plan
+        assert not check(source, food_cache).valid, plan
+        async with browser_pool.page() as page:
+            with pytest.raises(PlanError, match="TypeError|ValueError"):
                 await run_plan(source, food_cache, page=page, base_url=food_site.url, timeout_ms=5000)
 
 
