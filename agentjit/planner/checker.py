@@ -86,6 +86,8 @@ __all__ = ["CheckResult", "check", "check_tree", "Checker"]
 #: a sample value of each plain type a plan's value may have, to try a call of a builtin or a method on
 _SAMPLES: dict[type, Any] = {str: "a b", int: 2, float: 1.5, bool: True, list: [], dict: {}}
 _ANY_VALUE = (*_SAMPLES.values(), None, ())
+#: builtins whose value is lazy (a generator or a range), not plain data a plan's ``result`` may hold
+_LAZY_BUILTINS = frozenset({"range", "enumerate", "zip", "reversed"})
 #: the builtins tried with sample arguments: pure, and cheap on small values
 _TRIED_BUILTINS = frozenset({"round", "abs", "int", "float", "str", "len", "min", "max", "sum", "sorted", "list",
                              "tuple", "set", "dict", "bool", "any", "all", "isinstance", "range", "enumerate", "zip",
@@ -428,6 +430,29 @@ class Checker:
                     f"`{name}` is assigned on line {getattr(where, 'lineno', 1)}, so `{name}(...)` calls that value, "
                     f"not {what} {name}(), and a plan cannot call a value: give the value another name")))
 
+    def check_result_values(self) -> None:
+        """``result = zip(a, b)``, ``result = d.items()``: a lazy value or a view, which cannot leave the plan (the
+        run refuses it after doing all the work); say to make a list of it."""
+        for node in self.nodes:
+            if not (isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "result"
+                                                         for t in node.targets)):
+                continue
+            value, kind = node.value, None
+            if isinstance(value, ast.GeneratorExp):
+                kind = "a generator"
+            elif isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id in _LAZY_BUILTINS:
+                if value.func.id not in self.typing.types:
+                    kind = f"a lazy {value.func.id}()"
+            elif (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute)
+                  and value.func.attr in ("keys", "values", "items") and not value.args):
+                kind = f"a view of a dict's {value.func.attr}"
+            if kind is not None:
+                src = ast.unparse(value)
+                inner = src[1:-1] if isinstance(value, ast.GeneratorExp) else src
+                self.report(NoResult.at(node, f"`result = {src}` is {kind}, which cannot leave the plan (only plain "
+                                              f"data: str, numbers, bool, None, list, dict, tuple, set, record): "
+                                              f"write `result = list({inner})`"))
+
     def explain_unknown_tool(self, diag: Diagnostic) -> Diagnostic:
         """An ``unknown-tool`` finding that says where the name came from and which tool is close, if any."""
         if type(diag) is not UnknownTool:
@@ -463,6 +488,7 @@ class Checker:
         cfg = build_cfg(self.tree, callables=self.callables, named_trips=named_trip_counts(self.nodes))
         self.run_handlers(cfg)
         self.check_shadowed_functions()
+        self.check_result_values()
         self.flow.run(cfg)
         return cfg
 

@@ -176,7 +176,7 @@ async def test_the_guard_refuses_every_call_of_a_value_the_checker_refuses(
 BUILTIN_CALLS = [
     "len([1], [2])", "len()", "sorted([2, 1], reversed=True)", "sorted([2, 1], reverse=True)", "round(2.5, digits=1)",
     "round(2.5, 1)", "min([1, 2], defalt=0)", "max([1, 2], default=0)", "isinstance(1)", "set([1], [2])",
-    "range(stop=3)", "list(range(1, 5, 2))", "str(1, foo=1)", "int('10', base=2)", "'a b'.split(' ', 1, 2)",
+    "list(range(stop=3))", "list(range(1, 5, 2))", "str(1, foo=1)", "int('10', base=2)", "'a b'.split(' ', 1, 2)",
     "'a b'.split(maxsplit=1)", "'abc'.startswith()", "'abc'.count('a', 0, 2)", "{}.get()", "{}.get('a', 1)",
     "'x'.join(['a'], ['b'])", "sum([1], start=2)", "list(enumerate(['a'], start=1))",
 ]
@@ -197,3 +197,19 @@ async def test_builtin_and_method_calls_bind_alike(call: str, cache: ToolCache) 
     if runtime is not None:
         [finding] = result.diagnostics
         assert finding.message in runtime and "Guard" not in runtime, (finding.message, runtime)
+
+
+@pytest.mark.parametrize("value", ["range(3)", "{'a': 1}.keys()", "(x for x in [1])", "enumerate([1])",
+                                   "zip([1], [2])", "reversed([1])", "sorted([2, 1])", "list(zip([1], [2]))"])
+async def test_a_result_that_cannot_leave_the_plan_is_a_finding(value: str, cache: ToolCache) -> None:
+    """A lazy value or a dict's view in ``result`` passed the checker and was refused after the run."""
+    source = f"result = {value}\n"
+    result = check(source, cache)
+    try:
+        await execute_plan(source, PlanRun({}, None, limits=PlanLimits(isolate=False)))
+        runtime = None
+    except PlanError as exc:
+        runtime = str(exc)
+    assert result.valid is (runtime is None), (value, [str(d) for d in result.diagnostics], runtime)
+    if runtime is not None:
+        assert "cannot leave the plan" in runtime and "write `result = list(" in result.diagnostics[0].message
