@@ -3,8 +3,9 @@
 Every task is compiled afresh (no plan cache) with the model, its plan runs in Chromium (a plan that fails
 before any WRITE goes back to the model, as ``run --task`` does) and the site's own judges say whether it
 was right. Per task: candidates, valid ones, static repairs, run-time repairs, model calls, tokens,
-compile seconds, judged right, and pass@1 / pass@k over the compile's sample chains (a chain is one
-planner worker: a first sample and its repairs; it passes when it ended with a valid plan).
+compile seconds, judged right, pass@1 / pass@k over the compile's sample chains (a chain is one planner
+worker: a first sample and its repairs; it passes when it ended with a valid plan), and the sources: the
+plan that ran last and every candidate's, with its findings and run-time error.
 
 The rows are built from what ``demo --model`` records (:func:`agentjit.planner.compiled.compile_report`
 per compile, the run's rounds per task): :func:`planner_rows` and :func:`planner_summary` are pure.
@@ -29,12 +30,37 @@ def _compiles(report: Mapping[str, Any] | None) -> list[Mapping[str, Any]]:
     return first + [r for r in report.get("run_repairs") or [] if r]
 
 
+def _final_plan(compiles: Sequence[Mapping[str, Any]]) -> str | None:
+    """The source of the plan the task ran last: the latest compile or run-time repair that chose one."""
+    chosen = [comp["plan"] for comp in compiles if comp.get("plan") is not None]
+    return chosen[-1] if chosen else None
+
+
+def _plans(cands: Sequence[Mapping[str, Any]], run_rounds: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """Every candidate's source with what was found wrong with it: the checker's findings and, for a plan
+    that passed it and then failed when it ran, the run-time error the model was shown."""
+    failed = {r.get("source"): r.get("error") for r in run_rounds}
+    plans = []
+    for c in cands:
+        ran = c.get("valid") and c.get("source") in failed
+        plans.append({"worker": c.get("worker", 0), "attempt": c.get("attempt", 0), "run_round": c.get("run_round", 0),
+                      "valid": bool(c.get("valid")), "source": c.get("source"), "diagnostics": c.get("diagnostics", []),
+                      "run_error": failed[c.get("source")] if ran else None})  # fmt: skip
+    return plans
+
+
 def planner_rows(tasks: Sequence[Any], reports: Mapping[str, Any], *, k: int) -> list[dict[str, Any]]:
-    """One row per judged task (:class:`~agentjit.bench.harness.TaskResult`) from its compile ``reports``."""
+    """One row per judged task (:class:`~agentjit.bench.harness.TaskResult`) from its compile ``reports``.
+
+    Besides the counts, a row keeps the sources: ``plan``, the plan the task ran last (None when no compile
+    chose one), ``plans``, every candidate's source with its static findings and run-time error, and
+    ``run_failures``, each run that failed before any WRITE (its error and source) and went back to the model.
+    """
     rows: list[dict[str, Any]] = []
     for res in tasks:
         compiles = _compiles(reports.get(res.id))
         cands = [c for comp in compiles for c in comp.get("candidates", [])]
+        run_rounds = list(getattr(res, "run_rounds", None) or [])
         first = [c for c in cands if c.get("run_round", 0) == 0]
         chains: dict[int, bool] = {}
         for c in first:  # a chain passes when any of its candidates is valid (it stops at the first)
@@ -52,7 +78,7 @@ def planner_rows(tasks: Sequence[Any], reports: Mapping[str, Any], *, k: int) ->
             "valid": sum(bool(c["valid"]) for c in cands),
             "valid_rate": round(sum(bool(c["valid"]) for c in cands) / len(cands), 3) if cands else None,
             "static_repairs": sum(1 for c in cands if c.get("attempt", 0) > 0),
-            "run_repairs": len(getattr(res, "run_rounds", None) or []),
+            "run_repairs": len(run_rounds),
             "model_calls": sum(int(comp.get("model_calls", 0)) for comp in compiles),
             "input_tokens": sum(int(comp.get("input_tokens", 0)) for comp in compiles),
             "output_tokens": sum(int(comp.get("output_tokens", 0)) for comp in compiles),
@@ -62,6 +88,10 @@ def planner_rows(tasks: Sequence[Any], reports: Mapping[str, Any], *, k: int) ->
             "pass_at_k": round(pass_at_k(n, c_ok, min(k, n)), 3) if n else 0.0,
             "findings": dict(sorted(codes.items())),
             "reason": "" if res.ok else res.reason,
+            "plan": _final_plan(compiles),
+            "plans": _plans(cands, run_rounds),
+            "run_failures": [{"round": r.get("round"), "error": r.get("error"), "source": r.get("source")}
+                             for r in run_rounds],
         })
     return rows
 

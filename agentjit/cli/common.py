@@ -177,7 +177,8 @@ def _limits(args: argparse.Namespace) -> Any:
 
 def _planning(args: argparse.Namespace) -> Callable[..., Any]:
     """``plan_for`` of the demo and batch: compiles each task; what each compile did goes to
-    ``args._compile_reports`` by task id (``demo --json`` prints it)."""
+    ``args._compile_reports`` by task id (``demo --json`` prints it), with the plan it chose as ``plan``
+    (a compile that found none has no ``plan``)."""
     from agentjit.plan.diagnostics import NoValidPlan
     from agentjit.planner.compiled import compile_report
 
@@ -191,7 +192,7 @@ def _planning(args: argparse.Namespace) -> Callable[..., Any]:
             if exc.report is not None:
                 reports[task.id] = exc.report
             raise
-        reports[task.id] = {"origin": compiled.origin,
+        reports[task.id] = {"origin": compiled.origin, "plan": compiled.source,
                             **compile_report(compiled.stats, compiled.usage, compiled.candidates, compiled.time_s)}
         return compiled.source, compiled.origin
 
@@ -206,7 +207,8 @@ def _planning(args: argparse.Namespace) -> Callable[..., Any]:
             report.setdefault("run_repairs", []).append(exc.report)
             raise
         report.setdefault("run_repairs", []).append(
-            compile_report(repaired.stats, repaired.usage, repaired.candidates, repaired.time_s))
+            {"plan": repaired.source,
+             **compile_report(repaired.stats, repaired.usage, repaired.candidates, repaired.time_s)})
         return repaired.source
 
     plan_for.repair = repair  # type: ignore[attr-defined]

@@ -56,6 +56,7 @@ from agentjit.exceptions import (
 from .data import Record
 from .limits import DEFAULT_LIMITS, PlanLimits
 from .rewrite import PLAN_FILENAME
+from .signatures import arity_error, builtin_signature, method_signature
 
 __all__ = [
     "ALLOWED_ATTRIBUTES",
@@ -221,6 +222,8 @@ class Guard:
         self._builtins["round"] = self._round
         for value in self._builtins.values():
             self._callables.add(id(value))
+        # the checker's table: a builtin's call that does not bind fails with the checker's words, whatever wraps it
+        self._arity = {id(self._builtins[name]): (name, builtin_signature(name)) for name in SAFE_FUNCTION_NAMES}
         self._prechecks: dict[int, Callable[[tuple[Any, ...], dict[str, Any]], None]] = {
             id(x): self._check_sized_args
             for x in (list, tuple, set, dict, sorted, self._builtins["sum"], min, max, any, all)
@@ -406,6 +409,9 @@ class Guard:
         self.tick()
         key = id(fn)
         if key in self._callables:
+            named = self._arity.get(key)
+            if named is not None:
+                self._bind(named[0], named[1], args, kwargs)
             pre = self._prechecks.get(key)
             if pre is not None:
                 pre(args, kwargs)
@@ -420,12 +426,14 @@ class Guard:
             if type(owner) is Record:
                 if name not in _RECORD_METHODS:
                     raise self._stop(_Refused(f"calling {name!r} of a record is not allowed"))
+                self._bind(f"record.{name}", method_signature(Record, name), args, kwargs)
                 for a in args:
                     self._key(a)
                 return fn(*args, **kwargs)
             for cls in type(owner).__mro__:
                 allowed = ALLOWED_ATTRIBUTES.get(cls)
                 if allowed is not None and name in allowed:
+                    self._bind(f"{cls.__name__}.{name}", method_signature(cls, name), args, kwargs)
                     self._check_method(owner, name, args, kwargs)
                     if (type(owner) is range and name in ("count", "index") and len(args) == 1 and not kwargs
                             and not _is_int(args[0]) and _len(owner) > self.limits.max_items):
@@ -439,6 +447,12 @@ class Guard:
         what = name or type(fn).__name__
         raise self._stop(_Refused(f"calling {what!r} is not allowed in a plan (only tools, ai_eval, ask_human, "
                        "safe builtins and methods of plain values)"))
+
+    @staticmethod
+    def _bind(what: str, sig: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+        err = arity_error(what, sig, len(args), list(kwargs))
+        if err is not None:
+            raise TypeError(err)
 
     def _guard_key(self, kwargs: dict[str, Any]) -> None:
         """``key=f`` is called from C (sorted, min, max, list.sort): route every call through the guard."""

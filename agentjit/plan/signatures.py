@@ -7,7 +7,11 @@ with :func:`call_error`, so a call the checker passes binds at run time, and a
 call that fails at run time says what the checker would have said (never the
 name of an internal function). :func:`bind_call` is the runtime's side;
 :func:`bind_tool_call` does the same for a tool's parameters (from its
-manifest).
+manifest). The safe builtins and the methods a plan may call have theirs too:
+:func:`builtin_signature` and :func:`method_signature` (the runtime's own, read
+with :mod:`inspect`, or written below where Python does not say), and
+:func:`arity_error` words a call that does not bind, for the checker and the
+guard alike.
 
 This module imports only the standard library and :mod:`agentjit.exceptions`,
 so the sandboxed child process can load it.
@@ -15,13 +19,17 @@ so the sandboxed child process can load it.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import builtins
+import inspect
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 from agentjit.exceptions import ToolInputError
 
-__all__ = ["Signature", "PLAN_FUNCTIONS", "call_error", "bind_call", "tool_call_error", "bind_tool_call"]
+__all__ = ["Signature", "PLAN_FUNCTIONS", "call_error", "bind_call", "tool_call_error", "bind_tool_call",
+           "builtin_signature", "method_signature", "arity_error"]
 
 
 @dataclass(frozen=True)
@@ -121,3 +129,94 @@ def bind_tool_call(name: str, params: Sequence[str], args: Sequence[Any], kwargs
     if err is not None:
         raise ToolInputError(err)
     return {**dict(zip(params, args, strict=False)), **kwargs}
+
+
+# -- the safe builtins and the methods of plain values --------------------------------------------------------
+# What Python's inspect cannot read (builtins without a text signature), written as the documentation gives it.
+
+
+def _min_max(first: Any, /, *rest: Any, key: Any = None, default: Any = None) -> None: ...
+def _range(start_or_stop: Any, stop: Any = None, step: Any = None, /) -> None: ...
+def _zip(*iterables: Any, strict: bool = False) -> None: ...
+def _str(object: Any = "", encoding: Any = None, errors: Any = None) -> None: ...
+def _int(x: Any = 0, /, base: Any = 10) -> None: ...
+def _bool(x: Any = False, /) -> None: ...
+def _dict(mapping: Any = (), /, **pairs: Any) -> None: ...
+def _set(iterable: Any = (), /) -> None: ...
+def _no_argument() -> None: ...
+def _one(value: Any, /) -> None: ...
+def _any_number(*others: Any) -> None: ...
+def _search(sub: Any, start: Any = None, end: Any = None, /) -> None: ...
+def _pop(key: Any, default: Any = None, /) -> None: ...
+def _update(other: Any = (), /, **pairs: Any) -> None: ...
+
+
+_WRITTEN: dict[str, Callable[..., None]] = {
+    "min": _min_max, "max": _min_max, "range": _range, "zip": _zip, "str": _str, "int": _int, "bool": _bool,
+    "dict": _dict, "set": _set,
+    **dict.fromkeys(("str.count", "str.find", "str.index", "str.rfind", "str.rindex", "str.startswith",
+                     "str.endswith"), _search),
+    **dict.fromkeys(("dict.clear", "dict.copy", "dict.items", "dict.keys", "dict.values", "set.clear", "set.copy",
+                     "set.pop", "frozenset.copy"), _no_argument),
+    "dict.pop": _pop, "dict.update": _update,
+    **dict.fromkeys(("set.add", "set.discard", "set.remove", "range.count", "range.index"), _one),
+    **dict.fromkeys(tuple(f"{t}.{m}" for t in ("set", "frozenset")
+                          for m in ("symmetric_difference", "isdisjoint", "issubset", "issuperset")), _one),
+    "set.symmetric_difference_update": _one,
+    **dict.fromkeys(tuple(f"{t}.{m}" for t in ("set", "frozenset")
+                          for m in ("difference", "intersection", "union")), _any_number),
+    **dict.fromkeys(("set.difference_update", "set.intersection_update", "set.update"), _any_number),
+}  # fmt: skip
+
+
+def _read(fn: Any, name: str, *, method: bool) -> inspect.Signature | None:
+    written = _WRITTEN.get(name)
+    if written is not None:
+        return inspect.signature(written)
+    try:
+        sig = inspect.signature(fn)
+    except (TypeError, ValueError):
+        return None
+    params = list(sig.parameters.values())
+    if method and params and params[0].name == "self":
+        sig = sig.replace(parameters=params[1:])
+    return sig
+
+
+@cache
+def builtin_signature(name: str) -> inspect.Signature | None:
+    """The signature of builtin ``name`` as a plan calls it; None when not known (any call then binds)."""
+    fn = getattr(builtins, name, None)
+    return _read(fn, name, method=False) if callable(fn) else None
+
+
+@cache
+def method_signature(cls: type, name: str) -> inspect.Signature | None:
+    """The signature of method ``name`` of ``cls`` (without ``self``); None when not known."""
+    fn = getattr(cls, name, None)
+    return _read(fn, f"{cls.__name__}.{name}", method=True) if callable(fn) else None
+
+
+def arity_error(what: str, sig: inspect.Signature | None, n_args: int, keywords: Sequence[str]) -> str | None:
+    """Why ``what(<n_args positional>, <keywords>=...)`` cannot bind to ``sig``; None when it can (or ``sig`` is
+    None). The same words for the checker and the guard."""
+    if sig is None:
+        return None
+    try:
+        sig.bind(*range(n_args), **dict.fromkeys(keywords))
+    except TypeError as exc:
+        return f"{what}() cannot take this call: {exc} (it takes {_params(sig) or 'no arguments'})"
+    return None
+
+
+def _params(sig: inspect.Signature) -> str:
+    """``iterable, key=None, reverse=False``: the parameters as a plan writes them."""
+    out = []
+    for p in sig.parameters.values():
+        if p.kind is p.VAR_POSITIONAL:
+            out.append(f"*{p.name}")
+        elif p.kind is p.VAR_KEYWORD:
+            out.append(f"**{p.name}")
+        else:
+            out.append(p.name if p.default is p.empty else f"{p.name}={p.default!r}")
+    return ", ".join(out)

@@ -29,8 +29,11 @@ is invalid) and the call sites the scheduler uses.
 from __future__ import annotations
 
 import ast
+import copy
 import difflib
+import itertools
 import logging
+import math
 import string
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -38,6 +41,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from agentjit.cache import ToolCache
+from agentjit.plan.data import Record
 from agentjit.plan.diagnostics import (
     ArgumentType,
     Diagnostic,
@@ -50,7 +54,13 @@ from agentjit.plan.diagnostics import (
 )
 from agentjit.plan.parsed import Plan, as_plan
 from agentjit.plan.sandbox import PLAN_BUILTINS, SAFE_BUILTINS, scan
-from agentjit.plan.signatures import PLAN_FUNCTIONS, call_error
+from agentjit.plan.signatures import (
+    PLAN_FUNCTIONS,
+    arity_error,
+    builtin_signature,
+    call_error,
+    method_signature,
+)
 from agentjit.plan.trips import named_trip_counts
 from agentjit.protocol.manifest import ToolManifest
 from agentjit.protocol.schema import argument_error
@@ -59,9 +69,29 @@ from .cfg import CFG, CallEvent, build_cfg
 from .cost import CallSite, CostModel, call_sites, estimate_cost
 from .dataflow import Dataflow
 from .prompts import EXAMPLE_TOOLS
-from .typing_pass import MISSING, TypingPass, literal, shape
+from .typing_pass import (
+    DICT,
+    MISSING,
+    TypingPass,
+    element_of,
+    is_array,
+    literal,
+    props_of,
+    scalar_types,
+    shape,
+)
 
 __all__ = ["CheckResult", "check", "check_tree", "Checker"]
+
+#: a sample value of each plain type a plan's value may have, to try a call of a builtin or a method on
+_SAMPLES: dict[type, Any] = {str: "a b", int: 2, float: 1.5, bool: True, list: [], dict: {}}
+_ANY_VALUE = (*_SAMPLES.values(), None, ())
+#: builtins whose value is lazy (a generator or a range), not plain data a plan's ``result`` may hold
+_LAZY_BUILTINS = frozenset({"range", "enumerate", "zip", "reversed"})
+#: the builtins tried with sample arguments: pure, and cheap on small values
+_TRIED_BUILTINS = frozenset({"round", "abs", "int", "float", "str", "len", "min", "max", "sum", "sorted", "list",
+                             "tuple", "set", "dict", "bool", "any", "all", "isinstance", "range", "enumerate", "zip",
+                             "reversed"})  # fmt: skip
 
 log = logging.getLogger(__name__)
 
@@ -110,7 +140,9 @@ class Checker:
         self.nodes: list[ast.AST] = []
         self.await_outside: set[int] = set()
         """``id`` of calls reported by :meth:`handle_Await` (``await f().x``), not reported again as not awaited."""
-        self.typing = TypingPass(tools, self.report)
+        self.functions = frozenset(self.callables | {n for n, v in SAFE_BUILTINS.items() if callable(v)})
+        """Every name a plan may call: a plan that assigns one of them and calls it calls its own value."""
+        self.typing = TypingPass(tools, self.report, self.functions)
         self.flow = Dataflow(tools, self.initial_state, self.globals, self.typing, self.report)
 
     def report(self, diag: Diagnostic) -> None:
@@ -263,6 +295,163 @@ class Checker:
 
     def handle_Call(self, node: ast.Call) -> None:
         self.typing.check_iterating_call(node)
+        self.check_builtin_arity(node)
+
+    def check_builtin_arity(self, node: ast.Call) -> None:
+        """Arity and keywords of a call of a safe builtin or of a method of a value whose type is known, by the
+        signatures the guard checks with (:func:`~agentjit.plan.signatures.arity_error`)."""
+        if any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
+            return  # *args / **kwargs: cannot be checked statically
+        f = node.func
+        if isinstance(f, ast.Name):
+            if f.id not in SAFE_BUILTINS or f.id in self.typing.types or f.id in self.callables:
+                return
+            what, sig = f.id, builtin_signature(f.id)
+        elif isinstance(f, ast.Attribute):
+            cls = self.typing.value_class(f)
+            if cls is None:
+                return
+            owner = "record" if cls is Record else cls.__name__  # the guard's words
+            what, sig = f"{owner}.{f.attr}", method_signature(cls, f.attr)
+        else:
+            return
+        err = arity_error(what, sig, len(node.args), [k.arg for k in node.keywords if k.arg is not None])
+        if err is not None:
+            cls_ = MissingArgument if "missing a required" in err else UnexpectedArgument
+            self.report(cls_.at(node, err))
+            return
+        if isinstance(f, ast.Name) and f.id in _TRIED_BUILTINS:
+            self.try_argument_types(node, what, SAFE_BUILTINS[f.id], None)
+        elif isinstance(f, ast.Attribute) and cls in _SAMPLES:
+            owners = [o for o in self._samples_of(f.value) or [] if type(o) is cls] or [_SAMPLES[cls]]
+            self.try_argument_types(node, what, None, (owners, f.attr))
+            if cls is list and f.attr in ("index", "remove") and len(node.args) == 1:
+                self.check_never_in_list(node, f)
+
+    def check_never_in_list(self, node: ast.Call, f: ast.Attribute) -> None:
+        """``words.index(7)`` of a list of str: a literal of another type is never in the list, and ``index`` and
+        ``remove`` raise ValueError for a value that is not."""
+        value = literal(node.args[0])
+        item = element_of(self.typing.infer(f.value))
+        types = scalar_types(item.schema) if item is not None else None
+        if value is MISSING or types is None or value is None:
+            return
+        numeric = (int, float, bool)
+        kind = numeric if isinstance(value, numeric) else (type(value),)
+        if not any(issubclass(t, kind) for t in types):
+            src = ast.unparse(f.value)
+            self.report(ArgumentType.at(node, f"`{src}` is a list of {' | '.join(t.__name__ for t in types)}, so it never "
+                                              f"holds {value!r}: `{ast.unparse(node)}` would raise ValueError"))
+
+    def try_argument_types(self, node: ast.Call, what: str, fn: Any, method: tuple[list[Any], str] | None) -> None:
+        """``argument-type`` for a call of a builtin or a method that raises TypeError whatever its arguments of
+        unknown value are (``round(x, "2")``, ``word.replace(7, "")``): the call is tried on small sample values
+        of the types the arguments may have (Python's own functions are the table)."""
+        if any(k.arg == "key" for k in node.keywords):
+            return  # a key function: called on the items, with what they are
+        options: list[list[Any]] = []
+        for arg in [*node.args, *(k.value for k in node.keywords)]:
+            values = self._samples_of(arg)
+            if values is None:
+                return
+            options.append(values)
+        owners = method[0] if method is not None else [None]
+        if math.prod(len(o) for o in options) * len(owners) > 64:
+            return
+        names = [str(k.arg) for k in node.keywords]  # no `**values`: returned above
+        last: TypeError | None = None
+        for owner, *combo in itertools.product(owners, *options):
+            args, kwargs = combo[:len(node.args)], dict(zip(names, combo[len(node.args):], strict=True))
+            try:
+                if method is not None:
+                    getattr(copy.copy(owner), method[1])(*args, **kwargs)  # a list's own copy to sort
+                else:
+                    fn(*args, **kwargs)
+                return  # some value of the types the arguments may have binds
+            except TypeError as exc:
+                last = exc
+            except Exception:  # noqa: BLE001 - a value error on a sample is the data's, not the types'
+                return
+        if last is not None:
+            self.report(ArgumentType.at(node, f"{what}() fails on values of these types: {last}"))
+
+    def _samples_of(self, arg: ast.expr) -> list[Any] | None:
+        """Sample values ``arg`` may have: its literal value, samples of its known type, or of every plain type."""
+        value = literal(arg)
+        if value is not MISSING:
+            small = not isinstance(value, int | str | list | dict) or (
+                abs(value) <= 10_000 if isinstance(value, int) else len(value) <= 1_000)
+            return [value] if small else None
+        if isinstance(arg, ast.Name) and arg.id in SAFE_BUILTINS and arg.id not in self.typing.types:
+            return [SAFE_BUILTINS[arg.id]]  # `isinstance(x, str)`
+        ty = self.typing.infer(arg)
+        if ty is None:
+            return list(_ANY_VALUE)
+        props = props_of(ty.schema)
+        if props is not None:
+            return [Record(dict.fromkeys(props, "a b"))]
+        if is_array(ty.schema):  # two items of the list's type, so that sorted() and max() compare them
+            item = element_of(ty)
+            items = self._samples_of_type(item) if item is not None else None
+            return [[one, one] for one in items] if items else [[]]
+        return self._samples_of_type(ty) or list(_ANY_VALUE)
+
+    @staticmethod
+    def _samples_of_type(ty: Any) -> list[Any] | None:
+        """Sample values of a record, a dict or a scalar type; None for another type (a list: unknown items)."""
+        props = props_of(ty.schema)
+        if props is not None:
+            return [Record(dict.fromkeys(props, "a b"))]
+        if ty.schema == DICT:
+            return [{}]
+        types = scalar_types(ty.schema)
+        if types is None:
+            return None
+        return [_SAMPLES[t] for t in dict.fromkeys(types)] + ([None] if "null" in str(ty.schema.get("type")) else [])
+
+    def check_shadowed_functions(self) -> None:
+        """``list = [...]`` then ``list(x)``: the run calls the plan's value, not the builtin, and the guard refuses
+        it (``calling 'list' is not allowed``). Flow-insensitive, as the typing pass: a function's name that the plan
+        assigns anywhere (a comprehension's own variable aside) may not be called anywhere."""
+        inside_comprehension = {id(n) for node in self.nodes if isinstance(node, ast.comprehension)
+                                for n in ast.walk(node.target)}  # fmt: skip
+        assigned: dict[str, ast.AST] = {}
+        for node in self.nodes:
+            if isinstance(node, ast.Name) and type(node.ctx) is ast.Store and id(node) not in inside_comprehension:
+                if node.id in self.functions:
+                    assigned.setdefault(node.id, node)
+            elif isinstance(node, ast.ExceptHandler) and node.name in self.functions:
+                assigned.setdefault(node.name, node)
+        for node in self.nodes:
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in assigned:
+                name, where = node.func.id, assigned[node.func.id]
+                what = "the tool" if name in self.tools else "the function"
+                self.report(UnknownTool.at(node, (
+                    f"`{name}` is assigned on line {getattr(where, 'lineno', 1)}, so `{name}(...)` calls that value, "
+                    f"not {what} {name}(), and a plan cannot call a value: give the value another name")))
+
+    def check_result_values(self) -> None:
+        """``result = zip(a, b)``, ``result = d.items()``: a lazy value or a view, which cannot leave the plan (the
+        run refuses it after doing all the work); say to make a list of it."""
+        for node in self.nodes:
+            if not (isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "result"
+                                                         for t in node.targets)):
+                continue
+            value, kind = node.value, None
+            if isinstance(value, ast.GeneratorExp):
+                kind = "a generator"
+            elif isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id in _LAZY_BUILTINS:
+                if value.func.id not in self.typing.types:
+                    kind = f"a lazy {value.func.id}()"
+            elif (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute)
+                  and value.func.attr in ("keys", "values", "items") and not value.args):
+                kind = f"a view of a dict's {value.func.attr}"
+            if kind is not None:
+                src = ast.unparse(value)
+                inner = src[1:-1] if isinstance(value, ast.GeneratorExp) else src
+                self.report(NoResult.at(node, f"`result = {src}` is {kind}, which cannot leave the plan (only plain "
+                                              f"data: str, numbers, bool, None, list, dict, tuple, set, record): "
+                                              f"write `result = list({inner})`"))
 
     def explain_unknown_tool(self, diag: Diagnostic) -> Diagnostic:
         """An ``unknown-tool`` finding that says where the name came from and which tool is close, if any."""
@@ -298,6 +487,8 @@ class Checker:
                 self.report(NoResult.at(body[-1], "the plan never assigns `result`; put the final value in `result`"))
         cfg = build_cfg(self.tree, callables=self.callables, named_trips=named_trip_counts(self.nodes))
         self.run_handlers(cfg)
+        self.check_shadowed_functions()
+        self.check_result_values()
         self.flow.run(cfg)
         return cfg
 

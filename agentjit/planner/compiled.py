@@ -91,7 +91,8 @@ class CompiledPlan(BaseModel):
 
 def compile_report(stats: PlanStats, usage: Usage, candidates: list[CandidateReport], time_s: float) -> dict[str, Any]:
     """What one compile did, as plain data: model calls, tokens, seconds, and every candidate with its
-    findings' codes (``demo --json`` prints it per task, a compile that found no plan too)."""
+    findings (their codes, and each finding whole), and its source (``demo --json`` prints it per task, a
+    compile that found no plan too)."""
     return {
         "time_s": round(time_s, 3),
         "model_calls": stats.answered,
@@ -106,7 +107,7 @@ def compile_report(stats: PlanStats, usage: Usage, candidates: list[CandidateRep
         "candidates": [
             {"worker": c.worker, "attempt": c.attempt, "run_round": c.run_round, "valid": c.valid,
              "time_s": round(c.time_s, 3), "codes": sorted({str(d.get("code")) for d in c.diagnostics}),
-             "source": c.source}
+             "source": c.source, "diagnostics": [dict(d) for d in c.diagnostics]}
             for c in candidates
         ],
     }

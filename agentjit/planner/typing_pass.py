@@ -17,6 +17,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from agentjit.plan.data import Record
 from agentjit.plan.diagnostics import Diagnostic, UnknownField
 from agentjit.plan.guard import ALLOWED_ATTRIBUTES, RECORD_METHODS
 from agentjit.plan.sandbox import FORBIDDEN_ATTRIBUTES
@@ -146,9 +147,13 @@ def literal(node: ast.expr) -> Any:
 class TypingPass:
     """The types of one plan's names, and the names it assigns or calls anywhere."""
 
-    def __init__(self, tools: Mapping[str, ToolManifest], report: Callable[[Diagnostic], None]) -> None:
+    def __init__(self, tools: Mapping[str, ToolManifest], report: Callable[[Diagnostic], None],
+                 functions: frozenset[str] = frozenset()) -> None:
         self.tools = tools
         self.report = report
+        self.functions = functions
+        """The names of the functions a plan may call (tools, plan functions, builtins): their attributes are no
+        plan's to read."""
         self.types: dict[str, list[Ty | None]] = {}
         self.call_funcs: set[int] = set()
         """``id`` of every called expression (``f`` of ``f(...)``)."""
@@ -375,6 +380,12 @@ class TypingPass:
         attribute of a list or a str (a loop over a record gives its field names) it does not allow."""
         if node.attr.startswith("_") or node.attr in FORBIDDEN_ATTRIBUTES:
             return  # the sandbox reports it
+        if (isinstance(node.value, ast.Name) and node.value.id in self.functions and node.value.id not in self.types
+                and id(node.value) not in self.name_types):
+            name = node.value.id  # `str.lower`, `list_stores.x`: the guard lets a plan read attributes of values only
+            self.report(UnknownField.at(node, f"`{name}.{node.attr}`: {name} is a function, and a plan cannot read its "
+                                              f"attributes; call a method on a value instead (`x.{node.attr}(...)`)"))
+            return
         base = self.infer(node.value)
         if base is None:
             if isinstance(node.value, ast.Name) and (node.value.id in self.types or id(node.value) in self.name_types):
@@ -382,6 +393,9 @@ class TypingPass:
                                   f"`.{node.attr}` is checked only when the plan runs")
             return
         props = props_of(base.schema)
+        if props is not None and node.attr in props and id(node) in self.call_funcs:
+            self.report(UnknownField.at(node, self._called_field(base, ast.unparse(node.value), node.attr)))
+            return
         if props is not None and (node.attr in props or node.attr in RESULT_ATTRS):
             return  # the common case, before the source text a message would quote
         if props is None and id(node) in self.call_funcs and node.attr in self._methods(base):
@@ -409,6 +423,33 @@ class TypingPass:
             types = scalar_types(base.schema)
             if types is not None and node.attr not in allowed_on(types):
                 self.report(UnknownField.at(node, self._scalar_message(base, src, node.attr)))
+
+    def value_class(self, f: ast.Attribute) -> type | None:
+        """The class whose method ``f`` (``x.split`` of ``x.split(...)``) the guard calls, when ``x``'s type is known
+        and the method one it allows: a record's (``Record.get``), a list's, a dict's the plan made, a str's..."""
+        base = self.infer(f.value)
+        if base is None:
+            return None
+        props = props_of(base.schema)
+        if props is not None:
+            return Record if f.attr in RESULT_ATTRS and f.attr not in props else None
+        if is_array(base.schema):
+            return list if f.attr in LIST_ATTRS else None
+        if base.schema == DICT:
+            return dict if f.attr in ALLOWED_ATTRIBUTES[dict] else None
+        types = scalar_types(base.schema)
+        if types is not None and len(set(types)) == 1 and f.attr in allowed_on(types):
+            return types[0]
+        return None
+
+    @staticmethod
+    def _called_field(base: Ty, src: str, attr: str) -> str:
+        """``x.items()`` of a record with a field ``items``: the guard reads the field (a field comes before a
+        method of the same name), so the call is of the field's value, which it refuses."""
+        field = props_of(base.schema)[attr]  # type: ignore[index]
+        hides = f"; the field hides the record's method {attr}()" if attr in RESULT_ATTRS else ""
+        return (f"`{src}.{attr}` is a field of {base.desc} ({shape(field)}), not a method, so `{src}.{attr}(...)` "
+                f"calls a value{hides}: read it without parentheses, `{_paren(src)}.{attr}`")
 
     @staticmethod
     def _methods(base: Ty) -> frozenset[str]:

@@ -2,12 +2,15 @@
 
 Each mutant changes one site of the plan's tree and is named ``kind@line``:
 
-* ``wrong-type``: a literal argument of a tool or plan function becomes a value of another type;
+* ``wrong-type``: a literal argument of a tool, a plan function, a builtin or a method becomes a value of another
+  type;
 * ``wrong-arity``: a call gets one more positional argument, or loses its first one;
 * ``wrong-keyword``: a keyword argument gets a name the call does not take;
 * ``unknown-attribute``: an attribute read gets a name nobody declared (``x.name`` -> ``x.nameq``);
 * ``iterate-the-record``: a loop or an index over a record's list field goes over the record itself
-  (``for s in stores.items`` -> ``for s in stores``, ``stores.items[0]`` -> ``stores[0]``).
+  (``for s in stores.items`` -> ``for s in stores``, ``stores.items[0]`` -> ``stores[0]``);
+* ``call-a-field``: an attribute read becomes a call of it (``stores.items`` -> ``stores.items()``);
+* ``shadow-a-function``: a name the plan assigns is renamed to a builtin the plan calls (``names`` -> ``sorted``).
 """
 
 from __future__ import annotations
@@ -18,15 +21,20 @@ from collections.abc import Callable, Iterator
 
 __all__ = ["mutants", "KINDS"]
 
-KINDS = ("wrong-type", "wrong-arity", "wrong-keyword", "unknown-attribute", "iterate-the-record")
+KINDS = ("wrong-type", "wrong-arity", "wrong-keyword", "unknown-attribute", "iterate-the-record", "call-a-field",
+         "shadow-a-function")
+_BUILTINS = ("len", "sorted", "list", "str", "int", "max", "min", "sum", "round", "enumerate", "range", "set")
 
 _Edit = Callable[[ast.AST], bool]
 """Changes one node in place; False when it does not apply to that node."""
 
 
 def _called(tree: ast.Module, callables: set[str]) -> Iterator[ast.Call]:
+    """Calls of ``callables`` (tools, plan functions), of the builtins the plans use and of methods."""
     for node in ast.walk(tree):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in callables:
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in callables | set(_BUILTINS):
+            yield node
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
             yield node
 
 
@@ -65,6 +73,40 @@ def _edits(tree: ast.Module, callables: set[str]) -> Iterator[tuple[str, ast.AST
             yield "iterate-the-record", node, lambda n: setattr(n, "iter", n.iter.value) or True  # type: ignore[attr-defined, func-returns-value]
         if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) and id(node.value) not in called:
             yield "iterate-the-record", node, lambda n: setattr(n, "value", n.value.value) or True  # type: ignore[attr-defined, func-returns-value]
+        for field, child in ast.iter_fields(node):  # the parent's slot of an attribute read becomes a call of it
+            for i, sub in enumerate(child if isinstance(child, list) else [child]):
+                if isinstance(sub, ast.Attribute) and isinstance(sub.ctx, ast.Load) and id(sub) not in called:
+                    yield "call-a-field", node, _call_in_slot(field, i if isinstance(child, list) else None)
+    calls = {n.func.id for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
+    shadow = next((b for b in _BUILTINS if b in calls), None)
+    for node in ast.walk(tree):
+        if shadow is not None and isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name):
+            if node.targets[0].id != "result":
+                yield "shadow-a-function", node, _renamed(tree, node.targets[0].id, shadow)
+
+
+def _call_in_slot(field: str, index: int | None) -> _Edit:
+    def edit(parent: ast.AST) -> bool:
+        slot = getattr(parent, field)
+        read = slot[index] if index is not None else slot
+        call = ast.Call(func=read, args=[], keywords=[])
+        if index is not None:
+            slot[index] = call
+        else:
+            setattr(parent, field, call)
+        return True
+
+    return edit
+
+
+def _renamed(tree: ast.Module, old: str, new: str) -> _Edit:
+    def edit(_: ast.AST) -> bool:
+        for n in ast.walk(tree):
+            if isinstance(n, ast.Name) and n.id == old:
+                n.id = new
+        return True
+
+    return edit
 
 
 def mutants(source: str, callables: set[str]) -> list[tuple[str, str]]:
