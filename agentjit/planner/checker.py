@@ -296,6 +296,45 @@ class Checker:
     def handle_Call(self, node: ast.Call) -> None:
         self.typing.check_iterating_call(node)
         self.check_builtin_arity(node)
+        self.check_key_function(node)
+
+    def handle_For(self, node: ast.For) -> None:
+        self.check_unpacking(node.target, node.iter)
+
+    def handle_ListComp(self, node: ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp) -> None:
+        for gen in node.generators:
+            self.check_unpacking(gen.target, gen.iter)
+
+    handle_SetComp = handle_GeneratorExp = handle_DictComp = handle_ListComp
+
+    def check_unpacking(self, target: ast.expr, iterated: ast.expr) -> None:
+        """``for name, rating in stores.items``: each item is a record, which does not unpack into its values (the
+        run raises ValueError, or gives field names)."""
+        if not isinstance(target, ast.Tuple | ast.List):
+            return
+        item = element_of(self.typing.infer(iterated))
+        props = props_of(item.schema) if item is not None else None
+        if props is None:
+            return
+        src = ast.unparse(iterated)
+        var = ast.unparse(target.elts[0]) if target.elts and isinstance(target.elts[0], ast.Name) else "item"
+        self.report(ArgumentType.at(target, f"the items of `{src}` are records ({', '.join(list(props)[:6])}), which do "
+                                            f"not unpack into values: write `for {var} in {src}:` and read its fields "
+                                            f"(`{var}.{next(iter(props), 'name')}`)"))  # fmt: skip
+
+    def check_key_function(self, node: ast.Call) -> None:
+        """``sorted(xs, key=xs[0].name)``: ``key=`` is called on each item, and a plan may call only functions by
+        name (no lambda): any other value is refused at run time (``calling 'str' is not allowed``)."""
+        key = next((k.value for k in node.keywords if k.arg == "key"), None)
+        if key is None or isinstance(key, ast.Lambda) or literal(key) is None:
+            return  # no key, key=None, or a lambda (the sandbox's own finding)
+        if isinstance(key, ast.Name) and key.id in self.functions and key.id not in self.typing.types:
+            return  # a function's name: key=len
+        if isinstance(key, ast.Attribute) and isinstance(key.value, ast.Name) and key.value.id in self.functions:
+            return  # key=str.lower: check_attribute's finding (an attribute of a function)
+        self.report(ArgumentType.at(key, f"key= is called on each item, and `{ast.unparse(key)}` is a value, not a "
+                                         "function: use a function's name (key=len), or order by a field with pairs, "
+                                         "`sorted([(s.rating, s.name) for s in items])`"))  # fmt: skip
 
     def check_builtin_arity(self, node: ast.Call) -> None:
         """Arity and keywords of a call of a safe builtin or of a method of a value whose type is known, by the

@@ -107,6 +107,8 @@ CALLS_OF_VALUES = [
     ("list_stores = [\"Petco\"]\nresult = await list_stores()\n", "not the tool list_stores()"),
     ("stores = await list_stores()\nresult = sorted([s.name for s in stores.items], key=str.lower)\n",
      "str is a function, and a plan cannot read its attributes"),
+    ("stores = await list_stores()\nresult = sorted(stores.items, key=stores.items[0].name)\n",
+     "key= is called on each item"),
 ]
 #: calls of builtins and methods that fail on every value of their arguments' types, with what the checker says
 TYPE_ERRORS = [
@@ -115,6 +117,8 @@ TYPE_ERRORS = [
     ("stores = await list_stores()\nresult = stores.items[0].name.replace(7, '')\n", "str.replace() fails on values"),
     ("stores = await list_stores()\nnames = [s.name for s in stores.items]\nresult = names.index(7)\n",
      "never holds 7"),
+    ("stores = await list_stores()\nresult = [n for n, r in stores.items]\n", "which do not unpack into values"),
+    ("stores = await list_stores()\nfor n, r in stores.items:\n    print(n)\n", "write `for n in stores.items:`"),
 ]
 
 
@@ -136,7 +140,8 @@ TYPE_ERRORS = [
     ],
     ids=["for-record", "index-record", "field-of-list", "record-field", "str-method", "comprehension", "get",
          "number", "dict", "await-attribute", "call-a-list-field", "call-a-str-field", "shadowed-builtin",
-         "shadowed-tool", "attribute-of-a-function", "join-records", "round-str", "replace-int", "index-never"],
+         "shadowed-tool", "attribute-of-a-function", "key-a-value", "join-records", "round-str", "replace-int",
+         "index-never", "unpack-records-comprehension", "unpack-records-for"],
 )
 def test_what_the_guard_refuses_is_found_and_explained(plan: str, says: str, food_cache: ToolCache) -> None:
     result = check("await goto_home()\n" + plan + ("result = 1\n" if "result" not in plan else ""), food_cache)
