@@ -64,7 +64,7 @@ from agentjit.runtime.browser import HOST_RULES, chromium_executable
 from agentjit.tasks.apps import Site
 from agentjit.tasks.task import Task
 
-from .e2e import agent_once, judge_answer, mean_or_zero
+from .agent_runs import agent_once, judge_answer, mean_or_zero
 from .oracle import OraclePolicy, answer_for, demo_path, has_demo, secrets_for, substitute_steps
 
 __all__ = [

@@ -59,8 +59,6 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from agentjit.agent import StepwiseAgent
-from agentjit.agent.stepwise import AgentResult
 from agentjit.cache import ToolCache
 from agentjit.exceptions import AgentJITError, ConfigError
 from agentjit.llm.base import Message, Model
@@ -69,11 +67,11 @@ from agentjit.llm.latency import DEFAULT_PROFILE, LatencyProfile, SimulatedLaten
 from agentjit.planner import Planner
 from agentjit.protocol import urls
 from agentjit.runtime import BrowserPool, Runtime
-from agentjit.runtime.runner import goto_start
 from agentjit.tasks.apps import Site
 from agentjit.tasks.runner import _pool, jsonable, resolve_target, run_task
 from agentjit.tasks.task import Task
 
+from .agent_runs import agent_once, judge_answer, mean_or_zero
 from .oracle import demo_path, has_demo, oracle_model
 
 __all__ = ["E2ERun", "E2ETask", "E2EReport", "run_e2e", "SWEEP_S", "reference_model", "agent_once", "judge_answer"]
@@ -165,37 +163,6 @@ def _skipped(task: Task) -> dict[str, str]:
 def _fresh_cache(cache: ToolCache) -> ToolCache:
     """The same tools and fits with an empty, in-memory plan cache (the bundled files stay untouched)."""
     return ToolCache(cache.info, cache.tools.values(), latency=cache.latency, schemas=cache.schemas, plans={})
-
-
-def judge_answer(task: Task, answer: Any, before: Any, after: Any, site_url: str) -> tuple[bool, str]:
-    """``task``'s judge on an agent's ``answer`` and the site's state before and after."""
-
-    class _Result:  # what a judge reads: the answer as ``value``
-        value = answer
-
-    verdict = task.evaluate(_Result(), before, after, site_url)
-    return verdict.ok, verdict.reason
-
-
-async def agent_once(task: Task, run: int, model: Model, *, pool: BrowserPool, site: Site, start_url: str,
-                     budget_tokens: int = 6000) -> tuple[AgentResult, float, bool, str]:  # fmt: skip
-    """One stepwise-agent run of ``task`` as the bench times it: ``(result, setup_s, ok, reason)``.
-
-    The site is reset to the draws agentjit's run of this task meets too; the clock starts at a
-    fresh context with the start page still to open (as agentjit's run is timed), ``setup_s``
-    is that part. An agent error propagates.
-    """
-    site.reset(draws=f"{task.id}/run-{run}")
-    before = site.state()
-    t0 = time.perf_counter()
-    async with pool.context() as ctx:
-        page = await ctx.new_page()
-        await goto_start(page, start_url)
-        setup_s = time.perf_counter() - t0
-        agent = StepwiseAgent(model, base_url=site.url, budget_tokens=budget_tokens, snapshots=False)
-        result = await agent.run(page, task.task)
-    ok, reason = judge_answer(task, result.answer, before, site.state(), site.url)
-    return result, setup_s, ok, reason
 
 
 async def _agent_run(task: Task, run: int, *, pool: BrowserPool, site: Site, cache: ToolCache,
@@ -333,10 +300,6 @@ async def _browser_use_run(variant: Task, values: dict[str, str], template_run: 
         model_calls=r.model_calls, input_tokens=r.input_tokens, output_tokens=r.output_tokens, steps=r.steps,
         run_s=r.latency_s - r.model_s, answer=jsonable(r.answer), error=r.error, task=variant.task, note=note,
     )  # fmt: skip
-
-
-def mean_or_zero(values: Sequence[float]) -> float:
-    return statistics.fmean(values) if values else 0.0
 
 
 def _side(runs: list[E2ERun], side: str) -> dict[str, Any]:

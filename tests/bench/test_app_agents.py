@@ -15,7 +15,8 @@ from typing import Any
 import pytest
 
 from agentjit.bench import oracle
-from agentjit.bench.e2e import _agent_run, judge_answer, run_e2e
+from agentjit.bench.agent_runs import judge_answer
+from agentjit.bench.e2e import _agent_run, run_e2e
 from agentjit.bench.oracle import has_demo
 from agentjit.exceptions import ConfigError
 from agentjit.llm.latency import get_profile

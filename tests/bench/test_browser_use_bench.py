@@ -144,7 +144,7 @@ def test_substitute_steps_puts_the_variants_values_into_the_demonstration(food_s
 async def test_the_substituted_demonstration_does_the_variant(task_id: str, food_site, browser_pool) -> None:
     """The stepwise agent, driven by the oracle replaying the demonstration with the variant's values, does
     the variant (its judge passes); the demonstration as recorded does the task, not the variant."""
-    from agentjit.bench.e2e import agent_once
+    from agentjit.bench.agent_runs import agent_once
     from agentjit.bench.oracle import (
         OraclePolicy,
         answer_for,
