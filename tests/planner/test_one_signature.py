@@ -187,18 +187,23 @@ BUILTIN_CALLS = [
 ]
 
 
-@pytest.mark.parametrize("call", BUILTIN_CALLS)
-async def test_builtin_and_method_calls_bind_alike(call: str, cache: ToolCache) -> None:
-    """What the checker passes binds at run time; what it refuses, the guard refuses in the same words (the
-    signatures are one table: :func:`~agentjit.plan.signatures.arity_error`), without an internal name."""
-    source = f"result = {call}\n"
+async def _checked_and_run(source: str, cache: ToolCache) -> tuple[Any, str | None]:
+    """The checker's result on ``source`` and the run's error (None when it ran), asserting they agree."""
     result = check(source, cache)
     try:
         await execute_plan(source, PlanRun({}, None, limits=PlanLimits(isolate=False)))
         runtime = None
     except PlanError as exc:
         runtime = str(exc)
-    assert result.valid is (runtime is None), (call, [str(d) for d in result.diagnostics], runtime)
+    assert result.valid is (runtime is None), (source, [str(d) for d in result.diagnostics], runtime)
+    return result, runtime
+
+
+@pytest.mark.parametrize("call", BUILTIN_CALLS)
+async def test_builtin_and_method_calls_bind_alike(call: str, cache: ToolCache) -> None:
+    """What the checker passes binds at run time; what it refuses, the guard refuses in the same words (the
+    signatures are one table: :func:`~agentjit.plan.signatures.arity_error`), without an internal name."""
+    result, runtime = await _checked_and_run(f"result = {call}\n", cache)
     if runtime is not None:
         [finding] = result.diagnostics
         assert finding.message in runtime and "Guard" not in runtime, (finding.message, runtime)
@@ -208,13 +213,6 @@ async def test_builtin_and_method_calls_bind_alike(call: str, cache: ToolCache) 
                                    "zip([1], [2])", "reversed([1])", "sorted([2, 1])", "list(zip([1], [2]))"])
 async def test_a_result_that_cannot_leave_the_plan_is_a_finding(value: str, cache: ToolCache) -> None:
     """A lazy value or a dict's view in ``result`` passed the checker and was refused after the run."""
-    source = f"result = {value}\n"
-    result = check(source, cache)
-    try:
-        await execute_plan(source, PlanRun({}, None, limits=PlanLimits(isolate=False)))
-        runtime = None
-    except PlanError as exc:
-        runtime = str(exc)
-    assert result.valid is (runtime is None), (value, [str(d) for d in result.diagnostics], runtime)
+    result, runtime = await _checked_and_run(f"result = {value}\n", cache)
     if runtime is not None:
         assert "cannot leave the plan" in runtime and "write `result = list(" in result.diagnostics[0].message
