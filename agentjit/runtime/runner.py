@@ -200,7 +200,7 @@ class Runtime:
         self.pool.allow_site(self.base_url)
         async with self.pool.context() as ctx:
             page = await ctx.new_page()
-            await goto_start(page, self.start_url, timeout_ms=self.tool_timeout_ms)
+            await goto_start(page, self.start_url, timeout_ms=start_timeout_ms(self.tool_timeout_ms))
             yield PlanRun(
                 self.cache.tools,
                 page,
@@ -287,6 +287,16 @@ def _strategy(strategy: str | Strategy) -> Strategy:
         raise ConfigError(f"unknown strategy {strategy!r} (known: {', '.join(sorted(STRATEGIES))})") from None
 
 
+START_TIMEOUT_MS = 15_000
+"""The least time opening a run's start page may take: a tool's time limit bounds how long its checks look
+for a state, and a site under load may take longer than that to send its first document."""
+
+
+def start_timeout_ms(tool_timeout_ms: int | None) -> int:
+    """How long a run waits for its start page: the tool time limit, never less than :data:`START_TIMEOUT_MS`."""
+    return max(tool_timeout_ms or 0, START_TIMEOUT_MS)
+
+
 async def goto_start(page: Any, url: str, *, timeout_ms: int | None = None) -> None:
     """Open ``url``; a site that is down or hangs raises :class:`SiteUnreachable`.
 
@@ -294,7 +304,7 @@ async def goto_start(page: Any, url: str, *, timeout_ms: int | None = None) -> N
     (:func:`~agentjit.runtime.network.track`), so the first tool call waits for those it sends."""
     await track(page)
     try:
-        await page.goto(url, wait_until="domcontentloaded", timeout=timeout_ms or 15_000)
+        await page.goto(url, wait_until="domcontentloaded", timeout=timeout_ms or START_TIMEOUT_MS)
     except Exception as exc:
         raise SiteUnreachable(f"cannot open {url}: {str(exc).splitlines()[0]}") from exc
 
@@ -319,7 +329,7 @@ async def run_plan(
     the app's start URL and the state starts as the cache's initial state.
     """
     if navigate and base_url is not None:
-        await goto_start(page, site_url(base_url, cache.info.start_path), timeout_ms=timeout_ms)
+        await goto_start(page, site_url(base_url, cache.info.start_path), timeout_ms=start_timeout_ms(timeout_ms))
     run = PlanRun(
         cache.tools,
         page,
