@@ -82,6 +82,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from agentjit.exceptions import SiteUnreachable, ToolInputError, TraceError
 from agentjit.protocol.manifest import ToolManifest
+from agentjit.protocol.trace import redact_args
 from agentjit.protocol.urls import site_url
 
 from .effectstore import HOST, EffectStore, JsonlStore, StoredRow, open_store, owner_alive
@@ -500,7 +501,7 @@ class EffectGate:
     async def __call__(
         self, tool: ToolManifest, args: dict[str, Any], perform: Callable[[], Awaitable[CallOutcome]]
     ) -> CallOutcome:
-        key = self.key(tool.name, args)
+        key = self.key(tool.name, redact_args(args, tool.secret_inputs))  # a store keeps keys: never a secret
         worker = self.worker if self.worker is not None else (self.run.worker if self.run is not None else 0)
         run = self.run
         outcome, record = await self.log.write(key, perform, worker=worker, page=run.page if run is not None else None)

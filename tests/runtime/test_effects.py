@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from agentjit.exceptions import ToolCallFailed, TraceError
+from agentjit.protocol.manifest import Effect, ToolManifest, ToolType
 from agentjit.runtime import CallOutcome, EffectKey, EffectLog, EffectRecord, Runtime
 from agentjit.runtime.effects import Claim, canonical_args
 from agentjit.runtime.interpreter import execute_plan
@@ -95,6 +96,21 @@ async def test_occurrence_index_keeps_two_identical_writes_apart() -> None:
     # a third identical write in the re-execution is new
     await effects.write(gate2.key("order", {"id": "a1"}), site.send)
     assert site.sent == 3
+
+
+async def test_a_secret_input_never_reaches_the_stored_log(tmp_path: Path) -> None:
+    """A sign-in is a WRITE whose password is a ``writeOnly`` input: the log keys it without the value (the
+    key is written to the store), and the same sign-in after a crash still finds its record."""
+    path = tmp_path / "effects.jsonl"
+    login = ToolManifest(name="login", description="Sign in.", type=ToolType.SET_FIELDS, effect=Effect.WRITE, execute="return {};",
+                         input_schema={"type": "object", "properties": {"user": {"type": "string"},
+                                                                        "password": {"type": "string", "writeOnly": True}}})  # fmt: skip
+    site = FakeSite()
+    await EffectLog(path).gate()(login, {"user": "alice", "password": "s3cret-pw"}, site.send)
+    assert site.sent == 1 and "s3cret-pw" not in path.read_text() and "alice" in path.read_text()
+    again = EffectLog(path)
+    out = await again.gate()(login, {"user": "alice", "password": "s3cret-pw"}, site.send)
+    assert site.sent == 1 and out.replayed
 
 
 async def test_persisted_history_replays_after_a_crash(tmp_path: Path) -> None:
