@@ -6,7 +6,7 @@
     toolcache import-browser-use history.json -o traces/imported/ [--site food]
     toolcache build traces/food -o CACHE [--site URL | --app food] [--model M] [--json]
         [--verify-writes recorded|live|none] [--reset-command CMD] [--secret NAME=VALUE] [--sign-in]
-    toolcache heal --cache CACHE --site URL [--tool NAME] [--json]
+    toolcache heal --cache CACHE --site URL [--tool NAME] [--json] [--sign-in [--secret NAME=VALUE | --secrets-stdin]]
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import json
 import logging
 import sys
 import time
@@ -184,9 +185,12 @@ def _cmd_heal(args: argparse.Namespace) -> int:
 
     from .heal import heal_sync, render
 
-    if args.secret and not args.sign_in:
-        raise ConfigError("--secret is for --sign-in (heal sends nothing else)")
-    report = heal_sync(args.cache, args.site, tools=args.tool or None, sign_in=_secrets(args.secret) if args.sign_in else None)
+    if (args.secret or args.secrets_stdin) and not args.sign_in:
+        raise ConfigError("--secret and --secrets-stdin are for --sign-in (heal sends nothing else)")
+    secrets = _secrets(args.secret)
+    if args.secrets_stdin:
+        secrets.update(_stdin_secrets(sys.stdin.read()))
+    report = heal_sync(args.cache, args.site, tools=args.tool or None, sign_in=secrets if args.sign_in else None)
     if args.json:
         emit_json(report.to_json())
     else:
@@ -203,6 +207,18 @@ def _secrets(pairs: Sequence[str]) -> dict[str, str]:
             raise ConfigError(f"--secret {name or '?'}...: give NAME=VALUE")
         out[name] = value
     return out
+
+
+def _stdin_secrets(text: str) -> dict[str, str]:
+    """``--secrets-stdin``: a JSON object of input names to values (a program passing a secret keeps it out of
+    the process list); anything else is a usage error that never echoes the text."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ConfigError(f"--secrets-stdin: stdin is not a JSON object ({exc.msg} at line {exc.lineno})") from None
+    if not isinstance(data, dict) or not all(isinstance(k, str) and k and isinstance(v, str) for k, v in data.items()):
+        raise ConfigError('--secrets-stdin: stdin must be a JSON object of names to strings, e.g. {"password": "..."}')
+    return data
 
 
 def _check_write_flags(args: argparse.Namespace) -> None:
@@ -307,6 +323,9 @@ def _parser() -> argparse.ArgumentParser:
                         "the tools behind it are healed signed in; the only request heal sends")
     h.add_argument("--secret", action="append", default=[], metavar="NAME=VALUE",
                    help="with --sign-in: a sign-in input's value (e.g. login_password=...); never stored")
+    h.add_argument("--secrets-stdin", action="store_true",
+                   help='with --sign-in: read the secrets as a JSON object from stdin ({"login_password": "..."}), '
+                        "out of the process list; never stored")  # fmt: skip
     h.add_argument("--json", action="store_true", help="print the heal report as JSON")
     add_browser_arg(h)
     h.set_defaults(func=_cmd_heal)

@@ -21,7 +21,6 @@ builder).
 
 from __future__ import annotations
 
-import ast
 import contextlib
 import inspect
 import json
@@ -35,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from agentjit.cache import SuspectStore, ToolCache
+from agentjit.cache.suspects import sign_in_secrets
 from agentjit.exceptions import ConfigError, InfrastructureError
 from agentjit.runtime import BrowserPool, Runtime
 from agentjit.tasks.apps import get_app
@@ -72,33 +72,15 @@ def _summary(runs: list[dict[str, Any]]) -> dict[str, Any]:
             "failed": {r["id"]: r["reason"] for r in runs if not r["ok"]}}  # fmt: skip
 
 
-def sign_in_secrets(cache: ToolCache, plans: list[str]) -> dict[str, str]:
-    """The values ``plans`` give the secret (``writeOnly``) inputs of ``cache``'s sign-in tools, as literals: the
-    bench's own credentials, for ``toolcache heal --sign-in``. Empty when no plan signs in."""
-    tools = {n: t for n, t in cache.tools.items() if t.is_write and t.secret_inputs}
-    out: dict[str, str] = {}
-    for source in plans:
-        try:
-            tree = ast.parse(source)
-        except SyntaxError:
-            continue
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in tools:
-                for kw in node.keywords:
-                    if kw.arg in tools[node.func.id].secret_inputs and isinstance(kw.value, ast.Constant):
-                        out.setdefault(kw.arg, str(kw.value.value))
-    return out
-
-
 async def _heal(cache_dir: Path, site_url: str, tools: list[str], secrets: dict[str, str]) -> dict[str, Any]:
     """``toolcache heal --json`` on ``tools``: its report (exit 1 only means some stayed broken); signed in with
     ``secrets`` when the tasks sign in."""
     argv = [sys.executable, "-m", "toolcache.cli", "heal", "--cache", str(cache_dir), "--site", site_url, "--json"]
     for name in tools:
         argv += ["--tool", name]
-    if secrets:
-        argv += ["--sign-in", *(f"--secret={k}={v}" for k, v in sorted(secrets.items()))]
-    code, out, err = await run_command(argv, HEAL_TIMEOUT_S)
+    if secrets:  # on stdin, out of the process list
+        argv += ["--sign-in", "--secrets-stdin"]
+    code, out, err = await run_command(argv, HEAL_TIMEOUT_S, stdin=json.dumps(secrets) if secrets else None)
     if code not in (0, 1):
         why = "ran past its time limit" if code is None else f"exited {code}"
         raise InfrastructureError(f"toolcache heal {why}: {(err.strip() or out.strip())[-800:]}")

@@ -18,17 +18,21 @@ tools, and clears the ones it healed.
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agentjit.exceptions import CacheError
 from agentjit.protocol import jsonio
 
 from .store import atomic_write_json, atomic_write_text
 
-__all__ = ["SUSPECTS_FORMAT", "SUSPECTS_FORMAT_VERSION", "SuspectStore"]
+if TYPE_CHECKING:
+    from .store import ToolCache
+
+__all__ = ["SUSPECTS_FORMAT", "SUSPECTS_FORMAT_VERSION", "SuspectStore", "sign_in_secrets"]
 
 SUSPECTS_FORMAT = "agentjit-suspects"
 SUSPECTS_FORMAT_VERSION = 1
@@ -135,3 +139,21 @@ class SuspectStore:
         data["revision"] += 1
         atomic_write_json(self.file, data)
         return int(data["revision"])
+
+
+def sign_in_secrets(cache: ToolCache, plans: list[str]) -> dict[str, str]:
+    """The values ``plans`` give the secret (``writeOnly``) inputs of ``cache``'s WRITE tools as literals (a sign-in's
+    password written in the plan), for ``toolcache heal --sign-in``. Empty when no plan signs in that way."""
+    tools = {n: t for n, t in cache.tools.items() if t.is_write and t.secret_inputs}
+    out: dict[str, str] = {}
+    for source in plans:
+        try:
+            tree = ast.parse(source)
+        except SyntaxError:
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in tools:
+                for kw in node.keywords:
+                    if kw.arg in tools[node.func.id].secret_inputs and isinstance(kw.value, ast.Constant):
+                        out.setdefault(kw.arg, str(kw.value.value))
+    return out

@@ -43,9 +43,11 @@ def arm(args: argparse.Namespace, session: Any, model: Any) -> None:
     session.record_suspects = bool(getattr(args, "cache", None)) and session.fallback is not None
 
 
-async def heal_after(args: argparse.Namespace, result: Any, site_url: str) -> dict[str, Any] | None:
+async def heal_after(args: argparse.Namespace, result: Any, site_url: str, *, cache: Any = None,
+                     source: str | None = None) -> dict[str, Any] | None:
     """Heal the tools ``result``'s calls fell back for (``toolcache heal --json``); its report in short, or why
-    not; None when nothing fell back."""
+    not; None when nothing fell back. When the plan ``source`` signs in with ``cache``'s sign-in tool (its password
+    a literal of the plan), the heal signs in with those values first, handed over on stdin, never in argv."""
     tools = sorted({f["tool"] for f in result.fallbacks if f.get("ok")})
     if not tools:
         return None
@@ -57,10 +59,17 @@ async def heal_after(args: argparse.Namespace, result: Any, site_url: str) -> di
     argv = [sys.executable, "-m", "toolcache.cli", "heal", "--cache", str(args.cache), "--site", site_url, "--json"]
     for name in tools:
         argv += ["--tool", name]
-    proc = await asyncio.create_subprocess_exec(*argv, stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
-                                                stderr=asyncio.subprocess.PIPE)  # fmt: skip
+    secrets: dict[str, str] = {}
+    if cache is not None and source is not None:
+        from agentjit.cache.suspects import sign_in_secrets
+
+        secrets = sign_in_secrets(cache, [source])
+    if secrets:
+        argv += ["--sign-in", "--secrets-stdin"]
+    proc = await asyncio.create_subprocess_exec(*argv, stdin=asyncio.subprocess.PIPE if secrets else asyncio.subprocess.DEVNULL,
+                                                stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)  # fmt: skip
     try:
-        out, err = await asyncio.wait_for(proc.communicate(), HEAL_TIMEOUT_S)
+        out, err = await asyncio.wait_for(proc.communicate(json.dumps(secrets).encode() if secrets else None), HEAL_TIMEOUT_S)
     except TimeoutError:
         proc.kill()
         await proc.communicate()
@@ -77,4 +86,4 @@ async def heal_after(args: argparse.Namespace, result: Any, site_url: str) -> di
         return {"error": f"toolcache heal exited {proc.returncode}: {tail}", "tools": tools}
     return {"tools": tools, "healed": report.get("healed", []), "failed": report.get("failed", {}),
             "changes": report.get("changes", {}), "time_s": report.get("time_s"),
-            "revision": report.get("revision")}  # fmt: skip
+            "revision": report.get("revision"), "signed_in": report.get("signed_in")}  # fmt: skip

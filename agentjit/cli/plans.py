@@ -88,7 +88,8 @@ async def _run_and_report(args: argparse.Namespace, session: Any, source: str, s
             use_cache = not getattr(args, "no_plan_cache", False)
             compiled, result = await session.run_compiled(args.task, compiled, strategy=strategy, site_url=url,
                                                           use_cache=use_cache)  # fmt: skip
-        healed = await heal_after(args, result, url)  # while the site is up (a bundled app's stops after)
+        ran = source if compiled is None else compiled.source
+        healed = await heal_after(args, result, url, cache=session.cache, source=ran)  # while the site is up
         return result
 
     result = await _on_site(args, on)

@@ -242,6 +242,75 @@ async def test_heal_signs_in_first_and_stores_no_secret(tmp_path, browser_pool) 
     assert leaked == []
 
 
+class BalanceSite(AccountSite):
+    """:class:`AccountSite` whose sign-in form stays as it was while the balance's class changes with the design."""
+
+    posts: list[str] = []
+    sessions: set[str] = set()
+
+    def do_GET(self) -> None:
+        design, type(self).design = type(self).design, 1  # the sign-in form of design 1 ...
+        try:
+            cookie = (self.headers.get("Cookie") or "").removeprefix("session=")
+            if cookie not in self.sessions:
+                super().do_GET()
+                return
+        finally:
+            type(self).design = design
+        super().do_GET()  # ... and the balance of the design in force
+
+
+def test_a_run_that_fell_back_behind_a_sign_in_heals_signed_in(tmp_path, monkeypatch, capsys) -> None:
+    """``agentjit run --model`` on a cache directory: the balance's page changed, the stepwise agent answered that
+    call, and the automatic heal signs in first with the password the plan gave (handed to ``toolcache heal`` on
+    stdin, never in its argv or a file), so it heals the read on the page only a session sees. Then the next run
+    needs no model."""
+    cache_dir = tmp_path / "cache"
+    ToolCache(CacheInfo(app="account"), [SIGN_IN, BALANCE]).save(cache_dir)
+    plan = tmp_path / "plan.py"
+    plan.write_text('await sign_in(user="alice", password="pass-1")\nb = await read_balance()\nresult = b.balance')
+    done = json.dumps({"action": "done", "answer": {"balance": "42 EUR"}})
+    BalanceSite.design, BalanceSite.posts, BalanceSite.sessions = 1, [], set()
+    with serve(BalanceSite) as url, FakeOpenAIServer([FakeReply(text=done)] * 4) as server:
+        monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+        monkeypatch.setenv("OPENAI_API_KEY", "test-key")
+        argv = ["run", str(plan), "--cache", str(cache_dir), "--model", "openai:fake", "--json", "--site", url]
+        assert agentjit_main(argv) == 0 and json.loads(capsys.readouterr().out)["fallbacks"] == []
+        BalanceSite.design = 2
+        assert agentjit_main(argv) == 0
+        first = json.loads(capsys.readouterr().out)
+        assert first["value"] == "42 EUR" and [f["tool"] for f in first["fallbacks"]] == ["read_balance"]
+        assert first["healed"]["signed_in"] == {"tool": "sign_in", "ok": True, "reason": None}, first["healed"]
+        assert first["healed"]["healed"] == ["read_balance"], first["healed"]
+        assert len(BalanceSite.posts) == 3  # the two runs' sign-ins and heal's one
+        calls = len(server.requests)
+        assert agentjit_main(argv) == 0
+        second = json.loads(capsys.readouterr().out)
+        assert second["value"] == "42 EUR" and second["fallbacks"] == [] and len(server.requests) == calls
+    leaked = [p.name for p in cache_dir.rglob("*") if p.is_file() and "pass-1" in p.read_text(errors="replace")]
+    assert leaked == []
+
+
+def test_heal_reads_its_secrets_from_stdin_as_a_json_object(tmp_path, monkeypatch, capsys) -> None:
+    """``--secrets-stdin`` takes a JSON object of names to strings; anything else is a usage error that does not
+    echo what it read."""
+    import io
+
+    from toolcache.cli import main as toolcache_main
+
+    cache_dir = tmp_path / "cache"
+    ToolCache(CacheInfo(app="account"), [SIGN_IN, BALANCE]).save(cache_dir)
+    for text in ("password=pass-1", '["pass-1"]', '{"password": 1}'):
+        monkeypatch.setattr("sys.stdin", io.StringIO(text))
+        assert toolcache_main(["heal", "--cache", str(cache_dir), "--site", "http://127.0.0.1:9/", "--sign-in",
+                               "--secrets-stdin"]) == 2  # fmt: skip
+        err = capsys.readouterr().err
+        assert "--secrets-stdin" in err and "pass-1" not in err, err
+    monkeypatch.setattr("sys.stdin", io.StringIO("{}"))
+    assert toolcache_main(["heal", "--cache", str(cache_dir), "--site", "http://127.0.0.1:9/", "--secrets-stdin"]) == 2
+    assert "are for --sign-in" in capsys.readouterr().err
+
+
 def test_heal_signs_in_with_the_parameters_that_carried_its_arguments() -> None:
     """Classic Roundup's login box sits beside the issue list and posts its columns with the name and password;
     the jinja2 template's posts none: only what carried the arguments (and the secret) is the sign-in's."""

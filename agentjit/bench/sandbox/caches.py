@@ -260,14 +260,15 @@ def is_strict_json(text: str) -> bool:
     return True
 
 
-async def run_command(argv: list[str], timeout_s: float) -> tuple[int | None, str, str]:
-    """Run ``argv`` as a process of its own (no stdin, its own session): its exit code (None when it
-    ran past ``timeout_s`` and was killed), stdout and stderr. Cancelled, it kills the process."""
-    proc = await asyncio.create_subprocess_exec(*argv, stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
-                                                stderr=asyncio.subprocess.PIPE, start_new_session=True)
+async def run_command(argv: list[str], timeout_s: float, *, stdin: str | None = None) -> tuple[int | None, str, str]:
+    """Run ``argv`` as a process of its own (its own session; ``stdin`` its input, else none): its exit code (None
+    when it ran past ``timeout_s`` and was killed), stdout and stderr. Cancelled, it kills the process."""
+    proc = await asyncio.create_subprocess_exec(*argv, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+                                                stdin=asyncio.subprocess.DEVNULL if stdin is None else asyncio.subprocess.PIPE,
+                                                start_new_session=True)  # fmt: skip
     code: int | None
     try:
-        out, err = await asyncio.wait_for(proc.communicate(), timeout_s)
+        out, err = await asyncio.wait_for(proc.communicate(None if stdin is None else stdin.encode()), timeout_s)
         code = proc.returncode
     except TimeoutError:
         proc.kill()
