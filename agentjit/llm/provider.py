@@ -20,8 +20,6 @@ import time
 from abc import abstractmethod
 from collections.abc import Callable
 
-import numpy as np
-
 from ..exceptions import ConfigError, ModelRequestError, ModelResponseError
 from .base import Message, Model, ModelResponse, Usage
 from .guard import check_model_request_allowed
@@ -86,7 +84,11 @@ class ProviderModel(Model):
         self.name = f"{self.provider}:{model}"
         self.timeout = float(timeout)
         self.retry = retry if retry is not None else RetryPolicy(max_retries=max_retries)
-        self.rng: SupportsRandom = rng if rng is not None else np.random.default_rng()
+        if rng is None:  # numpy is imported here, not with the module: every command imports this module
+            import numpy as np
+
+            rng = np.random.default_rng()
+        self.rng: SupportsRandom = rng
         self.sleep: SleepFn = sleep if sleep is not None else asyncio.sleep
         self.clock = clock
         self.pacing = Pacing(base_timeout_s=self.timeout, max_timeout_s=max(900.0, self.timeout))

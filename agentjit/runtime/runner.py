@@ -27,7 +27,7 @@ from agentjit.cache import SuspectStore, ToolCache
 from agentjit.exceptions import ConfigError, PlanLimitExceeded, SiteUnreachable
 from agentjit.llm.base import Message, Model
 from agentjit.plan.limits import DEFAULT_LIMITS, PlanLimits
-from agentjit.plan.parsed import Plan
+from agentjit.plan.parsed import Plan, as_plan
 from agentjit.protocol.trace import SessionEvent, StepEvent, TraceWriter
 from agentjit.protocol.urls import site_url
 
@@ -41,6 +41,7 @@ from .interpreter import (
     WriteGate,
     execute_plan,
     format_prompt,
+    parse_plan,
     run_deadline,
     run_sent_chars,
     run_writes_sent,
@@ -129,8 +130,10 @@ class SerialStrategy(Strategy):
     name = "serial"
 
     async def execute(self, runtime: Runtime, source: str | Plan, trace: TraceWriter | None) -> Outcome:
+        plan = as_plan(source)
+        parse_plan(plan, frozenset(runtime.cache.tools))  # a plan the sandbox refuses fails before a context opens
         async with runtime.worker(trace=trace) as run:
-            value = await execute_plan(source, run)
+            value = await execute_plan(plan, run)
             return value, run.calls, 1, run.state
 
 

@@ -100,10 +100,11 @@ def test_placeholders_are_substituted():
     assert out == 'open("/tmp/m1"); x = "SECRET_X"; u = "http://127.0.0.1:4242/"; p = 4242\n'
 
 
-SAMPLE_EVERY = 6
-"""The suite runs every sixth plan of each (class, label) group, about 100 of the 504 plans (every
-third, 180, took 147 s, a sixth of the suite's 15 minutes): the whole corpus takes 6-11 minutes on
-2 cores and is what `agentjit bench sandbox` runs. ``AGENTJIT_WHOLE_CORPUS=1`` runs all of them
+SAMPLE_EVERY = 12
+"""The suite runs every twelfth plan of each (class, label) group, 59 of the 504 plans, so every
+class keeps its attacks and its benign look-alikes (every sixth, 97, took 160-180 s of the suite's
+15 minutes on 2 cores; every third, 180, 147 s before that). The whole corpus takes 6-11 minutes on
+2 cores and is what `agentjit bench sandbox` runs; ``AGENTJIT_WHOLE_CORPUS=1`` runs all of it
 here. The static verdict of every plan is still checked above (every ``reject`` plan refused by
 ``check``)."""
 

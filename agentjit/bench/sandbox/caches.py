@@ -25,7 +25,8 @@ The verdicts, per command:
   that is fine to use).
 
 ``agentjit bench sandbox`` runs it after the hostile plans; the test suite runs
-it too (``tests/security/test_hostile_caches.py``).
+a sample of it, every class and verdict (``tests/security/test_hostile_caches.py``;
+``AGENTJIT_WHOLE_CORPUS=1`` there runs it all).
 """
 
 from __future__ import annotations
