@@ -5,7 +5,10 @@ order form, and a POST endpoint that records every order. Each browser
 context gets its own session cookie on its first request; the k-th session
 to arrive waits ``session_delays[k]`` seconds on every request (so one hedged
 replica can be made slow and another fast), and ``path_delays`` adds a wait
-per path prefix (so parallel workers have something to overlap).
+per path prefix (so parallel workers have something to overlap). ``path_meetings``
+makes the first requests of a path prefix wait for each other: with ``{"/item/": 2}``
+the first item request is answered only once a second one has arrived (at most
+``MEETING_LIMIT_S``), so requests that can overlap do, however slow the machine.
 """
 
 from __future__ import annotations
@@ -49,6 +52,10 @@ class Request:
     end: float = 0.0
 
 
+MEETING_LIMIT_S = 30.0
+"""The longest a request waits for the others of its meeting: a guard against a hang, not a timing."""
+
+
 @dataclass
 class ShopSite:
     """The shop's state and knobs; ``url`` is its base URL."""
@@ -58,7 +65,10 @@ class ShopSite:
     requests: list[Request] = field(default_factory=list)
     session_delays: list[float] = field(default_factory=list)
     path_delays: dict[str, float] = field(default_factory=dict)
+    path_meetings: dict[str, int] = field(default_factory=dict)
+    arrivals: dict[str, int] = field(default_factory=dict)
     lock: threading.Lock = field(default_factory=threading.Lock)
+    met: threading.Condition = field(default_factory=threading.Condition)
     _sessions: Iterator[int] = field(default_factory=itertools.count)
 
     def reset(self) -> None:
@@ -67,6 +77,8 @@ class ShopSite:
             self.requests.clear()
             self.session_delays = []
             self.path_delays = {}
+            self.path_meetings = {}
+            self.arrivals = {}
             self._sessions = itertools.count()
 
     def new_session(self) -> int:
@@ -79,6 +91,15 @@ class ShopSite:
             if path.startswith(prefix):
                 d += extra
         return d
+
+    def meet(self, path: str) -> None:
+        """Hold a request of a ``path_meetings`` prefix until that many have arrived (or ``MEETING_LIMIT_S``)."""
+        for prefix, count in list(self.path_meetings.items()):
+            if path.startswith(prefix):
+                with self.met:
+                    self.arrivals[prefix] = self.arrivals.get(prefix, 0) + 1
+                    self.met.notify_all()
+                    self.met.wait_for(lambda p=prefix, n=count: self.arrivals[p] >= n, timeout=MEETING_LIMIT_S)
 
     def session_of_order(self, order: dict[str, Any]) -> int:
         return int(order["session"])
@@ -119,6 +140,7 @@ def _make_handler(site: ShopSite) -> type[BaseHTTPRequestHandler]:
             delay = site.delay(session, path)
             if delay:
                 time.sleep(delay)
+            site.meet(path)
             return session, new, path, req
 
         def _end(self, req: Request) -> None:

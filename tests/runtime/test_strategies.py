@@ -211,6 +211,7 @@ async def test_parallel_map_and_reductions_equal_serial_and_workers_overlap(
     shop.path_delays = {"/item/": 0.15}
     serial = await shop_runtime.run(REDUCE_PLAN, strategy="serial")
     serial_requests = len(shop.requests)
+    shop.path_meetings = {"/item/": 2}  # the first item page waits for a second one: overlap at any load
     par = ParallelStrategy(3, analyse=plan_usage)
     result = await shop_runtime.run(REDUCE_PLAN, strategy=par)
 
