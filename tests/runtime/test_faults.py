@@ -145,7 +145,8 @@ def test_the_matrix_covers_every_fault_early() -> None:
 async def test_every_fault_kind_duplicates_and_loses_nothing() -> None:
     """Twelve runs, one per (kind, when), strategies rotating (about a minute: two hold a request past
     the tools' timeout)."""
-    report = await run_fault_matrix("food", runs=len(FAULTS), tool_timeout_ms=1000)
+    # 3 s: a tool's navigation on a busy machine; the timeout faults hold their request past it (3 * 3 + 8 s)
+    report = await run_fault_matrix("food", runs=len(FAULTS), tool_timeout_ms=3000)
     detail = json.dumps([r for r in report.to_json()["runs"]], indent=1)
     assert [r.fault for r in report.runs] == [f.name for f in FAULTS]
     assert {r.strategy for r in report.runs} == {"serial", "parallel", "hedge"}
@@ -159,12 +160,12 @@ async def test_every_fault_kind_duplicates_and_loses_nothing() -> None:
 @pytest.mark.timeout(240)
 async def test_without_the_effect_log_a_re_execution_duplicates() -> None:
     """A 500 after the site applied the add: re-executing with an empty log sends it again."""
-    fault = [FaultSpec("500", "after")]
+    fault = [FaultSpec("500", "after")]  # nothing held: a generous limit costs nothing and a busy machine fits in it
     baseline = await run_fault_matrix(food_profile(), runs=1, strategies=["serial"], faults=fault,
-                                      effect_log=False, tool_timeout_ms=1000)
+                                      effect_log=False, tool_timeout_ms=8000)
     (run,) = baseline.runs
     assert run.executions == 2 and run.duplicated == 1 and not baseline.passed, run
-    logged = await run_fault_matrix(food_profile(), runs=1, strategies=["serial"], faults=fault, tool_timeout_ms=1000)
+    logged = await run_fault_matrix(food_profile(), runs=1, strategies=["serial"], faults=fault, tool_timeout_ms=8000)
     (run,) = logged.runs
     assert run.executions == 1 and run.status == "uncertain" and run.duplicated == 0 and logged.passed, run
     assert run.site == {"add_to_cart/mochiset": 1} and run.uncertain == 1
@@ -206,7 +207,8 @@ async def test_roundup_edit_answered_500_is_uncertain_not_lost() -> None:
     note = next(t for t in profile.tasks["serial"] if t.id == "add-message")
     target = next(t for t in note.targets if t.name == "last-write")
     profile.tasks = {"serial": [FaultTask(note.id, note.source, note.writes, (target,))]}
-    report = await run_fault_matrix(profile, runs=1, strategies=["serial"], faults=[FaultSpec("500", "before")])
+    report = await run_fault_matrix(profile, runs=1, strategies=["serial"], faults=[FaultSpec("500", "before")],
+                                    tool_timeout_ms=8000)  # nothing held: Roundup's sign-in may be slow to answer
     (run,) = report.runs
     assert run.faults_injected == 1 and run.site == {} and run.lost == 0 and run.status == "uncertain", run
 
