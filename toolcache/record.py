@@ -63,6 +63,8 @@ log = logging.getLogger(__name__)
 QUIET_S = 0.05
 """How long the network must stay idle before a step counts as finished."""
 SETTLE_TIMEOUT_S = 15.0
+OWN_WRITE_S = 1.0
+"""How far apart a write's request event and the page's word that its own timer sent it may come."""
 BACKGROUND_ANSWER_S = 2.0
 """The longest the recorder waits for the answer of a write the page sent by itself."""
 DOM_SETTLE_MAX_S = 2.0
@@ -116,12 +118,17 @@ they started (a live search's fetch) were answered; the step's settling waits fo
 PAGE_CLOCK_JS = """(() => {
   if (window.__ajClock) return;
   const plain = {timeout: window.setTimeout, interval: window.setInterval, clearT: window.clearTimeout, clearI: window.clearInterval};
-  const clock = window.__ajClock = {held: false, epoch: 0, queue: new Map(), own: 0};
-  const run = (cb, self, args) => { clock.own++; try { return cb.apply(self, args); } finally { clock.own--; } };
+  const clock = window.__ajClock = {held: false, epoch: 0, step: 0, queue: new Map(), own: 0, quiet: false};
+  // a callback of a timer set before the current step began is the page's own work
+  const run = (cb, self, args, epoch) => {
+    const own = epoch < clock.step;
+    if (own) clock.own++;
+    try { return cb.apply(self, args); } finally { if (own) clock.own--; }
+  };
   // a callback due while the clock is held, of a timer set before the hold began, waits in the queue
   const wrap = (cb, epoch, key) => function (...args) {
-    if (clock.held && epoch < clock.epoch) { clock.queue.set(key, () => run(cb, this, args)); return; }
-    return run(cb, this, args);
+    if (clock.held && epoch < clock.epoch) { clock.queue.set(key, () => run(cb, this, args, epoch)); return; }
+    return run(cb, this, args, epoch);
   };
   let keys = 0;
   const ids = new Map();  // a timer's id -> its key in the queue
@@ -141,14 +148,19 @@ PAGE_CLOCK_JS = """(() => {
   window.clearTimeout = function (id) { cleared(id); return plain.clearT.call(window, id); };
   window.clearInterval = function (id) { cleared(id); return plain.clearI.call(window, id); };
   clock.hold = () => { clock.held = true; clock.epoch++; };
-  clock.release = () => {
+  clock.begin = () => { clock.step = clock.epoch; };
+  // between steps (tell = false) what runs is no step's: nothing to tell
+  clock.release = (tell) => {
     clock.held = false;
     const due = [...clock.queue.values()]; clock.queue.clear();
-    for (const f of due) { try { f(); } catch (e) { plain.timeout.call(window, () => { throw e; }); } }
+    clock.quiet = !tell;
+    try {
+      for (const f of due) { try { f(); } catch (e) { plain.timeout.call(window, () => { throw e; }); } }
+    } finally { clock.quiet = false; }
   };
   // the writes such a callback sends are the page's, not the step's: told to the recorder
   const tell = (method, url) => {
-    if (clock.own && window.__ajOwnWrite) window.__ajOwnWrite(String(method || 'GET').toUpperCase(), new URL(url, location.href).href);
+    if (clock.own && !clock.quiet && window.__ajOwnWrite) window.__ajOwnWrite(String(method || 'GET').toUpperCase(), new URL(url, location.href).href);
   };
   const fetch0 = window.fetch;
   window.fetch = function (input, init) {
@@ -173,11 +185,16 @@ fires then, between steps, or when the demonstration waits (a ``wait`` step) or 
 the page has not drawn yet. A recorded step's outcome is then what its own action sent, on a quiet
 machine and a loaded one: an editor that autosaves 500 ms after a fill would otherwise send its
 autosave during the Save that follows when the fill takes longer, and the save come back as a
-conflict; a tool, which fills and saves at once, never meets that autosave. The writes such a
-callback sends are told to the recorder (``__ajOwnWrite``) and kept out of the step's requests:
-they are the page's own (its ``background``)."""
+conflict; a tool, which fills and saves at once, never meets that autosave. The writes a callback
+of a timer set before the step began sends during the step are told to the recorder
+(``__ajOwnWrite``) and kept out of the step's requests: they are the page's own (its
+``background``); a long timer the step's own click set (a save it defers) stays the step's."""
 HOLD_JS = "() => window.__ajClock && window.__ajClock.hold()"
-RELEASE_JS = "() => window.__ajClock && window.__ajClock.release()"
+BEGIN_JS = "() => window.__ajClock && window.__ajClock.begin()"
+RELEASE_JS = "() => window.__ajClock && window.__ajClock.release(true)"
+"""Let the page's held timers run during a step (a ``wait``, a target not drawn yet): their writes are the page's."""
+RELEASE_BETWEEN_JS = "() => window.__ajClock && window.__ajClock.release(false)"
+"""Let them run between steps, where every write is the page's anyway."""
 EDIT_SETTLE_MAX_S = 2.0
 """The longest a step waits for what its edit set off (:data:`EDIT_SETTLED_JS`)."""
 TARGET_WAIT_S = 3.0
@@ -268,8 +285,8 @@ class _Network:
         """Addresses the current document sent writes to by itself (a session ping on a timer)."""
         self.background: list[dict[str, Any]] = []
         """The writes the page sent by itself since they were last taken (:meth:`take_background`)."""
-        self.own: list[tuple[str, str]] = []
-        """``(method, url)`` of the writes the page's own timers sent (:data:`PAGE_CLOCK_JS`), not yet matched."""
+        self.own: list[tuple[str, str, float]] = []
+        """``(method, url, when)`` of the writes the page's own timers sent (:data:`PAGE_CLOCK_JS`), not yet matched."""
         page.on("domcontentloaded", self._on_document)
         page.on("request", self._on_request)
         page.on("response", self._on_response)
@@ -288,7 +305,8 @@ class _Network:
             self.background.append({"method": request.method, "url": request.url, "resource": request.resource_type, "_req": request})
             log.debug("not the step's write, sent by the page by itself: %s %s", request.method, request.url)
             return
-        self.writes.append({"method": request.method, "url": request.url, "resource": request.resource_type, "_req": request})
+        self.writes.append({"method": request.method, "url": request.url, "resource": request.resource_type, "_req": request,
+                            "_t": time.monotonic()})
 
     def _background(self, request: Any) -> bool:
         """Whether a write is the page's own, not the step's: not a navigation, and sent between
@@ -352,14 +370,17 @@ class _Network:
     def own_write(self, _source: Any, method: str, url: str) -> None:
         """The page told of a write its own timer sent (:data:`PAGE_CLOCK_JS`)."""
         if method not in READ_METHODS:
-            self.own.append((method, url))
+            self.own.append((method, url, time.monotonic()))
 
     def _sent_by_timer(self, w: dict[str, Any]) -> bool:
         """Whether the page's own timer sent write ``w`` (an autosave): matched once against what the page told."""
-        if w["resource"] == "document" or (w["method"], w["url"]) not in self.own:
+        if w["resource"] == "document":
             return False
-        self.own.remove((w["method"], w["url"]))
-        return True
+        for mark in self.own:  # told as it was sent: within moments of the request event
+            if mark[:2] == (w["method"], w["url"]) and abs(mark[2] - w["_t"]) < OWN_WRITE_S:
+                self.own.remove(mark)
+                return True
+        return False
 
     async def take_writes(self) -> list[dict[str, Any]]:
         for w in [w for w in self.writes if self._sent_by_timer(w)]:
@@ -373,6 +394,7 @@ class _Network:
         out = []
         for w in self.writes:
             req = w.pop("_req")
+            w.pop("_t", None)
             status, response = None, None
             with contextlib.suppress(Exception):
                 resp = await req.response()
@@ -567,6 +589,7 @@ async def _record_step(
     await net.take_writes()
     net.own = []
     net.step_started()
+    await _clock(page, BEGIN_JS)
     if step.action == "wait":  # the demonstration waits: the page's own timers run meanwhile
         await _clock(page, RELEASE_JS)
     documents, mark = net.documents, nav.started
@@ -620,7 +643,7 @@ async def _record_step(
     # the step is over: after a step that is no edit, what the page's own timers held back runs now
     # (an edit's autosave when the click left the editor in place); then they wait for the next one
     if not edit:
-        await _clock(page, RELEASE_JS)
+        await _clock(page, RELEASE_BETWEEN_JS)
     await _clock(page, HOLD_JS)
     writer.step(
         StepEvent(

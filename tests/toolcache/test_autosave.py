@@ -177,3 +177,24 @@ async def test_an_autosave_is_not_the_saves_outcome_and_the_create_tool_saves(
     assert out.ok, (out.phase, out.reason)
     assert state.items[-1] == {"title": "Moons Guide", "body": "The moon keeps one face to us."}
     assert page.url == f"{url}/items/{len(state.items)}/"
+
+
+async def test_an_autosave_that_runs_while_the_demonstration_waits_is_the_pages_own(
+        site: tuple[Site, str], browser_pool: BrowserPool, tmp_path: Path) -> None:
+    """A demonstration that pauses (a ``wait`` step) lets the page's timers run: the autosave goes
+    out then, and is the page's write (its ``background``, with its answer), not the wait's."""
+    state, url = site
+    script = tmp_path / "paused.json"
+    script.write_text(json.dumps({"name": "paused", "reset": False, "steps": [
+        {"action": "goto", "url": "/items/add/"},
+        {"action": "fill", "target": {"role": "textbox", "name": "Title"}, "value": "Owls Guide"},
+        {"action": "wait", "value": 1200},
+        {"action": "click", "target": {"role": "button", "name": "Save"}},
+    ]}))
+    steps = read_trace(await record_script(browser_pool, load_script(script), url, tmp_path / "paused.jsonl")).steps
+    assert state.autosaves == 1 and state.items == [{"title": "Owls Guide", "body": ""}]  # the autosave made it
+    assert steps[2].requests == [], steps[2].requests
+    assert [(r["method"], r["url"].removeprefix(url), r["status"]) for st in steps for r in st.background] == [
+        ("POST", "/items/add/", 200)]
+    # the Save went where the autosave's answer moved the form: the item's editor
+    assert [(r["method"], r["url"].removeprefix(url)) for r in steps[3].requests] == [("POST", "/items/1/edit/")]
