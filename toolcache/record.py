@@ -11,7 +11,8 @@ but GET, HEAD and OPTIONS, with its body, status and response, see
 after the step (``page.content()``, stored once per distinct content). A step ends when the page has loaded and no
 request has been in flight for a short quiet period; a fill or key press first waits for what the
 edit set off (the short timers it set, and the page's calls they started: a debounced live search),
-so the recording is the same on a quiet machine and a loaded one.
+so the recording is the same on a quiet machine and a loaded one. The page's own long timers (an
+autosave set off by a fill) are held while a step's action runs (:data:`PAGE_CLOCK_JS`), for the same reason.
 
 At the end of a demonstration the browser's storage state (cookies, localStorage: the session
 a sign-in opened) is written beside the trace, ``<name>.session.json`` (:func:`session_path`),
@@ -62,6 +63,8 @@ log = logging.getLogger(__name__)
 QUIET_S = 0.05
 """How long the network must stay idle before a step counts as finished."""
 SETTLE_TIMEOUT_S = 15.0
+OWN_WRITE_S = 1.0
+"""How far apart a write's request event and the page's word that its own timer sent it may come."""
 BACKGROUND_ANSWER_S = 2.0
 """The longest the recorder waits for the answer of a write the page sent by itself."""
 DOM_SETTLE_MAX_S = 2.0
@@ -112,6 +115,86 @@ EDIT_SETTLED_JS = """async (limit) => {
 }"""
 """After an edit: wait (at most ``limit`` ms) until the timers it set off ran and the page's calls
 they started (a live search's fetch) were answered; the step's settling waits for the rest."""
+PAGE_CLOCK_JS = """(() => {
+  if (window.__ajClock) return;
+  const plain = {timeout: window.setTimeout, interval: window.setInterval, clearT: window.clearTimeout, clearI: window.clearInterval};
+  const clock = window.__ajClock = {held: false, epoch: 0, step: 0, queue: new Map(), own: 0, quiet: false};
+  // a callback of a timer set before the current step began is the page's own work
+  const run = (cb, self, args, epoch) => {
+    const own = epoch < clock.step;
+    if (own) clock.own++;
+    try { return cb.apply(self, args); } finally { if (own) clock.own--; }
+  };
+  // a callback due while the clock is held, of a timer set before the hold began, waits in the queue
+  const wrap = (cb, epoch, key) => function (...args) {
+    if (clock.held && epoch < clock.epoch) { clock.queue.set(key, () => run(cb, this, args, epoch)); return; }
+    return run(cb, this, args, epoch);
+  };
+  let keys = 0;
+  const ids = new Map();  // a timer's id -> its key in the queue
+  window.setTimeout = function (cb, ms, ...rest) {
+    if (typeof cb !== 'function' || !(Number(ms) > 300)) return plain.timeout.call(window, cb, ms, ...rest);
+    const key = ++keys, id = plain.timeout.call(window, wrap(cb, clock.epoch, key), ms, ...rest);
+    ids.set(id, key);
+    return id;
+  };
+  window.setInterval = function (cb, ms, ...rest) {
+    if (typeof cb !== 'function' || !(Number(ms) > 300)) return plain.interval.call(window, cb, ms, ...rest);
+    const key = ++keys, id = plain.interval.call(window, wrap(cb, clock.epoch, key), ms, ...rest);
+    ids.set(id, key);
+    return id;
+  };
+  const cleared = (id) => { if (ids.has(id)) { clock.queue.delete(ids.get(id)); ids.delete(id); } };
+  window.clearTimeout = function (id) { cleared(id); return plain.clearT.call(window, id); };
+  window.clearInterval = function (id) { cleared(id); return plain.clearI.call(window, id); };
+  clock.hold = () => { clock.held = true; clock.epoch++; };
+  clock.begin = () => { clock.step = clock.epoch; };
+  // between steps (tell = false) what runs is no step's: nothing to tell
+  clock.release = (tell) => {
+    clock.held = false;
+    const due = [...clock.queue.values()]; clock.queue.clear();
+    clock.quiet = !tell;
+    try {
+      for (const f of due) { try { f(); } catch (e) { plain.timeout.call(window, () => { throw e; }); } }
+    } finally { clock.quiet = false; }
+  };
+  // the writes such a callback sends are the page's, not the step's: told to the recorder
+  const tell = (method, url) => {
+    if (clock.own && !clock.quiet && window.__ajOwnWrite) window.__ajOwnWrite(String(method || 'GET').toUpperCase(), new URL(url, location.href).href);
+  };
+  const fetch0 = window.fetch;
+  window.fetch = function (input, init) {
+    try { tell((init && init.method) || (input && input.method) || 'GET', (input && input.url) || String(input)); } catch (e) {}
+    return fetch0.apply(this, arguments);
+  };
+  const open0 = XMLHttpRequest.prototype.open, send0 = XMLHttpRequest.prototype.send;
+  XMLHttpRequest.prototype.open = function (method, url) { this.__ajWrite = [method, url]; return open0.apply(this, arguments); };
+  XMLHttpRequest.prototype.send = function () {
+    try { if (this.__ajWrite) tell(...this.__ajWrite); } catch (e) {}
+    return send0.apply(this, arguments);
+  };
+  if (navigator.sendBeacon) {
+    const beacon0 = navigator.sendBeacon.bind(navigator);
+    navigator.sendBeacon = (url, data) => { try { tell('POST', url); } catch (e) {} return beacon0(url, data); };
+  }
+})()"""
+"""Installed in every page the recorder opens: the page's own clock. A timer longer than an edit's
+reaction (over 300 ms: an autosave's debounce, a poll), or an interval of that period, set before a step's action, or by an edit
+(a fill, a key press), does not fire until a step that is not an edit (a click) has settled: it
+fires then, between steps, or when the demonstration waits (a ``wait`` step) or needs an element
+the page has not drawn yet. A recorded step's outcome is then what its own action sent, on a quiet
+machine and a loaded one: an editor that autosaves 500 ms after a fill would otherwise send its
+autosave during the Save that follows when the fill takes longer, and the save come back as a
+conflict; a tool, which fills and saves at once, never meets that autosave. The writes a callback
+of a timer set before the step began sends during the step are told to the recorder
+(``__ajOwnWrite``) and kept out of the step's requests: they are the page's own (its
+``background``); a long timer the step's own click set (a save it defers) stays the step's."""
+HOLD_JS = "() => window.__ajClock && window.__ajClock.hold()"
+BEGIN_JS = "() => window.__ajClock && window.__ajClock.begin()"
+RELEASE_JS = "() => window.__ajClock && window.__ajClock.release(true)"
+"""Let the page's held timers run during a step (a ``wait``, a target not drawn yet): their writes are the page's."""
+RELEASE_BETWEEN_JS = "() => window.__ajClock && window.__ajClock.release(false)"
+"""Let them run between steps, where every write is the page's anyway."""
 EDIT_SETTLE_MAX_S = 2.0
 """The longest a step waits for what its edit set off (:data:`EDIT_SETTLED_JS`)."""
 TARGET_WAIT_S = 3.0
@@ -202,6 +285,8 @@ class _Network:
         """Addresses the current document sent writes to by itself (a session ping on a timer)."""
         self.background: list[dict[str, Any]] = []
         """The writes the page sent by itself since they were last taken (:meth:`take_background`)."""
+        self.own: list[tuple[str, str, float]] = []
+        """``(method, url, when)`` of the writes the page's own timers sent (:data:`PAGE_CLOCK_JS`), not yet matched."""
         page.on("domcontentloaded", self._on_document)
         page.on("request", self._on_request)
         page.on("response", self._on_response)
@@ -220,7 +305,8 @@ class _Network:
             self.background.append({"method": request.method, "url": request.url, "resource": request.resource_type, "_req": request})
             log.debug("not the step's write, sent by the page by itself: %s %s", request.method, request.url)
             return
-        self.writes.append({"method": request.method, "url": request.url, "resource": request.resource_type, "_req": request})
+        self.writes.append({"method": request.method, "url": request.url, "resource": request.resource_type, "_req": request,
+                            "_t": time.monotonic()})
 
     def _background(self, request: Any) -> bool:
         """Whether a write is the page's own, not the step's: not a navigation, and sent between
@@ -281,10 +367,34 @@ class _Network:
         """``text`` with every typed secret (plain, form- or URL-encoded) replaced by ``<redacted>``."""
         return redact_text(text, self.secrets)
 
+    def own_write(self, _source: Any, method: str, url: str) -> None:
+        """The page told of a write its own timer sent (:data:`PAGE_CLOCK_JS`)."""
+        if method not in READ_METHODS:
+            self.own.append((method, url, time.monotonic()))
+
+    def _sent_by_timer(self, w: dict[str, Any]) -> bool:
+        """Whether the page's own timer sent write ``w`` (an autosave): matched once against what the page told."""
+        if w["resource"] == "document":
+            return False
+        for mark in self.own:  # told as it was sent: within moments of the request event
+            if mark[:2] == (w["method"], w["url"]) and abs(mark[2] - w["_t"]) < OWN_WRITE_S:
+                self.own.remove(mark)
+                return True
+        return False
+
     async def take_writes(self) -> list[dict[str, Any]]:
+        for w in [w for w in self.writes if self._sent_by_timer(w)]:
+            # an autosave set off by an earlier edit, sent while this step ran: the page's, not the step's
+            log.debug("not the step's write, sent by the page's own timer: %s %s", w["method"], w["url"])
+            self.writes.remove(w)
+            self.page_writes.add(write_address(w["url"]))
+            self.background.append(w)
+            if w["_req"] not in self.inflight:
+                w["_answer"] = asyncio.ensure_future(self._answer_of(w["_req"]))
         out = []
         for w in self.writes:
             req = w.pop("_req")
+            w.pop("_t", None)
             status, response = None, None
             with contextlib.suppress(Exception):
                 resp = await req.response()
@@ -432,6 +542,8 @@ async def record_script(
             page.set_default_navigation_timeout(step_timeout_s * 1000)
             nav = Navigations(page)
             net = _Network(page)
+            await page.expose_binding("__ajOwnWrite", net.own_write)
+            await page.add_init_script(PAGE_CLOCK_JS)
             with TraceWriter(part, session) as writer:
                 for i, step in enumerate(script.steps):
                     where = f"{script.source}: step {i} ({step.action})"
@@ -475,26 +587,31 @@ async def _record_step(
     url_before = page.url
     target: Target | None = None
     await net.take_writes()
+    net.own = []
     net.step_started()
+    await _clock(page, BEGIN_JS)
+    if step.action == "wait":  # the demonstration waits: the page's own timers run meanwhile
+        await _clock(page, RELEASE_JS)
     documents, mark = net.documents, nav.started
     start = time.time()
     ok, reason = True, None
+    edit = step.action in ("fill", "press")
     try:
         loc = None
         if step.target is not None:
             wait_s = timeout_s if step.action == "wait" else min(TARGET_WAIT_S, timeout_s)
             spec = step.target
-            loc = await nav.stable(lambda: resolve_target(page, spec, wait_s=wait_s, where=where), timeout_s + wait_s)
+            loc = await _resolve_held(page, nav, spec, wait_s, where, timeout_s)
             target = Target.model_validate(await nav.stable(lambda: loc.evaluate(describe_js), timeout_s))
             start = time.time()
         if step.value and _stored_value(step, target, base_url) == REDACTED:
             net.secrets.add(str(step.value))  # kept out of this and every later request body
-        edit = step.action in ("fill", "press")
         if edit:  # a debounced handler (a live search) acts after the edit, whatever the machine's load
             with contextlib.suppress(Exception):
                 await page.evaluate(EDIT_TIMERS_JS)
         await _perform(page, nav, step, base_url, loc, timeout_s)
-        if edit:
+        if edit:  # the long timers the edit set (an autosave) wait too, until a step that is no edit has settled
+            await _clock(page, HOLD_JS)
             with contextlib.suppress(Exception):  # the edit loaded another document: the settling below waits for it
                 await page.evaluate(EDIT_SETTLED_JS, int(EDIT_SETTLE_MAX_S * 1000))
         await nav.settle(timeout_s, since=mark)
@@ -523,6 +640,11 @@ async def _record_step(
         title = await nav.stable(page.title, timeout_s)
     except SiteUnreachable as exc:
         raise SiteUnreachable(f"{where} on {page.url}: {exc}") from exc
+    # the step is over: after a step that is no edit, what the page's own timers held back runs now
+    # (an edit's autosave when the click left the editor in place); then they wait for the next one
+    if not edit:
+        await _clock(page, RELEASE_BETWEEN_JS)
+    await _clock(page, HOLD_JS)
     writer.step(
         StepEvent(
             index=writer.next_index(),
@@ -546,6 +668,29 @@ async def _record_step(
     if not ok:
         log.warning("%s failed: %s", where, reason)
     return ok
+
+
+async def _clock(page: Any, script: str) -> None:
+    """Hold or release the page's own timers (:data:`PAGE_CLOCK_JS`); a page that is going away has none."""
+    with contextlib.suppress(Exception):
+        await page.evaluate(script)
+
+
+HELD_FIRST_S = 0.5
+"""How long a target is looked for while the page's own timers are held, before they are let run."""
+
+
+async def _resolve_held(page: Any, nav: Navigations, spec: Any, wait_s: float, where: str, timeout_s: float) -> Any:
+    """The step's target, looked for with the page's own timers held (:data:`PAGE_CLOCK_JS`); one the
+    page has not drawn yet may wait on them (a results list a slow debounce fills): then they run,
+    and the target is looked for again for the rest of ``wait_s``."""
+    if wait_s > HELD_FIRST_S:
+        try:
+            return await nav.stable(lambda: resolve_target(page, spec, wait_s=HELD_FIRST_S, where=where), timeout_s + HELD_FIRST_S)
+        except TargetError:
+            await _clock(page, RELEASE_JS)
+            wait_s -= HELD_FIRST_S
+    return await nav.stable(lambda: resolve_target(page, spec, wait_s=wait_s, where=where), timeout_s + wait_s)
 
 
 def output_paths(scripts: Sequence[Script], out_dir: str | Path, repeat: int = 1) -> list[Path]:

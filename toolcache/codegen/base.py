@@ -30,14 +30,56 @@ PRELUDE = PAGE_JS + "\n" + f"const __net = {TRACK_JS};\n" + source("prelude.js")
 """The helpers every generated tool body starts with: ``page.js`` and ``prelude.js`` of :mod:`toolcache.js`."""
 
 
+_UNCOUNTED = frozenset(
+    "advice aircraft bison content data deer equipment evidence feedback fish furniture hardware help homework "
+    "information info knowledge luggage media metadata money moose music news offspring research salmon series "
+    "sheep software species staff stuff traffic weather".split())
+"""Nouns whose plural is the noun itself (or that are plural already): ``list_data``, not ``list_datas``."""
+_IRREGULAR = {"person": "people", "child": "children", "man": "men", "woman": "women", "mouse": "mice",
+              "foot": "feet", "tooth": "teeth", "goose": "geese", "datum": "data", "criterion": "criteria",
+              "leaf": "leaves", "life": "lives", "knife": "knives", "wife": "wives", "half": "halves",
+              "shelf": "shelves", "wolf": "wolves", "thief": "thieves", "hero": "heroes", "potato": "potatoes",
+              "tomato": "tomatoes", "echo": "echoes", "veto": "vetoes", "quiz": "quizzes", "axis": "axes"}
+_PLURALS = frozenset(_IRREGULAR.values()) | {"indices", "matrices", "vertices", "analytics", "statistics"}
+_SINGULAR_S = frozenset(
+    "alias atlas bias bonus bus cactus campus canvas census chaos chassis chorus circus corpus cosmos "
+    "dais ethos focus gas genus iris lens minus nexus octopus onus pancreas plus radius sinus status "
+    "stimulus surplus syllabus tennis this thermos trellis virus walrus yes".split())
+"""Nouns ending in ``s`` that are one thing (``status``, ``canvas``): ``-ss``, ``-us`` and ``-sis`` words are
+found by their ending, these by name."""
+_PLURAL_US = frozenset("emus gnus gurus haikus menus snafus sudokus tofus tutus".split())
+"""Plurals ending in ``us`` (a noun ending in ``u`` and its ``s``): other ``-us`` words are one thing."""
+
+
+def _is_plural(word: str) -> bool:
+    """Whether an English noun is already plural (``pages``, ``issues``, ``entries``, ``people``), as a
+    list's name taken from a route or a heading may be; ``status``, ``class``, ``analysis`` are not."""
+    if word in _PLURALS or word in _UNCOUNTED:
+        return True
+    if word in _IRREGULAR or not word.endswith("s") or word in _SINGULAR_S or word.endswith(("ss", "sis")):
+        return False
+    if word.endswith("us"):
+        return word in _PLURAL_US
+    return len(word) > 2
+
+
 def plural(name: str) -> str:
-    """``store_card`` -> ``stores``; ``menu_item`` -> ``menu_items``; ``category_chip`` -> ``categories``."""
+    """``store_card`` -> ``stores``; ``menu_item`` -> ``menu_items``; ``category_chip`` -> ``categories``;
+    a name whose last word is plural already stays as it is: ``admin_pages`` (a route's), ``people``."""
     base = singular(name)
-    if base.endswith("y") and not base.endswith(("ay", "ey", "oy", "uy")):
-        return base[:-1] + "ies"
-    if base.endswith(("s", "x", "ch", "sh")):
-        return base + "es"
-    return base + "s"
+    head, _, last = base.rpartition("_")
+    head = head + "_" if head else ""
+    if _is_plural(last):
+        return base
+    if last in _IRREGULAR:
+        return head + _IRREGULAR[last]
+    if last.endswith("sis"):
+        return head + last[:-2] + "es"  # analysis -> analyses
+    if last.endswith("y") and not last.endswith(("ay", "ey", "oy", "uy")):
+        return head + last[:-1] + "ies"
+    if last.endswith(("s", "x", "z", "ch", "sh")):
+        return head + last + ("zes" if last.endswith("iz") else "es")
+    return head + last + "s"
 
 
 def singular(name: str) -> str:

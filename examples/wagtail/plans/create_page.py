@@ -5,5 +5,5 @@ await login(username="admin", password="wagtail-pass-1")
 await goto_admin_pages_by_id(id="3")
 await goto_admin_pages_add_home_homepage_id()
 await do_fill_homepage(body="The moon keeps one face to us.")
-await edit_homepage(title="Moons Guide", intro="A short guide about moons.")  # the add form (see the README for its name)
+await create_page(title="Moons Guide", intro="A short guide about moons.")
 result = "done"

@@ -2,6 +2,6 @@
 await goto_admin_login()
 await login(username="admin", password="wagtail-pass-1")
 await goto_admin_pages_search()
-await search_admin_pageses(query="bees")  # the live search, named by the list it narrows
-found = await list_admin_pageses()
+await search_admin_pages(query="bees")  # the live search, named by the list it narrows
+found = await list_admin_pages()
 result = [(page["title"], page["status"]) for page in found["items"]]
