@@ -65,7 +65,15 @@ from agentjit.runtime.navigation import is_navigation_race
 from agentjit.runtime.network import PENDING_JS
 
 from .codegen import PRELUDE
-from .heal_checks import EVIDENCE_JS, ROWS_JS, lands_unlike_good, unlike_good
+from .heal_checks import (
+    EVIDENCE_JS,
+    ROWS_JS,
+    key_map,
+    lands_unlike_good,
+    rekeyed_execute,
+    renamed,
+    unlike_good,
+)
 from .literal import css_attr, css_ident, js
 from .record import DOM_QUIET_JS
 from .recorded import WriteGuard, answerable, request_params
@@ -120,6 +128,9 @@ class HealReport:
     candidates_tried: dict[str, int] = field(default_factory=dict)
     writes_answered: dict[str, list[str]] = field(default_factory=dict)
     """Per healed WRITE: the requests its verification made, each answered from the recorded one (never sent)."""
+    renamed_keys: dict[str, dict[str, str]] = field(default_factory=dict)
+    """Per healed READ: the key paths of its output the page names otherwise now, each with the old key the healed
+    tool gives it under (a column relabelled: its values are the old column's)."""
     page_params: dict[str, list[str]] = field(default_factory=dict)
     """Per WRITE: the recorded parameters its good page supplied itself (hidden inputs) that the page it was healed
     on has no more, so its request was matched without them."""
@@ -372,6 +383,8 @@ class _Healer:
         """The output the READ being healed gave in its good call (run again with that call's arguments), or None."""
         self._good_landing: tuple[dict[str, Any], tuple[list[str], list[str]]] | None = None
         """For a navigating READ: its good call (``url``, ``after_url``) and the rows of the pages before and after."""
+        self._keys: dict[str, str] = {}
+        """The output keys the last READ verified gives under new names, mapped back to its good call's (:func:`key_map`)."""
 
     async def _open(self, page: Any, url: str) -> None:
         for attempt in range(3):
@@ -472,6 +485,9 @@ class _Healer:
             return f"the output agrees with the fallback's answer on {agreement(output, expected):.0%} of its fields"
         if self._good_output is not None:
             problem = unlike_good(output, self._good_output)
+            keys = key_map(output, self._good_output) if problem is not None else {}
+            if keys and unlike_good(renamed(output, keys), self._good_output) is None:
+                self._keys, problem = keys, None  # its fields, named otherwise by the page: renamed back
             if problem is not None:
                 return problem
         return await self._landing_problem(page) if tool.navigates else None
@@ -584,16 +600,25 @@ class _Healer:
             report.candidates_tried[tool.name] = tried
             chosen = {old: new for old, new in chosen.items() if old != new}  # a name kept as it was is no change
             healed = _apply(tool, chosen)
-            self._dirty = True
+            self._dirty, self._keys = True, {}
             problem = await self._verify(page, url, healed, args, expected, pre_only=False, writes=writes)
+            keys = self._keys
+            if problem is None and keys:
+                # its output's fields renamed back to the keys its good call gave, and run once more so
+                healed = healed.model_copy(update={"execute": rekeyed_execute(healed.execute, keys)})
+                self._dirty, self._keys = True, {}
+                problem = await self._verify(page, url, healed, args, expected, pre_only=False, writes=writes)
+                problem = problem if problem is not None or not self._keys else "its renamed output still lacks fields"
             if problem is not None:
                 report.failed[tool.name] = (f"every selector of the tool matches on {url}; it fails with {problem}"
                                             if not chosen else f"the healed tool fails on {url} with {problem}")  # fmt: skip
                 return None
             report.changes[tool.name] = chosen
+            if keys:
+                report.renamed_keys[tool.name] = keys
             if writes:
                 report.writes_answered[tool.name] = sorted({f"{w.get('method')} {w.get('url')}" for w in writes})
-            if not chosen:
+            if not chosen and not keys:
                 return tool  # it passes again: the page was slow or the state was off, nothing to change
             return healed.model_copy(update={"version": tool.version + 1})
 

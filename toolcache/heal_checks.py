@@ -10,7 +10,11 @@ arguments on that call's page:
 * a READ's output must keep the good output's fields (every key path, each
   with a value where the good one had one) and agree with its values
   (:func:`unlike_good`; a list is compared as a set of items, so a row the
-  site gained since does not count against it);
+  site gained since does not count against it); a field the page now names
+  otherwise (a column relabelled: its cells keyed by the new header) is
+  mapped back to its old key when its values are the old key's
+  (:func:`key_map`), and the healed tool renames it so
+  (:func:`rekeyed_execute`);
 * a navigating READ (a search, a filter, a sort) must change the page as the
   good call did: land on the good call's address (path and query), or show
   the rows the good call's landing page showed, in its order
@@ -23,10 +27,13 @@ arguments on that call's page:
 
 from __future__ import annotations
 
+import json
+from collections import Counter
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
-__all__ = ["EVIDENCE_JS", "ROWS_JS", "lands_unlike_good", "similarity", "unlike_good"]
+__all__ = ["EVIDENCE_JS", "ROWS_JS", "key_map", "lands_unlike_good", "renamed", "rekeyed_execute", "similarity",
+           "unlike_good"]  # fmt: skip
 
 MIN_SIMILARITY = 0.5
 """The least :func:`similarity` a healed READ's output has to its good call's (rows may have changed since)."""
@@ -91,6 +98,56 @@ def unlike_good(output: Any, good: Any) -> str | None:
     if share < MIN_SIMILARITY:
         return f"its output agrees with the good call's on {share:.0%} (at least {MIN_SIMILARITY:.0%} needed)"
     return None
+
+
+def _values_share(want: list[Any], have: list[Any]) -> float:
+    """The share of ``want``'s values (a multiset) that ``have`` has too, over the longer of the two."""
+    a = Counter(json.dumps(v, sort_keys=True, default=str) for v in want)
+    b = Counter(json.dumps(v, sort_keys=True, default=str) for v in have)
+    return sum((a & b).values()) / max(len(want), len(have), 1)
+
+
+def key_map(output: Any, good: Any) -> dict[str, str]:
+    """The key paths of ``output`` that are fields of ``good`` under another name, by their values: for each key
+    path of the good output that ``output`` lacks, the one ``output`` has beside it (same parent) and the good
+    output lacks whose values are most of the lost one's. ``{new path: old key}`` (``{".items[].cells.Title":
+    "Book"}``); empty when none is."""
+    want, have = _shape(good), _shape(output)
+    lost = [p for p in want if p not in have and not p.endswith("[]")]
+    extra = [p for p in have if p not in want and not p.endswith("[]")]
+    out: dict[str, str] = {}
+    for path in lost:
+        parent, _dot, key = path.rpartition(".")
+        share, best = max(((_values_share(want[path], have[q]), q) for q in extra
+                           if q.rpartition(".")[0] == parent and q not in out), default=(0.0, ""))  # fmt: skip
+        if best and share >= MIN_SIMILARITY:
+            out[best] = key
+    return out
+
+
+def renamed(value: Any, keys: dict[str, str], path: str = "") -> Any:
+    """``value`` with the keys at the paths of ``keys`` given their old names (:func:`key_map`)."""
+    if isinstance(value, dict):
+        return {keys.get(f"{path}.{k}", k): renamed(v, keys, f"{path}.{k}") for k, v in value.items()}
+    if isinstance(value, list):
+        return [renamed(v, keys, f"{path}[]") for v in value]
+    return value
+
+
+_RENAMED_JS = """const __renamed = (v, keys, path) => {
+  if (Array.isArray(v)) return v.map((x) => __renamed(x, keys, path + '[]'));
+  if (!v || typeof v !== 'object') return v;
+  const out = {};
+  for (const [k, x] of Object.entries(v)) out[Object.hasOwn(keys, path + '.' + k) ? keys[path + '.' + k] : k] = __renamed(x, keys, path + '.' + k);
+  return out;
+};"""
+
+
+def rekeyed_execute(execute: str, keys: dict[str, str]) -> str:
+    """``execute`` whose output has the keys at the paths of ``keys`` given their old names (:func:`renamed`, in
+    the page). The map is written as one JSON string: no literal of it reads as a name of the page."""
+    body = json.dumps(json.dumps(keys, sort_keys=True))
+    return f"{_RENAMED_JS}\nreturn __renamed(await (async () => {{\n{execute}\n}})(), JSON.parse({body}), '');"
 
 
 #: The data rows of each document given (HTML; ``null`` for the page itself): each row (a ``tr`` with ``td``

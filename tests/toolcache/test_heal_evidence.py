@@ -17,11 +17,12 @@ from agentjit.cache.store import CacheInfo
 from agentjit.protocol.manifest import Effect, ToolManifest, ToolType
 from agentjit.runtime import Runtime
 from toolcache.heal import heal_cache
-from toolcache.heal_checks import lands_unlike_good, similarity, unlike_good
+from toolcache.heal_checks import key_map, lands_unlike_good, renamed, similarity, unlike_good
 
 from .pages import PageHandler, serve
 
-TIMEOUT_MS = 3000
+TIMEOUT_MS = 10_000
+"""A call's check and navigation limit: no call here is expected to fail, and the machine may be busy."""
 BOOKS = [("Moths of the Steppe", "Out"), ("Dune", "Returned"), ("Beowulf", "Overdue")]
 RECENT = [("Added Dune", "today"), ("Changed Beowulf", "today"), ("Added Emma", "monday"), ("Deleted Ulysses", "monday"),
           ("Added Beowulf", "sunday")]  # fmt: skip
@@ -31,7 +32,7 @@ class LibrarySite(PageHandler):
     """``/books``: a table of recent actions (a header link to its next page) above the books (header links that
     sort them, ``?o=book``); a change form at ``/books/1`` posting ``price`` and ``in_stock``, below a filter form
     with a checkbox named ``in_stock`` too. Design 2 renames the ids (``results``, ``id_price``, ``id_stock``);
-    design 3 calls the Book column Title."""
+    design 3 calls the Book column Title; design 4 shows loan numbers where the books were."""
 
     design = 1
     posts: list[str] = []
@@ -46,6 +47,9 @@ class LibrarySite(PageHandler):
         book = "Title" if self.design == 3 else "Book"
         recent = "".join(f"<tr><td>{escape(a)}</td><td>{w}</td></tr>" for a, w in RECENT)
         books = "".join(f"<tr><td>{escape(b)}</td><td>{s}</td></tr>" for b, s in rows)
+        if self.design == 4:  # the books' names as links in a column headed by nothing the good call knew
+            book, books = "Loan", "".join(f'<tr><td><a href="/loans/{i}">#{i}</a></td><td>{s}</td></tr>'
+                                          for i, (_b, s) in enumerate(rows))  # fmt: skip
         self.send_html(f'<body><table id="recent-actions"><thead><tr><th><a href="/books?page=2">Book</a></th>'
                        f'<th>When</th></tr></thead><tbody>{recent}</tbody></table>'
                        f'<table id="{results}"><thead><tr><th><a href="/books?o=book">{book}</a></th><th>Status</th>'
@@ -141,12 +145,28 @@ async def test_a_list_is_healed_onto_the_table_its_good_call_read(library, brows
 
 
 @pytest.mark.browser
-async def test_a_list_whose_column_is_renamed_is_not_healed(library, browser_pool) -> None:
+async def test_a_relabelled_column_is_read_under_its_old_key(library, browser_pool) -> None:
     """Design 3 calls the Book column Title: every selector still matches and the rows are read, but a plan that
-    reads ``cells["Book"]`` gets a KeyError. Heal says why instead of reporting it healed."""
+    reads ``cells["Book"]`` got a KeyError. The Title cells hold the good call's Book values: the healed tool
+    gives them as Book again."""
     cache_dir, url = library
     await run(cache_dir, url, browser_pool, LIST_PLAN)
     LibrarySite.design = 3
+    suspect(cache_dir, "list_books", url + "/books")
+    report = await heal_cache(cache_dir, url, pool=browser_pool)
+    assert report.healed == ["list_books"], report.failed
+    assert report.renamed_keys == {"list_books": {".items[].cells.Title": "Book"}} and report.changes["list_books"] == {}
+    assert ToolCache.load(cache_dir).tool("list_books").version == 2
+    assert (await run(cache_dir, url, browser_pool, LIST_PLAN)).value == [b for b, _s in BOOKS]
+
+
+@pytest.mark.browser
+async def test_a_list_that_lost_a_column_is_not_healed(library, browser_pool) -> None:
+    """Design 4 shows loan numbers where the books were: no column holds the good call's Book values, so heal
+    says why and leaves the tool suspect instead of reporting it healed."""
+    cache_dir, url = library
+    await run(cache_dir, url, browser_pool, LIST_PLAN)
+    LibrarySite.design = 4
     suspect(cache_dir, "list_books", url + "/books")
     report = await heal_cache(cache_dir, url, pool=browser_pool)
     assert report.healed == [] and ".items[].cells.Book" in report.failed["list_books"], report.failed
@@ -199,6 +219,14 @@ def test_similarity_is_of_the_good_items_found_and_the_lengths() -> None:
     assert unlike_good({"items": [{"t": None}, {"t": None}]}, good) == "its output has no value for .items[].t, which the good call's had"
     assert unlike_good({"items": []}, good) is not None and unlike_good({"items": [{"t": "a"}]}, {"items": []}) is not None
     assert unlike_good({"items": [{"t": "a"}, {"t": "c"}], "more": 1}, good) is None  # a row changed since, a field more
+
+
+def test_a_field_named_otherwise_is_mapped_back_by_its_values() -> None:
+    good = {"items": [{"cells": {"Book": "Dune", "Status": "Out"}}, {"cells": {"Book": "Emma", "Status": "Out"}}]}
+    got = {"items": [{"cells": {"Title": "Dune", "Status": "Out", "Due": "Out"}}, {"cells": {"Title": "Emma", "Status": "Out"}}]}
+    assert key_map(got, good) == {".items[].cells.Title": "Book"}
+    assert renamed(got, key_map(got, good))["items"][1] == {"cells": {"Book": "Emma", "Status": "Out"}}
+    assert key_map({"items": [{"cells": {"Loan": "#1"}}]}, {"items": [{"cells": {"Book": "Dune"}}]}) == {}
 
 
 def test_a_landing_is_judged_by_its_address_else_by_its_rows() -> None:
