@@ -65,6 +65,15 @@ from agentjit.runtime.navigation import is_navigation_race
 from agentjit.runtime.network import PENDING_JS
 
 from .codegen import PRELUDE
+from .heal_checks import (
+    EVIDENCE_JS,
+    ROWS_JS,
+    key_map,
+    lands_unlike_good,
+    rekeyed_execute,
+    renamed,
+    unlike_good,
+)
 from .literal import css_attr, css_ident, js
 from .record import DOM_QUIET_JS
 from .recorded import WriteGuard, answerable, request_params
@@ -119,6 +128,9 @@ class HealReport:
     candidates_tried: dict[str, int] = field(default_factory=dict)
     writes_answered: dict[str, list[str]] = field(default_factory=dict)
     """Per healed WRITE: the requests its verification made, each answered from the recorded one (never sent)."""
+    renamed_keys: dict[str, dict[str, str]] = field(default_factory=dict)
+    """Per healed READ: the key paths of its output the page names otherwise now, each with the old key the healed
+    tool gives it under (a column relabelled: its values are the old column's)."""
     page_params: dict[str, list[str]] = field(default_factory=dict)
     """Per WRITE: the recorded parameters its good page supplied itself (hidden inputs) that the page it was healed
     on has no more, so its request was matched without them."""
@@ -367,6 +379,12 @@ class _Healer:
         """How many requests the last guarded call made that were answered from the record."""
         self._old_counts: dict[str, int] = {}
         """How many elements each broken selector matched on the good page last compared (:meth:`_mapped_on`)."""
+        self._good_output: Any = None
+        """The output the READ being healed gave in its good call (run again with that call's arguments), or None."""
+        self._good_landing: tuple[dict[str, Any], tuple[list[str], list[str]]] | None = None
+        """For a navigating READ: its good call (``url``, ``after_url``) and the rows of the pages before and after."""
+        self._keys: dict[str, str] = {}
+        """The output keys the last READ verified gives under new names, mapped back to its good call's (:func:`key_map`)."""
 
     async def _open(self, page: Any, url: str) -> None:
         for attempt in range(3):
@@ -461,11 +479,32 @@ class _Healer:
             validate_output(tool, output)
         except Exception as exc:
             return str(exc)
-        if _empty(output) and not tool.navigates:
+        if _empty(output) and not tool.navigates and (self._good_output is None or not _empty(self._good_output)):
             return "the output is empty"
         if expected is not None and agreement(output, expected) < MIN_AGREEMENT:
             return f"the output agrees with the fallback's answer on {agreement(output, expected):.0%} of its fields"
-        return None
+        if self._good_output is not None:
+            problem = unlike_good(output, self._good_output)
+            keys = key_map(output, self._good_output) if problem is not None else {}
+            if keys and unlike_good(renamed(output, keys), self._good_output) is None:
+                self._keys, problem = keys, None  # its fields, named otherwise by the page: renamed back
+            if problem is not None:
+                return problem
+        return await self._landing_problem(page) if tool.navigates else None
+
+    async def _landing_problem(self, page: Any) -> str | None:
+        """Why the page a navigating READ landed on is not what its good call's landing page was, or None."""
+        if self._good_landing is None:
+            return None
+        good, rows = self._good_landing
+        if lands_unlike_good(page.url, None, good, rows) is None:  # its address says it, the rows aside
+            return None
+        await self._drawn(page)
+        try:
+            [here] = await page.evaluate(ROWS_JS, [None])
+        except Exception:  # a page still navigating: no rows to show it did
+            here = []
+        return lands_unlike_good(page.url, here, good, rows)
 
     def _recorded(self, tool: ToolManifest, good: dict[str, Any] | None) -> list[dict[str, Any]] | None:
         """The requests ``tool`` (a WRITE) sent while it worked, when every one of them can be answered offline."""
@@ -480,11 +519,19 @@ class _Healer:
         raw_args = evidence.get("args")
         args: dict[str, Any] = raw_args if isinstance(raw_args, dict) else {}
         where = evidence.get("url") or "/"
+        expected = evidence.get("fallback_output")
         if writes is not None and good is not None:
             # a WRITE is verified with the call that worked, where it worked: its request is the recorded one
             where, args = good.get("url") or where, dict(good.get("args") or {})
+        self._good_output, self._good_landing = None, None
+        if _read_again(tool, good):
+            # a READ too: what it gave there (and the page it landed on) is what the healed tool must give
+            assert good is not None
+            where, args, expected = good.get("url") or where, dict(good.get("args") or {}), None
+            self._good_output = good.get("output")
+            if tool.navigates:
+                self._good_landing = (good, await self._good_rows(good))
         url = site_url(self.base_url, where)
-        expected = evidence.get("fallback_output")
         async with self._page() as page:
             await self.guard.install(page)
             await self._open(page, url)
@@ -511,6 +558,16 @@ class _Healer:
                 if self._old_counts.get(b) == 0:
                     mapped[b] = [b, *mapped.get(b, [])]
             handles = await page.evaluate(_HANDLES_JS) if broken else []
+            # a control the execute fills or clicks is named again only by what finds that control, by its evidence
+            vetted: dict[str, list[str]] = {}
+            for b in (b for b in broken if b in selector_literals(tool.execute)):
+                kept, why = await self._vet(page, good, b, list(dict.fromkeys(mapped.get(b, []) + _candidates(b, handles))))
+                if kept is not None and not kept:
+                    report.failed[tool.name] = (f"no element on {url} is the control {b!r} found on the tool's good "
+                                                f"page: {why}")  # fmt: skip
+                    return None
+                if kept is not None:
+                    vetted[b] = kept
             # the selectors only the pre_check uses first, checked by the pre_check alone (it passes on the right
             # page and changes nothing); then the others, checked by a whole run of the tool (a navigating tool's
             # up to the page it lands on, whose post_check names come next): a name the execute clicks must do
@@ -525,7 +582,7 @@ class _Healer:
                 if not group:
                     continue
                 found, n = await self._search(page, url, probe, args, expected, handles, group, chosen, mapped,
-                                              pre_only=pre_only, writes=writes)  # fmt: skip
+                                              pre_only=pre_only, writes=writes, only=vetted)  # fmt: skip
                 tried += n
                 if found is None:
                     report.candidates_tried[tool.name] = tried
@@ -543,18 +600,54 @@ class _Healer:
             report.candidates_tried[tool.name] = tried
             chosen = {old: new for old, new in chosen.items() if old != new}  # a name kept as it was is no change
             healed = _apply(tool, chosen)
-            self._dirty = True
+            self._dirty, self._keys = True, {}
             problem = await self._verify(page, url, healed, args, expected, pre_only=False, writes=writes)
+            keys = self._keys
+            if problem is None and keys:
+                # its output's fields renamed back to the keys its good call gave, and run once more so
+                healed = healed.model_copy(update={"execute": rekeyed_execute(healed.execute, keys)})
+                self._dirty, self._keys = True, {}
+                problem = await self._verify(page, url, healed, args, expected, pre_only=False, writes=writes)
+                problem = problem if problem is not None or not self._keys else "its renamed output still lacks fields"
             if problem is not None:
                 report.failed[tool.name] = (f"every selector of the tool matches on {url}; it fails with {problem}"
                                             if not chosen else f"the healed tool fails on {url} with {problem}")  # fmt: skip
                 return None
             report.changes[tool.name] = chosen
+            if keys:
+                report.renamed_keys[tool.name] = keys
             if writes:
                 report.writes_answered[tool.name] = sorted({f"{w.get('method')} {w.get('url')}" for w in writes})
-            if not chosen:
+            if not chosen and not keys:
                 return tool  # it passes again: the page was slow or the state was off, nothing to change
             return healed.model_copy(update={"version": tool.version + 1})
+
+    async def _good_rows(self, good: dict[str, Any]) -> tuple[list[str], list[str]]:
+        """The data rows of a navigating READ's good call's pages, before and after it (:data:`ROWS_JS`)."""
+        htmls: list[str] = []
+        for key in ("dom_path", "after_dom_path"):
+            path = _good_file(self.store, good, key)
+            ok = path is not None and await asyncio.to_thread(path.is_file)
+            htmls.append(await asyncio.to_thread(path.read_text, encoding="utf-8") if ok and path is not None else "")
+        async with self.pool.page() as page:
+            before, after = await page.evaluate(ROWS_JS, htmls)
+        return before, after
+
+    async def _vet(self, page: Any, good: dict[str, Any] | None, broken: str,
+                   candidates: list[str]) -> tuple[list[str] | None, str]:  # fmt: skip
+        """The ``candidates`` for ``broken`` that find, on ``page``, exactly one element, the form control
+        ``broken`` found on the tool's good page by its name or its label (:data:`EVIDENCE_JS`), and why the first
+        was refused; None when the good page shows no one control ``broken`` found (nothing to hold them to)."""
+        path = _good_file(self.store, good, "dom_path")
+        if path is None or not await asyncio.to_thread(path.is_file) or not candidates:
+            return None, ""
+        old_html = await asyncio.to_thread(path.read_text, encoding="utf-8")
+        verdicts = await page.evaluate(EVIDENCE_JS, [old_html, broken, candidates])
+        if verdicts is None:
+            return None, ""
+        kept = [c for c, v in zip(candidates, verdicts, strict=True) if v is None]
+        why = next((f"{c!r}: {v}" for c, v in zip(candidates, verdicts, strict=True) if v is not None), "no candidate")
+        return kept, why
 
     async def _sign_in_wall(self, page: Any, good: dict[str, Any] | None) -> bool:
         """Whether ``page`` shows a password field where the tool's good page had none: the site asks a visitor to
@@ -646,6 +739,11 @@ class _Healer:
         await self._drawn(page)
         if await self._signed_out_again(page, tool, args):
             return {}, 0  # no page signed in to heal its post_check's names on
+        if not tool.is_write:
+            problem = await self._landing_problem(page)
+            if problem is not None:
+                report.failed[tool.name] = f"it does not do what its good call did from {url}: {problem}"
+                return None, 0
         broken = await self._missing(page, [tool.post_check])
         if not broken:
             return {}, 0
@@ -707,15 +805,18 @@ class _Healer:
 
     async def _search(self, page: Any, url: str, tool: ToolManifest, args: dict[str, Any], expected: Any,
                       handles: list[list[str]], group: list[str], chosen: dict[str, str],
-                      mapped: dict[str, list[str]], *, pre_only: bool,
-                      writes: list[dict[str, Any]] | None = None) -> tuple[dict[str, str] | None, int]:  # fmt: skip
+                      mapped: dict[str, list[str]], *, pre_only: bool, writes: list[dict[str, Any]] | None = None,
+                      only: dict[str, list[str]] | None = None) -> tuple[dict[str, str] | None, int]:  # fmt: skip
         """Replacements for the selectors of ``group`` (with ``chosen`` already applied) that pass; and the trials.
 
         One selector: its closest MAX_CANDIDATES replacements; several: the product of each one's closest few,
-        at most about MAX_CANDIDATES trials in all.
+        at most about MAX_CANDIDATES trials in all. ``only``: a selector's replacements, when they are known
+        (a control's, by its evidence: :meth:`_vet`).
         """
         per = MAX_CANDIDATES if len(group) == 1 else max(2, int(MAX_CANDIDATES ** (1 / len(group))))
-        options = [list(dict.fromkeys(mapped.get(b, []) + _candidates(b, handles)))[:per] for b in group]
+        only = only or {}
+        options = [(only[b] if b in only else list(dict.fromkeys(mapped.get(b, []) + _candidates(b, handles))))[:per]
+                   for b in group]  # fmt: skip
         tried = 0
         for combo in itertools.islice(itertools.product(*options), MAX_CANDIDATES * 2):
             tried += 1
@@ -723,6 +824,14 @@ class _Healer:
             if await self._verify(page, url, _apply(tool, trial), args, expected, pre_only=pre_only, writes=writes) is None:
                 return dict(zip(group, combo, strict=True)), tried
         return None, tried
+
+
+def _read_again(tool: ToolManifest, good: dict[str, Any] | None) -> bool:
+    """Whether ``tool``, a READ, has a good call to be run again and held to: its arguments, and its output or,
+    for a navigating one, the page it landed on."""
+    if tool.is_write or good is None or not isinstance(good.get("args"), dict) or not good.get("url"):
+        return False
+    return good.get("output") is not None or (tool.navigates and bool(good.get("after_url")))
 
 
 def _landing_probe(tool: ToolManifest) -> ToolManifest:

@@ -10,7 +10,7 @@ A cache directory may hold, beside its tools::
 
 The last good page of a tool (``"good": {"<tool>": {"version", "url", "dom_path", "args"}}``, for a
 navigating tool also ``after_url`` and ``after_dom_path``, for a WRITE the ``writes`` it sent with their
-answers) shows healing what the tool's selectors matched while they worked. ``revision`` counts the writes of ``suspects.json`` (a reader can tell a fresh
+answers, for a READ the ``output`` it gave) shows healing what the tool's selectors matched while they worked. ``revision`` counts the writes of ``suspects.json`` (a reader can tell a fresh
 report from one it has seen). Every file is written atomically, like the rest
 of the cache. ``toolcache heal`` reads the suspects, rebuilds and verifies the
 tools, and clears the ones it healed.
@@ -109,10 +109,11 @@ class SuspectStore:
 
     def save_good(self, tool: str, version: int, url: str | None, html: str, *, args: dict[str, Any] | None = None,
                   after_url: str | None = None, after_html: str | None = None,
-                  writes: list[dict[str, Any]] | None = None) -> None:  # fmt: skip
+                  writes: list[dict[str, Any]] | None = None, output: Any = None) -> None:  # fmt: skip
         """Keep ``html``, the page ``tool`` (at ``version``) worked on, replacing an earlier one; with the call's
-        ``args``, the page a navigating tool landed on (``after_url``, ``after_html``) and a WRITE's requests with
-        their answers (``writes``, as a trace keeps them)."""
+        ``args``, the page a navigating tool landed on (``after_url``, ``after_html``), a WRITE's requests with
+        their answers (``writes``, as a trace keeps them) and a READ's ``output`` (what a healed READ must give
+        again)."""
         path = self.root / "suspects" / f"good-{tool}.html"
         atomic_write_text(path, html[:SNAPSHOT_MAX_CHARS])
         entry: dict[str, Any] = {"version": version, "url": url, "dom_path": str(path)}
@@ -124,6 +125,8 @@ class SuspectStore:
             entry.update(after_url=after_url, after_dom_path=str(after))
         if writes is not None:
             entry["writes"] = writes
+        if output is not None:
+            entry["output"] = output
         data = self.read()
         good: dict[str, Any] = data["good"] if isinstance(data.get("good"), dict) else {}
         good[tool] = entry

@@ -447,8 +447,9 @@ class PlanRun:
     async def _save_good(self, tool: ToolManifest, args: dict[str, Any], outcome: CallOutcome, before: str,
                          watch: RequestWatch | None) -> None:  # fmt: skip
         """Keep what healing needs of the first call of ``tool`` that worked: the page it started on, its
-        arguments, the page a navigating tool landed on (its post_check's page) and the requests a WRITE sent
-        with their answers (a healed WRITE is checked against them, never sent)."""
+        arguments, the page a navigating tool landed on (its post_check's page), the requests a WRITE sent
+        with their answers (a healed WRITE is checked against them, never sent) and a READ's output (a healed
+        READ must give it again)."""
         assert self.suspect_store is not None
         after: str | None = None
         if not tool.navigates and not tool.is_write:
@@ -466,8 +467,9 @@ class PlanRun:
         if writes is not None and secrets:
             writes = [{**w, "url": redact_text(w.get("url"), secrets), "post_data": redact_text(w.get("post_data"), secrets)}
                       for w in writes]  # fmt: skip
+        output = None if tool.is_write else to_plain(outcome.output)
         self.suspect_store.save_good(tool.name, tool.version, outcome.url_before, before, args=to_plain(_stored(tool, args)),
-                                     after_url=outcome.url_after, after_html=after, writes=writes)  # fmt: skip
+                                     after_url=outcome.url_after, after_html=after, writes=writes, output=output)  # fmt: skip
         _GOOD_SEEN.add((str(self.suspect_store.root), tool.name, tool.version))
 
     async def _suspect(self, tool: ToolManifest, args: dict[str, Any], outcome: CallOutcome,
