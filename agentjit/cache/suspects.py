@@ -41,6 +41,10 @@ SNAPSHOT_MAX_CHARS = 5_000_000
 """The longest DOM snapshot kept as evidence (a larger page is cut, the hash is of the whole)."""
 
 
+GOOD_OUTPUT_MAX_CHARS = 1_000_000
+"""The largest READ output (as JSON) kept with a good call; ``suspects.json`` is rewritten on every suspect."""
+
+
 class SuspectStore:
     """``suspects.json`` and its snapshots in the cache directory ``root``."""
 
@@ -125,8 +129,8 @@ class SuspectStore:
             entry.update(after_url=after_url, after_dom_path=str(after))
         if writes is not None:
             entry["writes"] = writes
-        if output is not None:
-            entry["output"] = output
+        if output is not None and len(json.dumps(output, default=str)) <= GOOD_OUTPUT_MAX_CHARS:
+            entry["output"] = output  # a larger one is not kept: heal then holds the tool to its page alone
         data = self.read()
         good: dict[str, Any] = data["good"] if isinstance(data.get("good"), dict) else {}
         good[tool] = entry
