@@ -71,7 +71,7 @@ async def test_k_of_n_early_accept_cancels_the_slow_workers() -> None:
     model = FunctionModel(answer)
     t0 = time.perf_counter()
     plan = await Planner(model, make_cache(), n=4, k=2).compile(TASK, use_cache=False)
-    assert time.perf_counter() - t0 < 5.0
+    assert time.perf_counter() - t0 < 20.0  # not the slow workers' 30 s
     assert len(model.calls) == 4  # all four workers asked
     assert sorted(finished) == [0, 1]  # only two answers were awaited to the end
     assert plan.stats.valid == 2 and plan.stats.cancelled == 2 and plan.stats.sampled == 4

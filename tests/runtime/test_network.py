@@ -99,7 +99,7 @@ async def test_a_request_that_stays_open_is_a_poll_waited_for_at_most_the_limit(
     await page.evaluate("() => { fetch('/poll'); }")
     t0 = time.monotonic()
     out = await call_tool(page, ACT, {})
-    assert out.ok and 0.6 < out.timings["settle"] < 2.5 and time.monotonic() - t0 < 3
+    assert out.ok and 0.6 < out.timings["settle"] < 4 and time.monotonic() - t0 < 10  # the 0.8 s limit, not the 5 s one
     assert await page.evaluate(PENDING_JS) == 1  # still open, now taken for a poll: no more waits
     again = await call_tool(page, ACT, {})
     assert again.ok and "settle" not in again.timings

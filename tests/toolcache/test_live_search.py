@@ -192,7 +192,7 @@ async def test_a_recorded_fill_ends_once_the_search_it_set_off_answered(site: st
     steps = read_trace(await record_script(browser_pool, load_script(script), site, tmp_path / "slow.jsonl")).steps
     fill = steps[1]
     assert fill.url_after is not None and fill.url_after.endswith("/notes/slow/?q=bees"), fill.url_after
-    assert fill.end - fill.start < 5  # bounded: the search answered at once
+    assert fill.end - fill.start < 12  # bounded: the search answered, not the step's 15 s settle limit
     html = read_trace(tmp_path / "slow.jsonl").snapshot_html(fill) or ""
     assert "Bees Guide" in html and "Owls Guide" not in html  # the snapshot shows the search's rows
 
