@@ -26,7 +26,6 @@ import inspect
 import json
 import shutil
 import statistics
-import sys
 import tempfile
 import time
 from collections.abc import Iterator
@@ -37,11 +36,11 @@ from agentjit.cache import SuspectStore, ToolCache
 from agentjit.cache.suspects import sign_in_secrets
 from agentjit.exceptions import ConfigError, InfrastructureError
 from agentjit.runtime import BrowserPool, Runtime
+from agentjit.runtime.healing import heal_process
 from agentjit.tasks.apps import get_app
 from agentjit.tasks.runner import run_task
 
 from .redesign import RedesignProxy
-from .sandbox.caches import run_command
 
 __all__ = ["measure", "HEAL_TIMEOUT_S"]
 
@@ -75,12 +74,7 @@ def _summary(runs: list[dict[str, Any]]) -> dict[str, Any]:
 async def _heal(cache_dir: Path, site_url: str, tools: list[str], secrets: dict[str, str]) -> dict[str, Any]:
     """``toolcache heal --json`` on ``tools``: its report (exit 1 only means some stayed broken); signed in with
     ``secrets`` when the tasks sign in."""
-    argv = [sys.executable, "-m", "toolcache.cli", "heal", "--cache", str(cache_dir), "--site", site_url, "--json"]
-    for name in tools:
-        argv += ["--tool", name]
-    if secrets:  # on stdin, out of the process list
-        argv += ["--sign-in", "--secrets-stdin"]
-    code, out, err = await run_command(argv, HEAL_TIMEOUT_S, stdin=json.dumps(secrets) if secrets else None)
+    code, out, err = await heal_process(str(cache_dir), site_url, tools, secrets, HEAL_TIMEOUT_S)
     if code not in (0, 1):
         why = "ran past its time limit" if code is None else f"exited {code}"
         raise InfrastructureError(f"toolcache heal {why}: {(err.strip() or out.strip())[-800:]}")

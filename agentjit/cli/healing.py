@@ -10,10 +10,8 @@ the cache's ``suspects.json`` for a later ``toolcache heal``. Healing needs a ca
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import logging
-import sys
 from typing import Any
 
 log = logging.getLogger(__name__)
@@ -56,34 +54,23 @@ async def heal_after(args: argparse.Namespace, result: Any, site_url: str, *, ca
     if not getattr(args, "cache", None):
         return {"skipped": "a bundled app's cache is never healed in place (copy it and run with --cache DIR)",
                 "tools": tools}  # fmt: skip
-    argv = [sys.executable, "-m", "toolcache.cli", "heal", "--cache", str(args.cache), "--site", site_url, "--json"]
-    for name in tools:
-        argv += ["--tool", name]
     secrets: dict[str, str] = {}
     if cache is not None and source is not None:
         from agentjit.cache.suspects import sign_in_secrets
 
         secrets = sign_in_secrets(cache, [source])
-    if secrets:
-        argv += ["--sign-in", "--secrets-stdin"]
-    proc = await asyncio.create_subprocess_exec(*argv, stdin=asyncio.subprocess.PIPE if secrets else asyncio.subprocess.DEVNULL,
-                                                stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)  # fmt: skip
-    try:
-        out, err = await asyncio.wait_for(proc.communicate(json.dumps(secrets).encode() if secrets else None), HEAL_TIMEOUT_S)
-    except TimeoutError:
-        proc.kill()
-        await proc.communicate()
+    from agentjit.runtime.healing import heal_process
+
+    code, out, err = await heal_process(str(args.cache), site_url, tools, secrets, HEAL_TIMEOUT_S)
+    if code is None:
         return {"error": f"toolcache heal ran past {HEAL_TIMEOUT_S:.0f} s and was stopped", "tools": tools}
-    except BaseException:  # cancelled: the heal does not outlive the run
-        proc.kill()
-        raise
     try:
-        report = json.loads(out.decode("utf-8", "replace"))
+        report = json.loads(out)
     except ValueError:
         report = None
-    if proc.returncode not in (0, 1) or not isinstance(report, dict) or "healed" not in report:
-        tail = (err or out).decode("utf-8", "replace").strip()[-600:]
-        return {"error": f"toolcache heal exited {proc.returncode}: {tail}", "tools": tools}
+    if code not in (0, 1) or not isinstance(report, dict) or "healed" not in report:
+        tail = (err or out).strip()[-600:]
+        return {"error": f"toolcache heal exited {code}: {tail}", "tools": tools}
     return {"tools": tools, "healed": report.get("healed", []), "failed": report.get("failed", {}),
             "changes": report.get("changes", {}), "time_s": report.get("time_s"),
             "revision": report.get("revision"), "signed_in": report.get("signed_in")}  # fmt: skip

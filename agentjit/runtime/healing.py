@@ -28,8 +28,10 @@ from __future__ import annotations
 
 import ast
 import asyncio
+import json
 import logging
 import re
+import sys
 import time
 from collections.abc import Awaitable, Callable
 from typing import Any, Literal
@@ -41,10 +43,12 @@ from agentjit.protocol.trace import RESPONSE_BODY_MAX
 
 from .browser import READ_METHODS
 from .invoke import CallOutcome
+from .processes import run_command
 
 __all__ = [
     "Suspect", "FallbackAnswer", "ToolFallback", "Verdict", "classify", "RequestWatch", "write_not_sent",
     "LITERAL", "selector_literals", "selectorish", "missing_selectors", "document_selectors", "COUNT_JS", "LOCATOR_TEXT",
+    "heal_process",
 ]  # fmt: skip
 
 log = logging.getLogger(__name__)
@@ -289,3 +293,16 @@ def write_not_sent(outcome: CallOutcome, watch: RequestWatch | None) -> bool:
     if outcome.phase in NOT_SENT_PHASES:
         return True
     return outcome.phase == "execute" and watch is not None and not watch.sent
+
+
+async def heal_process(cache_dir: str, site_url: str, tools: list[str], secrets: dict[str, str],
+                       timeout_s: float) -> tuple[int | None, str, str]:  # fmt: skip
+    """``toolcache heal --json`` on ``tools`` as a process of its own (the builder imports agentjit, never the
+    reverse): its exit code (None past ``timeout_s``), stdout and stderr. With ``secrets`` it signs in first, the
+    values handed over on stdin (``--secrets-stdin``), out of the process list."""
+    argv = [sys.executable, "-m", "toolcache.cli", "heal", "--cache", cache_dir, "--site", site_url, "--json"]
+    for name in tools:
+        argv += ["--tool", name]
+    if secrets:
+        argv += ["--sign-in", "--secrets-stdin"]
+    return await run_command(argv, timeout_s, stdin=json.dumps(secrets) if secrets else None)

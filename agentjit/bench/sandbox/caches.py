@@ -44,9 +44,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from agentjit.runtime.processes import run_command
+
 from .listeners import Listeners
 
-__all__ = ["CacheCase", "CacheVerdict", "CASES", "run_cache_corpus", "run_command", "is_strict_json"]
+__all__ = ["CacheCase", "CacheVerdict", "CASES", "run_cache_corpus", "is_strict_json"]
 
 HANG_S = 30.0
 """A command that runs longer than this hangs (each would otherwise end within seconds; the runs'
@@ -259,26 +261,6 @@ def is_strict_json(text: str) -> bool:
     except ValueError:
         return False
     return True
-
-
-async def run_command(argv: list[str], timeout_s: float, *, stdin: str | None = None) -> tuple[int | None, str, str]:
-    """Run ``argv`` as a process of its own (its own session; ``stdin`` its input, else none): its exit code (None
-    when it ran past ``timeout_s`` and was killed), stdout and stderr. Cancelled, it kills the process."""
-    proc = await asyncio.create_subprocess_exec(*argv, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-                                                stdin=asyncio.subprocess.DEVNULL if stdin is None else asyncio.subprocess.PIPE,
-                                                start_new_session=True)  # fmt: skip
-    code: int | None
-    try:
-        out, err = await asyncio.wait_for(proc.communicate(None if stdin is None else stdin.encode()), timeout_s)
-        code = proc.returncode
-    except TimeoutError:
-        proc.kill()
-        out, err = await proc.communicate()
-        code = None
-    except BaseException:  # cancelled: the command does not outlive the corpus
-        proc.kill()
-        raise
-    return code, out.decode("utf-8", "replace"), err.decode("utf-8", "replace")
 
 
 def _argv(command: str, cache: Path, plan: Path, site_url: str) -> list[str]:

@@ -33,8 +33,9 @@ from typing import Any
 
 from agentjit.cache import ToolCache
 from agentjit.protocol.manifest import ToolType
+from agentjit.runtime.processes import run_command
 
-from .caches import is_strict_json, run_command
+from .caches import is_strict_json
 from .hostile_site import SCRIPT, HostileSite
 
 __all__ = ["TEXTS", "SiteVerdict", "SiteReport", "run_site_corpus"]
