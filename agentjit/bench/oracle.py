@@ -32,7 +32,7 @@ import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import urlsplit, urlunsplit
 
 from agentjit.agent.observe import parse_elements
 from agentjit.exceptions import ConfigError
@@ -188,6 +188,14 @@ not enough on a machine at load 30-60: a fresh-clone run saw Fava's balance shee
 account tree after all of them; the pauses double, so a slow machine gets time, not more steps."""
 
 
+RELOAD_AT = (5, 8)
+"""The looks (counted as for MAX_LOOKS) at which the oracle opens the step's recorded page again instead
+of scrolling, as a person would reload a page that stopped short. A script-driven page can stay
+without the target for good: a fresh-clone CI run saw Fava's balance sheet, reached by a click in
+its single-page router, without the Checking link through all ten looks (two minutes). Late enough
+that a page still building its target on a loaded machine is not restarted at once."""
+
+
 class OraclePolicy:
     """Answers the agent's requests from ``steps`` (a recorded demonstration), then ``done``."""
 
@@ -224,6 +232,12 @@ class OraclePolicy:
                 if self.looks >= MAX_LOOKS:
                     raise
                 self.looks += 1
+                again = urlsplit(str(step.url or ""))
+                if self.looks in RELOAD_AT and again.path:
+                    return json.dumps(
+                        {"action": "goto", "url": urlunsplit(("", "", again.path, again.query, "")),
+                         "note": "the page does not show the next target: open it again"}  # fmt: skip
+                    )
                 return json.dumps({"action": "scroll", "direction": "up", "note": "looking for the next target"})
             self.looks = 0
             nxt = self.steps[self.position + 1] if self.position + 1 < len(self.steps) else None

@@ -184,6 +184,48 @@ def test_the_oracle_looks_again_while_its_target_is_not_rendered_yet():
         stuck(page())
 
 
+def test_the_oracle_opens_the_steps_page_again_when_looking_does_not_help():
+    """A page that stopped short (a single-page router left the old report after a click) never draws
+    the target however long one looks: at RELOAD_AT the oracle opens the step's recorded page again."""
+    from agentjit.bench.oracle import MAX_LOOKS, RELOAD_AT, OraclePolicy
+    from agentjit.llm import Message
+    from agentjit.protocol.trace import StepEvent
+
+    step = StepEvent(index=0, action="click", start=0.0, end=0.1, url="http://x/ledger/balance_sheet/?time=2025",
+                     target={"selector": "a.acct", "role": "link", "name": "Checking"})  # fmt: skip
+    empty = [Message(role="user", content="Current page:\n" + Observation("http://x/ledger/balance_sheet/", "b", [], "").render())]
+    oracle = OraclePolicy([step], answer="42")
+    said = [json.loads(oracle(empty)) for _ in range(MAX_LOOKS)]
+    gotos = [n + 1 for n, a in enumerate(said) if a["action"] == "goto"]
+    assert gotos == list(RELOAD_AT) and all(1 < n <= MAX_LOOKS for n in gotos)
+    assert {a["url"] for a in said if a["action"] == "goto"} == {"/ledger/balance_sheet/?time=2025"}
+    assert {a["action"] for a in said} == {"scroll", "goto"}
+
+
+async def test_the_oracle_finds_a_target_that_only_a_fresh_load_draws(browser_pool):
+    """The first load of the page never draws the link (as a router that lost a response); opened
+    again, it does: the run ends with the click and done instead of giving up."""
+    from agentjit.bench.oracle import OraclePolicy, patient_model
+    from agentjit.protocol.trace import StepEvent
+
+    loads = []
+
+    async def serve(route):
+        loads.append(route.request.url)
+        link = "<a id='acct' href='#done'>Checking</a>" if len(loads) > 1 else "<p>Income statement</p>"
+        await route.fulfill(status=200, content_type="text/html", body=f"<title>b</title>{link}")
+
+    step = StepEvent(index=0, action="click", start=0.0, end=0.1, url="http://aj.test/sheet",
+                     target={"selector": "a#acct", "role": "link", "name": "Checking"})  # fmt: skip
+    async with browser_pool.page() as page:
+        await page.route("http://aj.test/**", serve)
+        await page.goto("http://aj.test/sheet")
+        agent = StepwiseAgent(patient_model(OraclePolicy([step], answer="42")), snapshots=False)
+        result = await agent.run(page, "open the Checking account")
+    assert result.answer == "42" and len(loads) == 2
+    assert [s.action["action"] for s in result.steps][-3:] == ["goto", "click", "done"]
+
+
 async def test_only_the_open_modal_dialog_is_offered(page):
     """Behind a modal dialog the page is inert: the agent sees (and the oracle finds) the dialog's fields."""
     from agentjit.agent import observe
