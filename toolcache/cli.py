@@ -6,7 +6,7 @@
     toolcache import-browser-use history.json -o traces/imported/ [--site food]
     toolcache build traces/food -o CACHE [--site URL | --app food] [--model M] [--json]
         [--verify-writes recorded|live|none] [--reset-command CMD] [--secret NAME=VALUE] [--sign-in]
-    toolcache heal --cache CACHE --site URL [--tool NAME] [--json] [--sign-in [--secret NAME=VALUE | --secrets-stdin]]
+    toolcache heal --cache CACHE --site URL [--tool NAME] [--no-probe] [--json] [--sign-in [--secret NAME=VALUE | --secrets-stdin]]
 """
 
 from __future__ import annotations
@@ -190,7 +190,8 @@ def _cmd_heal(args: argparse.Namespace) -> int:
     secrets = _secrets(args.secret)
     if args.secrets_stdin:
         secrets.update(_stdin_secrets(sys.stdin.read()))
-    report = heal_sync(args.cache, args.site, tools=args.tool or None, sign_in=secrets if args.sign_in else None)
+    report = heal_sync(args.cache, args.site, tools=args.tool or None, sign_in=secrets if args.sign_in else None,
+                       probe=not args.no_probe, progress=lambda line: print(f"toolcache heal: {line}", file=sys.stderr, flush=True))
     if args.json:
         emit_json(report.to_json())
     else:
@@ -326,6 +327,9 @@ def _parser() -> argparse.ArgumentParser:
     h.add_argument("--secrets-stdin", action="store_true",
                    help='with --sign-in: read the secrets as a JSON object from stdin ({"login_password": "..."}), '
                         "out of the process list; never stored")  # fmt: skip
+    h.add_argument("--no-probe", action="store_true",
+                   help="heal the suspects only (default: also probe, read-only, the cache's other tools with a good "
+                        "call on record and heal those found broken in the same round)")  # fmt: skip
     h.add_argument("--json", action="store_true", help="print the heal report as JSON")
     add_browser_arg(h)
     h.set_defaults(func=_cmd_heal)

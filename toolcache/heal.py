@@ -46,6 +46,7 @@ import json
 import logging
 import re
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -139,6 +140,9 @@ class HealReport:
     signed_in: dict[str, Any] | None = None
     """With ``--sign-in``: the sign-in tool heal ran on the site first (``tool``, ``ok``, ``reason``), so the pages
     behind it are healed signed in; the session lives in heal's browser only."""
+    probed: list[dict[str, Any]] = field(default_factory=list)
+    """The tools heal probed beside the suspects (:func:`probe_tools`): ``tool``, ``ok`` (None: not probed),
+    ``reason``, ``suspect`` (made suspect and healed in this round), ``seconds``."""
     revision: int = 0
     time_s: float = 0.0
 
@@ -449,7 +453,8 @@ class _Healer:
         return outcome, None
 
     async def _verify(self, page: Any, url: str, tool: ToolManifest, args: dict[str, Any], expected: Any,
-                      *, pre_only: bool, writes: list[dict[str, Any]] | None = None) -> str | None:  # fmt: skip
+                      *, pre_only: bool, writes: list[dict[str, Any]] | None = None,
+                      timeout_ms: int = CANDIDATE_TIMEOUT_MS) -> str | None:  # fmt: skip
         """None when ``tool`` passes on ``url`` (loaded fresh unless only pre_checks ran since), else why not.
 
         ``pre_only``: its pre_check alone. A navigating tool's run counts when it navigates and its post_check
@@ -458,7 +463,7 @@ class _Healer:
         if self._dirty or page.url != url:
             await self._open(page, url)
             self._dirty = False
-        timeout = CANDIDATE_TIMEOUT_MS
+        timeout = timeout_ms
         if pre_only or (tool.is_write and not writes):
             probe = tool.model_copy(update={"execute": "return {};", "post_check": "return true;", "navigates": False,
                                             "output_schema": {"type": "object"}})  # fmt: skip
@@ -695,6 +700,57 @@ class _Healer:
         log.info("heal signed in with %s (%d request(s) sent)", tool.name, len(sent))
         return {"tool": tool.name, "ok": True, "reason": None}
 
+    async def probe(self, tool: ToolManifest, good: dict[str, Any]) -> _Probe:
+        """Whether ``tool``, no suspect, still works on its good call's page, read-only (:func:`probe_tools`).
+
+        First its names: a selector of its pre_check and execute (and a non-navigating tool's post_check) that
+        matches nothing on the page fresh, and matched something on the good page, is broken. Then its good call
+        again where the code can hold it to what it did: a READ with its output or landing page on record, held to
+        them by the checks healing uses; a WRITE whose requests are on record, behind the guard that answers them
+        from the record (nothing reaches the site); else its pre_check alone. A run that fails with all its names
+        in place is reported, not made suspect, unless heal can act on it: fields of its output named otherwise, or
+        a navigating tool's post_check names gone from the page it lands on."""
+        url = site_url(self.base_url, good.get("url") or "/")
+        args = dict(good.get("args") or {})
+        writes = self._recorded(tool, good)
+        timeout = min(max(tool.timeout_ms, CANDIDATE_TIMEOUT_MS), NAVIGATION_MS)
+        again = _read_again(tool, good)
+        self._good_output = good.get("output") if again else None
+        self._good_landing = (good, await self._good_rows(good)) if again and tool.navigates else None
+        self._keys = {}
+        async with self._page() as page:
+            await self.guard.install(page)
+            await self._open(page, url)
+            self._dirty = False
+            if not _signs_in(tool) and await self._sign_in_wall(page, good):
+                return _Probe(url, None, f"not probed: {page.url} asks to sign in (heal --sign-in probes signed in)")
+            broken = await self._missing(page, [tool.pre_check, tool.execute] + ([] if tool.navigates else [tool.post_check]))
+            if broken:
+                await self._mapped_on(page, _good_file(self.store, good, "dom_path"), broken)
+                broken = [b for b in broken if self._old_counts.get(b) != 0]  # a name the good page lacked too is no loss
+            if broken:
+                return _Probe(url, False, f"{', '.join(map(repr, broken))} match nothing on {url}", suspect=True,
+                              html=await _content(page))  # fmt: skip
+            if writes:
+                writes = await self._own_params(page, writes, good, args, HealReport("", ""), tool.name)
+            run = again or bool(writes)
+            problem = await self._verify(page, url, tool, args, None, pre_only=not run, writes=writes, timeout_ms=timeout)
+            if problem is None and self._keys:
+                return _Probe(url, False, f"its output names {', '.join(sorted(self._keys.values()))} otherwise",
+                              suspect=True, html=await _content(page))  # fmt: skip
+            if problem is None:
+                return _Probe(url, True, None)
+            html = await _content(page)
+            if tool.navigates and problem.startswith("post_check"):
+                landed = await self._missing(page, [tool.post_check])
+                if landed:
+                    await self._mapped_on(page, _good_file(self.store, good, "after_dom_path"), landed)
+                    if any(self._old_counts.get(b) != 0 for b in landed):
+                        return _Probe(url, False, f"{problem} ({', '.join(map(repr, landed))} gone where it lands)",
+                                      suspect=True, html=html)  # fmt: skip
+            return _Probe(url, False, f"{problem}, though every name it uses is on the page (its state, not a name "
+                                      "heal can repair)", html=html)  # fmt: skip
+
     async def _signed_out_again(self, page: Any, tool: ToolManifest, args: dict[str, Any]) -> bool:
         """Whether a sign-in whose request was answered from its record landed back on its own form (its pre_check
         passes there): the session that answer set is no longer the site's (the site was reset since, or it is
@@ -826,6 +882,26 @@ class _Healer:
         return None, tried
 
 
+@dataclass
+class _Probe:
+    """What probing one tool found: the page it was probed on, ``ok`` (None: it could not be probed), why not,
+    whether that makes it suspect (heal can act on it), and the page as the probe left it (the evidence)."""
+
+    url: str
+    ok: bool | None
+    reason: str | None
+    suspect: bool = False
+    html: str | None = None
+
+
+async def _content(page: Any) -> str | None:
+    try:
+        html: str = await page.content()
+    except Exception:  # a page mid-navigation: evidence without the DOM
+        return None
+    return html
+
+
 def _read_again(tool: ToolManifest, good: dict[str, Any] | None) -> bool:
     """Whether ``tool``, a READ, has a good call to be run again and held to: its arguments, and its output or,
     for a navigating one, the page it landed on."""
@@ -890,13 +966,54 @@ def rekey_plans(cache: ToolCache, old_fingerprint: str, changed: set[str]) -> tu
     return kept, dropped
 
 
+async def probe_tools(healer: _Healer, cache: ToolCache, store: SuspectStore, skip: set[str], report: HealReport,
+                      progress: Callable[[str], None] | None = None) -> list[str]:  # fmt: skip
+    """Probe the cache's tools that are not suspect (not in ``skip``) and have a good call on record, read-only
+    (:meth:`_Healer.probe`); record each that fails in a way heal can repair as suspect, with the evidence (reason
+    ``probe: ...``), and return their names: healed in the same round. A run stops at its first broken tool, so
+    the tools a task would have reached later are found here, not by the next run.
+
+    A tool without a good call is not probed: the build's verification keeps its arguments
+    (``cache.json``'s ``builder.witnesses``) but not the page it verified them on."""
+    todo = [(n, g) for n in sorted(cache.tools) if n not in skip and (g := store.good(n)) is not None and g.get("url")]
+    found: list[str] = []
+    for i, (name, good) in enumerate(todo, 1):
+        t0 = time.perf_counter()
+        tool = cache.tools[name]
+        try:
+            got = await healer.probe(tool, good)
+        except (SiteUnreachable, OffSiteURL) as exc:
+            got = _Probe(str(good.get("url")), None, f"not probed: {exc}")
+        seconds = round(time.perf_counter() - t0, 2)
+        report.probed.append({"tool": name, "ok": got.ok, "reason": got.reason, "suspect": got.suspect, "seconds": seconds})
+        verdict = "ok" if got.ok else f"{'broken' if got.suspect else 'fails'}: {got.reason}" if got.ok is False else got.reason
+        line = f"probe {i}/{len(todo)} {name}: {verdict} ({seconds:.1f} s)"
+        log.info("%s", line)
+        if progress is not None:
+            progress(line)
+        if not got.suspect:
+            continue
+        evidence: dict[str, Any] = {"tool": name, "effect": tool.effect.value, "phase": "probe",
+                                    "reason": f"probe: {got.reason}", "url": got.url, "args": dict(good.get("args") or {}),
+                                    "tool_version": tool.version, "at": time.time()}  # fmt: skip
+        if got.html is not None:
+            evidence["dom_sha256"], path = store.save_snapshot(got.html)
+            evidence["dom_path"] = str(path)
+        store.add(name, evidence)
+        found.append(name)
+    return found
+
+
 async def heal_cache(cache_dir: str | Path, base_url: str, *, pool: BrowserPool | None = None,
-                     tools: list[str] | None = None, sign_in: dict[str, str] | None = None) -> HealReport:  # fmt: skip
+                     tools: list[str] | None = None, sign_in: dict[str, str] | None = None, probe: bool = True,
+                     progress: Callable[[str], None] | None = None) -> HealReport:  # fmt: skip
     """Heal the suspect tools of the cache at ``cache_dir`` (or only ``tools``) against the site at ``base_url``.
 
     ``sign_in``: sign in first (with these secrets, by input name) and heal the tools behind it signed in: the
     cache's sign-in tool is healed first when it is suspect, then sent once with its last good call's arguments.
-    Without it, heal sees the site as a visitor does."""
+    Without it, heal sees the site as a visitor does. ``probe``: also probe the cache's other tools with a good
+    call on record (:func:`probe_tools`, in the signed-in session) and heal those found broken in the same round.
+    ``progress``: called with a line per tool probed."""
     t0 = time.perf_counter()
     cache = ToolCache.load(cache_dir)
     store = SuspectStore(cache_dir)
@@ -907,17 +1024,18 @@ async def heal_cache(cache_dir: str | Path, base_url: str, *, pool: BrowserPool 
     if unknown:
         raise ConfigError(f"no tool named {', '.join(map(repr, unknown))} in {cache_dir}")
     report.suspects = names
-    if not names:
+    if not names and not probe:
         report.time_s = time.perf_counter() - t0
         return report
     if pool is None:
         async with BrowserPool.from_spec() as own:
-            return await _heal(cache, store, names, suspects, base_url, own, report, t0, sign_in)
-    return await _heal(cache, store, names, suspects, base_url, pool, report, t0, sign_in)
+            return await _heal(cache, store, names, suspects, base_url, own, report, t0, sign_in, probe, progress)
+    return await _heal(cache, store, names, suspects, base_url, pool, report, t0, sign_in, probe, progress)
 
 
 async def _heal(cache: ToolCache, store: SuspectStore, names: list[str], suspects: dict[str, Any], base_url: str,
-                pool: BrowserPool, report: HealReport, t0: float, sign_in: dict[str, str] | None = None) -> HealReport:  # fmt: skip
+                pool: BrowserPool, report: HealReport, t0: float, sign_in: dict[str, str] | None = None,
+                probe: bool = False, progress: Callable[[str], None] | None = None) -> HealReport:  # fmt: skip
     pool.allow_site(base_url)
     healer = _Healer(pool, base_url, store)
     old_fingerprint = cache.fingerprint()
@@ -925,21 +1043,22 @@ async def _heal(cache: ToolCache, store: SuspectStore, names: list[str], suspect
     signs_in = sorted(n for n, t in cache.tools.items() if _signs_in(t))
     if sign_in is not None and not signs_in:
         raise ConfigError(f"heal --sign-in: {store.root} has no sign-in tool (a WRITE with a writeOnly input)")
-    # a sign-in first: the tools behind it are healed on the pages it opens
-    names = sorted(names, key=lambda n: n not in signs_in)
-    for name in names:
-        if sign_in is not None and report.signed_in is None and name not in signs_in:
-            report.signed_in = await healer.sign_in(cache.tools[_pick_sign_in(signs_in, store)], sign_in)
-        if name not in cache.tools:
-            report.failed[name] = "the cache has no such tool any more"
-            continue
-        new = await healer.heal(cache.tools[name], suspects[name], report)
-        if new is None:
-            continue
-        report.healed.append(name)
-        if new != cache.tools[name]:
-            cache.add_tool(new)
-            changed.add(name)
+    # a sign-in first: the tools behind it are probed and healed on the pages it opens
+    first = [n for n in names if n in signs_in]
+    rest = [n for n in names if n not in signs_in]
+    for name in first:
+        await _heal_one(healer, cache, name, suspects[name], report, changed)
+    if sign_in is not None and (rest or probe):
+        report.signed_in = await healer.sign_in(cache.tools[_pick_sign_in(signs_in, store)], sign_in)
+    if probe:
+        # every suspect is on record: the other tools are probed, those found broken healed with them
+        sent = set(signs_in) if report.signed_in and report.signed_in.get("ok") else set()
+        found = await probe_tools(healer, cache, store, set(suspects) | sent, report, progress)
+        suspects = store.suspects()
+        report.suspects += found
+        rest += found
+    for name in rest:
+        await _heal_one(healer, cache, name, suspects[name], report, changed)
     if changed:
         report.plans_kept, report.plans_dropped = rekey_plans(cache, old_fingerprint, changed)
         cache.info.revision += 1
@@ -951,21 +1070,44 @@ async def _heal(cache: ToolCache, store: SuspectStore, names: list[str], suspect
     return report
 
 
+async def _heal_one(healer: _Healer, cache: ToolCache, name: str, evidence: dict[str, Any], report: HealReport,
+                    changed: set[str]) -> None:  # fmt: skip
+    """Heal the suspect ``name``; a tool it changed goes into ``cache`` and ``changed``."""
+    if name not in cache.tools:
+        report.failed[name] = "the cache has no such tool any more"
+        return
+    new = await healer.heal(cache.tools[name], evidence, report)
+    if new is None:
+        return
+    report.healed.append(name)
+    if new != cache.tools[name]:
+        cache.add_tool(new)
+        changed.add(name)
+
+
 def _pick_sign_in(names: list[str], store: SuspectStore) -> str:
     """The sign-in tool to send: the first with a good call on record, else the first."""
     return next((n for n in names if store.good(n) is not None), names[0])
 
 
 def heal_sync(cache_dir: str | Path, base_url: str, *, tools: list[str] | None = None,
-              sign_in: dict[str, str] | None = None) -> HealReport:  # fmt: skip
+              sign_in: dict[str, str] | None = None, probe: bool = True,
+              progress: Callable[[str], None] | None = None) -> HealReport:  # fmt: skip
     """:func:`heal_cache` for the command line."""
-    return asyncio.run(heal_cache(cache_dir, base_url, tools=tools, sign_in=sign_in))
+    return asyncio.run(heal_cache(cache_dir, base_url, tools=tools, sign_in=sign_in, probe=probe, progress=progress))
 
 
 def render(report: HealReport) -> str:
     """A few lines for people."""
     lines = [f"toolcache heal {report.cache} against {report.site}: {len(report.suspects)} suspect(s), "
              f"{len(report.healed)} healed, {len(report.failed)} not ({report.time_s:.1f} s)"]  # fmt: skip
+    if report.probed:
+        broken = [p["tool"] for p in report.probed if p["suspect"]]
+        lines.append(f"  probed {len(report.probed)} other tool(s): {sum(p['ok'] is True for p in report.probed)} ok"
+                     + (f", found broken: {', '.join(broken)}" if broken else ""))  # fmt: skip
+        for p in report.probed:
+            if p["ok"] is not True and not p["suspect"]:
+                lines.append(f"  probe {p['tool']}: {p['reason']}")
     for name in report.healed:
         swaps = report.changes.get(name) or {}
         what = "; ".join(f"{json.dumps(o)} -> {json.dumps(n)}" for o, n in swaps.items()) or "passes again, unchanged"

@@ -395,7 +395,7 @@ async def bench_heal(args: argparse.Namespace) -> int:
     from agentjit.bench.heal_bench import measure
 
     report = await measure(_app_name(args) or "food", seed=args.seed, wrap=args.wrap, rounds=args.rounds,
-                           template=args.template, cache=args.cache)  # fmt: skip
+                           template=args.template, cache=args.cache, probe=not args.no_probe)  # fmt: skip
     if args.json:
         emit_json(report)
         return 0
@@ -405,7 +405,8 @@ async def bench_heal(args: argparse.Namespace) -> int:
               f"{o['passed']}/{o['tasks']} tasks, median {o['median_latency_s']} s, all {o['total_latency_s']} s")  # fmt: skip
     for i, r in enumerate(report["rounds"], 1):
         out.print(f"  redesigned, run {i}: {r['passed']}/{r['tasks']} tasks, median {r['median_latency_s']} s, "
-                  f"all {r['total_latency_s']} s, suspects {', '.join(r['suspects']) or '-'}")  # fmt: skip
+                  f"all {r['total_latency_s']} s, suspects {', '.join(r['suspects']) or '-'}"
+                  + (f", probe found {', '.join(r['probe_found']) or '-'}" if "probe_found" in r else ""))  # fmt: skip
     out.print(f"  tools broken {len(report['tools_broken'])} of {report['tools']}, healed {len(report['tools_healed'])}, "
               f"heal time {report['heal_s']} s")  # fmt: skip
     for name, why in report["not_healed"].items():
@@ -560,6 +561,8 @@ def add_parsers(sub: Any) -> None:
     p.add_argument("--seed", type=int, default=7, help="the redesign's seed")
     p.add_argument("--wrap", type=nonneg_float, default=0.3, help="share of buttons wrapped in a new element")
     p.add_argument("--rounds", type=positive_int, default=4, help="most run-and-heal rounds")
+    p.add_argument("--no-probe", action="store_true",
+                   help="heal only the tools a run found suspect (default: heal probes the other tools too)")
     p.add_argument("--template", help="redesign by another template of the app instead of the proxy "
                                       "(roundup: jinja2, classic's schema)")
     p.add_argument("--cache", help="measure this cache of the app (a fresh toolcache build, say) instead of the "

@@ -11,7 +11,8 @@ original site (the baseline), then puts a :class:`~agentjit.bench.redesign.Redes
 in front of it (every compound class, id and ``data-testid`` renamed by
 ``seed``, a ``wrap`` share of buttons wrapped) and, on a copy of the app's
 cache, repeats: run every task with suspects recorded, ``heal`` the suspects;
-until every task passes, nothing new is suspect, or ``rounds`` ran. No model
+until every task passes, nothing new is suspect, or ``rounds`` ran (each heal
+also probes the tools no run found suspect, unless ``probe`` is off). No model
 is used: a broken tool fails its task (no fallback), which is what marks it
 suspect. Read-only on the redesigned site except for the tasks' own writes
 (the site is reset before each task). Healing is the user's own command,
@@ -71,10 +72,11 @@ def _summary(runs: list[dict[str, Any]]) -> dict[str, Any]:
             "failed": {r["id"]: r["reason"] for r in runs if not r["ok"]}}  # fmt: skip
 
 
-async def _heal(cache_dir: Path, site_url: str, tools: list[str], secrets: dict[str, str]) -> dict[str, Any]:
+async def _heal(cache_dir: Path, site_url: str, tools: list[str], secrets: dict[str, str],
+                probe: bool = True) -> dict[str, Any]:  # fmt: skip
     """``toolcache heal --json`` on ``tools``: its report (exit 1 only means some stayed broken); signed in with
-    ``secrets`` when the tasks sign in."""
-    code, out, err = await heal_process(str(cache_dir), site_url, tools, secrets, HEAL_TIMEOUT_S)
+    ``secrets`` when the tasks sign in; ``probe``: probing the other tools too."""
+    code, out, err = await heal_process(str(cache_dir), site_url, tools, secrets, HEAL_TIMEOUT_S, probe=probe)
     if code not in (0, 1):
         why = "ran past its time limit" if code is None else f"exited {code}"
         raise InfrastructureError(f"toolcache heal {why}: {(err.strip() or out.strip())[-800:]}")
@@ -109,9 +111,10 @@ def _redesigned(site: Any, seed: int, wrap: float, template: str | None) -> Iter
 
 
 async def measure(app_name: str = "food", *, seed: int = 7, wrap: float = 0.3, rounds: int = 4,
-                  template: str | None = None, cache: str | Path | None = None) -> dict[str, Any]:  # fmt: skip
+                  template: str | None = None, cache: str | Path | None = None, probe: bool = True) -> dict[str, Any]:  # fmt: skip
     """Run 1 on the redesigned site, heal, run 2 (and so on, at most ``rounds`` runs); each against the original.
-    ``cache``: a cache of the app to measure (copied) instead of the bundled one."""
+    ``cache``: a cache of the app to measure (copied) instead of the bundled one. ``probe``: each heal probes the
+    tools no run found suspect and heals those found broken (``toolcache heal``'s default)."""
     app = get_app(app_name)
     tasks = [t for t in app.tasks() if t.has_plan]
     site = app.site(latency_scale=0)
@@ -122,7 +125,7 @@ async def measure(app_name: str = "food", *, seed: int = 7, wrap: float = 0.3, r
             shutil.copytree(app.cache_dir if cache is None else cache, cache_dir)
             for stale in ("suspects.json", "plans.json"):
                 (cache_dir / stale).unlink(missing_ok=True)
-            report: dict[str, Any] = {"app": app_name, "seed": seed, "wrap": wrap, "tools": 0, "rounds": [],
+            report: dict[str, Any] = {"app": app_name, "seed": seed, "wrap": wrap, "probe": probe, "tools": 0, "rounds": [],
                                       "cache": "bundled" if cache is None else str(cache)}  # fmt: skip
             async with BrowserPool.from_spec() as pool:
                 original = ToolCache.load(cache_dir)
@@ -148,7 +151,7 @@ async def measure(app_name: str = "food", *, seed: int = 7, wrap: float = 0.3, r
                         before = _state(judged)
                         t0 = time.perf_counter()
                         try:
-                            heal = await _heal(cache_dir, url, sorted(new), secrets)
+                            heal = await _heal(cache_dir, url, sorted(new), secrets, probe)
                         except InfrastructureError as exc:  # a heal past its limit: the runs so far still count
                             summary["heal_s"] = round(time.perf_counter() - t0, 2)
                             summary["heal_error"] = str(exc)
@@ -160,6 +163,12 @@ async def measure(app_name: str = "food", *, seed: int = 7, wrap: float = 0.3, r
                         summary["site_unchanged_by_heal"] = None if before is None else _state(judged) == before
                         heal_s += summary["heal_s"]
                         summary["healed"] = heal.get("healed") or []
+                        if probe:
+                            probed = heal.get("probed") or []
+                            summary["probed"] = len(probed)
+                            summary["probe_s"] = round(sum(p["seconds"] for p in probed), 2)
+                            summary["probe_found"] = sorted(p["tool"] for p in probed if p["suspect"])
+                            broken |= set(summary["probe_found"])
                         summary["signed_in"] = heal.get("signed_in")
                         healed |= set(summary["healed"])
                         not_healed.update(heal.get("failed") or {})

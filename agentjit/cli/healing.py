@@ -73,4 +73,5 @@ async def heal_after(args: argparse.Namespace, result: Any, site_url: str, *, ca
         return {"error": f"toolcache heal exited {code}: {tail}", "tools": tools}
     return {"tools": tools, "healed": report.get("healed", []), "failed": report.get("failed", {}),
             "changes": report.get("changes", {}), "time_s": report.get("time_s"),
-            "revision": report.get("revision"), "signed_in": report.get("signed_in")}  # fmt: skip
+            "revision": report.get("revision"), "signed_in": report.get("signed_in"),
+            "probed": report.get("probed", [])}  # fmt: skip

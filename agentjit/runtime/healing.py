@@ -296,11 +296,14 @@ def write_not_sent(outcome: CallOutcome, watch: RequestWatch | None) -> bool:
 
 
 async def heal_process(cache_dir: str, site_url: str, tools: list[str], secrets: dict[str, str],
-                       timeout_s: float) -> tuple[int | None, str, str]:  # fmt: skip
+                       timeout_s: float, *, probe: bool = True) -> tuple[int | None, str, str]:  # fmt: skip
     """``toolcache heal --json`` on ``tools`` as a process of its own (the builder imports agentjit, never the
     reverse): its exit code (None past ``timeout_s``), stdout and stderr. With ``secrets`` it signs in first, the
-    values handed over on stdin (``--secrets-stdin``), out of the process list."""
+    values handed over on stdin (``--secrets-stdin``), out of the process list. ``probe``: the heal also probes the
+    cache's other tools and heals those found broken (``--no-probe`` when False)."""
     argv = [sys.executable, "-m", "toolcache.cli", "heal", "--cache", cache_dir, "--site", site_url, "--json"]
+    if not probe:
+        argv.append("--no-probe")
     for name in tools:
         argv += ["--tool", name]
     if secrets:
