@@ -45,7 +45,8 @@ def test_each_benchmark_has_only_its_own_flags() -> None:
                                                                 "--store", "--tasks", "--only", "--app"}
     assert _flags(benches["agentjit bench faults"]) - common == {"--runs", "--app", "--processes", "--workers", "--store",
                                                                  "--ray"}
-    assert _flags(benches["agentjit bench heal"]) - common == {"--seed", "--wrap", "--rounds", "--template", "--cache", "--app"}
+    assert _flags(benches["agentjit bench heal"]) - common == {"--seed", "--wrap", "--rounds", "--template", "--cache", "--app",
+                                                                   "--no-probe"}
     assert _flags(benches["agentjit bench sandbox"]) - common == {"--corpus"}
     assert _flags(benches["agentjit bench isolation"]) - common == {"-n", "--repeats", "-R"}
     assert "--llm-profile" in _flags(benches["agentjit bench e2e"])

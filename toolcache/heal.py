@@ -1046,14 +1046,22 @@ async def _heal(cache: ToolCache, store: SuspectStore, names: list[str], suspect
     # a sign-in first: the tools behind it are probed and healed on the pages it opens
     first = [n for n in names if n in signs_in]
     rest = [n for n in names if n not in signs_in]
+    if probe and sign_in is not None:
+        # the sign-in probed (and healed) before it is sent: a redesign that broke it leaves nothing signed in
+        found = await probe_tools(healer, cache, store, set(suspects) | (set(cache.tools) - set(signs_in)), report, progress)
+        suspects = store.suspects()
+        report.suspects += found
+        first += found
     for name in first:
         await _heal_one(healer, cache, name, suspects[name], report, changed)
     if sign_in is not None and (rest or probe):
         report.signed_in = await healer.sign_in(cache.tools[_pick_sign_in(signs_in, store)], sign_in)
     if probe:
-        # every suspect is on record: the other tools are probed, those found broken healed with them
+        # every suspect is on record: the other tools are probed (signed in with --sign-in), those found broken
+        # healed with them; a sign-in that was sent is known to work
         sent = set(signs_in) if report.signed_in and report.signed_in.get("ok") else set()
-        found = await probe_tools(healer, cache, store, set(suspects) | sent, report, progress)
+        skip = set(suspects) | sent | {p["tool"] for p in report.probed}
+        found = await probe_tools(healer, cache, store, skip, report, progress)
         suspects = store.suspects()
         report.suspects += found
         rest += found

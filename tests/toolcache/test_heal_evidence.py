@@ -185,7 +185,8 @@ async def test_a_sort_is_healed_onto_the_links_that_sort(library, browser_pool) 
     assert (await run(cache_dir, url, browser_pool, SORT_PLAN)).value == "Beowulf"
     LibrarySite.design = 2
     suspect(cache_dir, "sort_books", url + "/books", column="Book")
-    report = await heal_cache(cache_dir, url, pool=browser_pool, tools=["sort_books"])
+    # the sort alone (a probe would find list_books broken by the same design and heal it too)
+    report = await heal_cache(cache_dir, url, pool=browser_pool, tools=["sort_books"], probe=False)
     assert report.healed == ["sort_books"], report.failed
     assert report.changes["sort_books"] == {LINKS: "#rd-results thead a[href]"}
     assert report.candidates_tried["sort_books"] > 1  # the wrong tables' links were tried and refused

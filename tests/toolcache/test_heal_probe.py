@@ -15,9 +15,13 @@ import pytest
 from agentjit.bench.food import CACHE_DIR
 from agentjit.bench.redesign import RedesignProxy
 from agentjit.cache import SuspectStore, ToolCache
+from agentjit.cache.store import CacheInfo
 from agentjit.runtime import Runtime
 from toolcache.cli import main as toolcache_main
 from toolcache.heal import heal_cache
+
+from .pages import serve
+from .test_heal_classes import BALANCE, SIGN_IN, AccountSite, run
 
 pytestmark = pytest.mark.browser
 
@@ -100,3 +104,28 @@ async def test_no_probe_heals_only_the_suspect_and_a_clean_probe_changes_nothing
         assert {p["tool"]: p["ok"] for p in report.probed} == dict.fromkeys(
             ["add_to_cart", "get_store_details", "goto_store", "list_menu_items"], True)
         assert {p: p.read_bytes() for p in files} == files
+
+
+async def test_probes_run_in_the_signed_in_session(tmp_path, browser_pool) -> None:
+    """A redesign broke the sign-in and the page behind it, and no run has seen it: ``heal --sign-in`` probes the
+    sign-in first (signed out, its request answered from the record), heals it, sends it once, and probes and
+    heals the read on the page the session sees. Signed out, that read cannot be probed: it says so."""
+    cache_dir = tmp_path / "cache"
+    ToolCache(CacheInfo(app="account"), [SIGN_IN, BALANCE]).save(cache_dir)
+    plan = 'await sign_in(user="alice", password="pass-1")\nb = await read_balance()\nresult = b.balance'
+    AccountSite.design, AccountSite.posts, AccountSite.sessions = 1, [], set()
+    with serve(AccountSite) as url:
+        assert (await run(cache_dir, url, browser_pool, plan)).value == "42 EUR"
+        AccountSite.design, AccountSite.sessions = 2, set()
+        report = await heal_cache(cache_dir, url, pool=browser_pool, sign_in={"password": "pass-1"})
+        assert report.signed_in == {"tool": "sign_in", "ok": True, "reason": None}, report.probed
+        assert report.healed == ["sign_in", "read_balance"] and not report.failed
+        assert report.changes["read_balance"] == {".balance": ".amount"}
+        assert [(p["tool"], p["suspect"]) for p in report.probed] == [("sign_in", True), ("read_balance", True)]
+        assert len(AccountSite.posts) == 2  # the run's sign-in and heal's one
+        signed_out = await heal_cache(cache_dir, url, pool=browser_pool)
+        probed = {p["tool"]: p for p in signed_out.probed}
+        assert probed["sign_in"]["ok"] is True and probed["read_balance"]["ok"] is None
+        assert "asks to sign in" in probed["read_balance"]["reason"] and signed_out.healed == []
+        assert len(AccountSite.posts) == 2
+        assert (await run(cache_dir, url, browser_pool, plan)).value == "42 EUR"
