@@ -46,7 +46,8 @@ from .redesign import RedesignProxy
 __all__ = ["measure", "HEAL_TIMEOUT_S"]
 
 HEAL_TIMEOUT_S = 600.0
-"""The longest one ``toolcache heal`` may take before the bench gives up on it."""
+"""The longest one ``toolcache heal`` may take before the bench gives up on it (probing adds
+:data:`~agentjit.runtime.healing.PROBE_S_PER_TOOL` per tool of the cache)."""
 
 TOOL_TIMEOUT_MS = 8_000
 """Each tool call's check and navigation limit: a broken tool fails in 8 s; a slow, shared machine is not broken."""

@@ -19,7 +19,8 @@ log = logging.getLogger(__name__)
 __all__ = ["add_healing_args", "arm", "heal_after"]
 
 HEAL_TIMEOUT_S = 600.0
-"""The longest an automatic heal may take; past it the heal is stopped and the run's result says so."""
+"""The longest an automatic heal may take (probing adds ``PROBE_S_PER_TOOL`` per tool of the cache); past it the
+heal is stopped and the run's result says so."""
 
 
 def add_healing_args(p: argparse.ArgumentParser) -> None:
@@ -63,7 +64,8 @@ async def heal_after(args: argparse.Namespace, result: Any, site_url: str, *, ca
 
     code, out, err = await heal_process(str(args.cache), site_url, tools, secrets, HEAL_TIMEOUT_S)
     if code is None:
-        return {"error": f"toolcache heal ran past {HEAL_TIMEOUT_S:.0f} s and was stopped", "tools": tools}
+        return {"error": f"toolcache heal ran past its time limit ({HEAL_TIMEOUT_S:.0f} s, and more for each tool it "
+                         "probes) and was stopped", "tools": tools}  # fmt: skip
     try:
         report = json.loads(out)
     except ValueError:

@@ -34,6 +34,7 @@ import re
 import sys
 import time
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
@@ -295,14 +296,22 @@ def write_not_sent(outcome: CallOutcome, watch: RequestWatch | None) -> bool:
     return outcome.phase == "execute" and watch is not None and not watch.sent
 
 
+PROBE_S_PER_TOOL = 30.0
+"""What probing may add to a heal's time limit per tool of the cache (a page or two loaded and the tool run once,
+on a busy machine)."""
+
+
 async def heal_process(cache_dir: str, site_url: str, tools: list[str], secrets: dict[str, str],
                        timeout_s: float, *, probe: bool = True) -> tuple[int | None, str, str]:  # fmt: skip
     """``toolcache heal --json`` on ``tools`` as a process of its own (the builder imports agentjit, never the
     reverse): its exit code (None past ``timeout_s``), stdout and stderr. With ``secrets`` it signs in first, the
     values handed over on stdin (``--secrets-stdin``), out of the process list. ``probe``: the heal also probes the
-    cache's other tools and heals those found broken (``--no-probe`` when False)."""
+    cache's other tools and heals those found broken (``--no-probe`` when False); ``timeout_s`` then grows by
+    :data:`PROBE_S_PER_TOOL` per tool of the cache."""
     argv = [sys.executable, "-m", "toolcache.cli", "heal", "--cache", cache_dir, "--site", site_url, "--json"]
-    if not probe:
+    if probe:
+        timeout_s += PROBE_S_PER_TOOL * len(list((Path(cache_dir) / "tools").glob("*.json")))
+    else:
         argv.append("--no-probe")
     for name in tools:
         argv += ["--tool", name]
