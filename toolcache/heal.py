@@ -726,8 +726,15 @@ class _Healer:
                 return _Probe(url, None, f"not probed: {page.url} asks to sign in (heal --sign-in probes signed in)")
             broken = await self._missing(page, [tool.pre_check, tool.execute] + ([] if tool.navigates else [tool.post_check]))
             if broken:
-                await self._mapped_on(page, _good_file(self.store, good, "dom_path"), broken)
+                mapped = await self._mapped_on(page, _good_file(self.store, good, "dom_path"), broken)
                 broken = [b for b in broken if self._old_counts.get(b) != 0]  # a name the good page lacked too is no loss
+                # renamed: what it matched on the good page is here under another name; else the page shows other
+                # things now (a cart emptied since), which no name change repairs
+                gone = [b for b in broken if not mapped.get(b)]
+                if gone and len(gone) == len(broken):
+                    return _Probe(url, False, f"{', '.join(map(repr, gone))} match nothing on {url}, nor does anything "
+                                              "like what they matched on the good page (the page's state, not a name?)",
+                                  html=await _content(page))  # fmt: skip
             if broken:
                 return _Probe(url, False, f"{', '.join(map(repr, broken))} match nothing on {url}", suspect=True,
                               html=await _content(page))  # fmt: skip

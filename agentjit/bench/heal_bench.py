@@ -169,6 +169,7 @@ async def measure(app_name: str = "food", *, seed: int = 7, wrap: float = 0.3, r
                             summary["probed"] = len(probed)
                             summary["probe_s"] = round(sum(p["seconds"] for p in probed), 2)
                             summary["probe_found"] = sorted(p["tool"] for p in probed if p["suspect"])
+                            summary["probe_reasons"] = {p["tool"]: p["reason"] for p in probed if p["ok"] is not True}
                             broken |= set(summary["probe_found"])
                         summary["signed_in"] = heal.get("signed_in")
                         healed |= set(summary["healed"])
