@@ -194,6 +194,22 @@ _MAPPED_JS = r"""
 """
 
 
+#: Per selector: whether the page has an element of the tag and text (numbers aside: a cart link's count) of one
+#: the selector matched on the good page (``oldHtml``): the thing is still shown, by whatever name.
+_LIKE_JS = r"""
+([oldHtml, sels]) => {
+  const old = new DOMParser().parseFromString(oldHtml, 'text/html');
+  const sig = (el) => el.tagName + '|' + (el.textContent || '').replace(/\d+/g, '#').replace(/\s+/g, ' ').trim().slice(0, 160);
+  const here = new Set([...document.querySelectorAll('body *')].map(sig));
+  return sels.map((sel) => {
+    let olds;
+    try { olds = [...old.querySelectorAll(sel)]; } catch (e) { return true; }
+    return olds.some((el) => here.has(sig(el)));
+  });
+}
+"""
+
+
 #: ``[hidden, here]``: the names of the hidden inputs of the tool's good page (``oldHtml``), the names of the
 #: fields of the page as it is now.
 #: Whether the page has a visible password field the good page (its HTML) had none of.
@@ -726,11 +742,11 @@ class _Healer:
                 return _Probe(url, None, f"not probed: {page.url} asks to sign in (heal --sign-in probes signed in)")
             broken = await self._missing(page, [tool.pre_check, tool.execute] + ([] if tool.navigates else [tool.post_check]))
             if broken:
-                mapped = await self._mapped_on(page, _good_file(self.store, good, "dom_path"), broken)
+                await self._mapped_on(page, _good_file(self.store, good, "dom_path"), broken)
                 broken = [b for b in broken if self._old_counts.get(b) != 0]  # a name the good page lacked too is no loss
                 # renamed: what it matched on the good page is here under another name; else the page shows other
                 # things now (a cart emptied since), which no name change repairs
-                gone = [b for b in broken if not mapped.get(b)]
+                gone = [b for b, here in zip(broken, await self._still_shown(page, good, broken), strict=True) if not here]
                 if gone and len(gone) == len(broken):
                     return _Probe(url, False, f"{', '.join(map(repr, gone))} match nothing on {url}, nor does anything "
                                               "like what they matched on the good page (the page's state, not a name?)",
@@ -757,6 +773,19 @@ class _Healer:
                                       suspect=True, html=html)  # fmt: skip
             return _Probe(url, False, f"{problem}, though every name it uses is on the page (its state, not a name "
                                       "heal can repair)", html=html)  # fmt: skip
+
+    async def _still_shown(self, page: Any, good: dict[str, Any], selectors: list[str]) -> list[bool]:
+        """For each selector, whether ``page`` shows an element like one it matched on the tool's good page (its tag
+        and text, numbers aside: :data:`_LIKE_JS`), by whatever name; True when the good page is not at hand."""
+        path = _good_file(self.store, good, "dom_path")
+        if path is None or not await asyncio.to_thread(path.is_file):
+            return [True] * len(selectors)
+        old_html = await asyncio.to_thread(path.read_text, encoding="utf-8")
+        css = [sel.partition(LOCATOR_TEXT)[0] for sel in selectors]
+        try:
+            return [bool(x) for x in await page.evaluate(_LIKE_JS, [old_html, css])]
+        except Exception:  # a page mid-navigation: no evidence either way
+            return [True] * len(selectors)
 
     async def _signed_out_again(self, page: Any, tool: ToolManifest, args: dict[str, Any]) -> bool:
         """Whether a sign-in whose request was answered from its record landed back on its own form (its pre_check
