@@ -405,6 +405,8 @@ class _Healer:
         """For a navigating READ: its good call (``url``, ``after_url``) and the rows of the pages before and after."""
         self._keys: dict[str, str] = {}
         """The output keys the last READ verified gives under new names, mapped back to its good call's (:func:`key_map`)."""
+        self._others: list[dict[str, Any]] = []
+        """The READ being healed's other good calls (another page, other arguments): it must give each one's output."""
 
     async def _open(self, page: Any, url: str) -> None:
         for attempt in range(3):
@@ -511,7 +513,27 @@ class _Healer:
                 self._keys, problem = keys, None  # its fields, named otherwise by the page: renamed back
             if problem is not None:
                 return problem
-        return await self._landing_problem(page) if tool.navigates else None
+        problem = await self._landing_problem(page) if tool.navigates else None
+        return problem if problem is not None or not self._others else await self._unlike_others(page, tool)
+
+    async def _unlike_others(self, page: Any, tool: ToolManifest) -> str | None:
+        """Why ``tool`` (a READ that gave its first good call's output) does not give the output of each of its
+        other good calls, run with their arguments on their pages (its fields renamed back as for the first), or
+        None. A list read from the right table on one page can be another table's on the next."""
+        keys = self._keys
+        for call in self._others:
+            url = site_url(self.base_url, call.get("url") or "/")
+            await self._open(page, url)
+            self._dirty = True
+            args = dict(call.get("args") or {})
+            outcome, guarded = await self._call(page, tool, args, [], NAVIGATION_MS if tool.navigates else CANDIDATE_TIMEOUT_MS)
+            if guarded is not None or not outcome.ok:
+                return f"its good call on {url}: {guarded or f'{outcome.phase}: {outcome.reason}'}"
+            output = renamed(outcome.output if outcome.output is not None else {}, keys)
+            problem = unlike_good(output, call.get("output"))
+            if problem is not None:
+                return f"with its good call's arguments on {url}, {problem}"
+        return None
 
     async def _landing_problem(self, page: Any) -> str | None:
         """Why the page a navigating READ landed on is not what its good call's landing page was, or None."""
@@ -522,7 +544,7 @@ class _Healer:
             return None
         await self._drawn(page)
         try:
-            [here] = await page.evaluate(ROWS_JS, [None])
+            [here] = await page.evaluate(ROWS_JS, [[None, None]])
         except Exception:  # a page still navigating: no rows to show it did
             here = []
         return lands_unlike_good(page.url, here, good, rows)
@@ -544,12 +566,13 @@ class _Healer:
         if writes is not None and good is not None:
             # a WRITE is verified with the call that worked, where it worked: its request is the recorded one
             where, args = good.get("url") or where, dict(good.get("args") or {})
-        self._good_output, self._good_landing = None, None
+        self._good_output, self._good_landing, self._others = None, None, []
         if _read_again(tool, good):
             # a READ too: what it gave there (and the page it landed on) is what the healed tool must give
             assert good is not None
             where, args, expected = good.get("url") or where, dict(good.get("args") or {}), None
             self._good_output = good.get("output")
+            self._others = _other_calls(self.store, tool) if self._good_output is not None else []
             if tool.navigates:
                 self._good_landing = (good, await self._good_rows(good))
         url = site_url(self.base_url, where)
@@ -645,13 +668,14 @@ class _Healer:
 
     async def _good_rows(self, good: dict[str, Any]) -> tuple[list[str], list[str]]:
         """The data rows of a navigating READ's good call's pages, before and after it (:data:`ROWS_JS`)."""
-        htmls: list[str] = []
-        for key in ("dom_path", "after_dom_path"):
+        docs: list[list[str | None]] = []
+        for key, where in (("dom_path", "url"), ("after_dom_path", "after_url")):
             path = _good_file(self.store, good, key)
             ok = path is not None and await asyncio.to_thread(path.is_file)
-            htmls.append(await asyncio.to_thread(path.read_text, encoding="utf-8") if ok and path is not None else "")
+            html = await asyncio.to_thread(path.read_text, encoding="utf-8") if ok and path is not None else ""
+            docs.append([html, good.get(where) if isinstance(good.get(where), str) else None])
         async with self.pool.page() as page:
-            before, after = await page.evaluate(ROWS_JS, htmls)
+            before, after = await page.evaluate(ROWS_JS, docs)
         return before, after
 
     async def _vet(self, page: Any, good: dict[str, Any] | None, broken: str,
@@ -944,6 +968,13 @@ def _read_again(tool: ToolManifest, good: dict[str, Any] | None) -> bool:
     if tool.is_write or good is None or not isinstance(good.get("args"), dict) or not good.get("url"):
         return False
     return good.get("output") is not None or (tool.navigates and bool(good.get("after_url")))
+
+
+def _other_calls(store: SuspectStore | None, tool: ToolManifest) -> list[dict[str, Any]]:
+    """A READ's good calls after its first (:meth:`SuspectStore.good_calls`) that heal can run again read-only:
+    on a page of the site, with arguments and an output (a navigating READ's address is not held to them)."""
+    calls = store.good_calls(tool.name)[1:] if store is not None else []
+    return [c for c in calls if isinstance(c.get("url"), str) and isinstance(c.get("args"), dict) and c.get("output") is not None]
 
 
 def _landing_probe(tool: ToolManifest) -> ToolManifest:

@@ -32,7 +32,9 @@ from collections import Counter
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
-__all__ = ["EVIDENCE_JS", "ROWS_JS", "key_map", "lands_unlike_good", "renamed", "rekeyed_execute", "similarity",
+from .pages import page_name
+
+__all__ = ["EVIDENCE_JS", "ROWS_JS", "key_map", "lands_like", "lands_unlike_good", "renamed", "rekeyed_execute", "similarity",
            "unlike_good"]  # fmt: skip
 
 MIN_SIMILARITY = 0.5
@@ -150,14 +152,27 @@ def rekeyed_execute(execute: str, keys: dict[str, str]) -> str:
     return f"{_RENAMED_JS}\nreturn __renamed(await (async () => {{\n{execute}\n}})(), JSON.parse({body}), '');"
 
 
-#: The data rows of each document given (HTML; ``null`` for the page itself): each row (a ``tr`` with ``td``
-#: cells) as its cells' texts, sorted (a redesign may move columns) and joined.
+#: The data rows of each ``[html, url]`` given (``html`` null for the page itself; ``url`` where the document was,
+#: its links' base): each row (a ``tr`` with ``td`` cells, not its table's header row of labels) as the items it
+#: links to (the paths and queries of its links off its page, sorted: what the row is, whatever markup draws it),
+#: or, for a row without such a link, its cells' texts, sorted (a redesign may move columns) and joined.
 ROWS_JS = r"""
-(htmls) => htmls.map((html) => {
+(docs) => docs.map(([html, url]) => {
   const doc = html === null ? document : new DOMParser().parseFromString(html, 'text/html');
+  const base = html === null ? location.href : (url || 'http://unknown.invalid/');
+  const here = new URL(base).pathname;
   const clean = (t) => (t || '').replace(/\s+/g, ' ').trim();
-  return [...doc.querySelectorAll('tr')].filter((r) => r.querySelector(':scope > td')).slice(0, 500)
-    .map((r) => [...r.children].map((c) => clean(c.textContent)).filter(Boolean).sort().join(' | '))
+  const label = (c) => { const t = clean(c.textContent); return !!t && t.length <= 40 && t.split(' ').length <= 5 && !/\d/.test(t)
+    && !c.querySelector('a[href]:not([href^="?"]):not([href^="#"]), input, select, textarea, button, img'); };
+  const head = (r) => r.cells.length > 1 && r.closest('table').querySelector('tr') === r && !!r.nextElementSibling
+    && [...r.cells].every((c) => c.tagName === 'TH' || c.getAttribute('role') === 'columnheader' || label(c));
+  const item = (a) => { try { const u = new URL(a.getAttribute('href'), base); return u.pathname === here ? '' : u.pathname + u.search; }
+    catch (e) { return ''; } };
+  return [...doc.querySelectorAll('tr')].filter((r) => r.querySelector(':scope > td') && !head(r)).slice(0, 500)
+    .map((r) => {
+      const links = [...new Set([...r.querySelectorAll('a[href]')].map(item).filter(Boolean))].sort();
+      return links.length ? links.join(' | ') : [...r.children].map((c) => clean(c.textContent)).filter(Boolean).sort().join(' | ');
+    })
     .filter(Boolean);
 })
 """
@@ -169,6 +184,26 @@ def _address(url: str | None) -> tuple[str, tuple[tuple[str, str], ...]] | None:
         return None
     parts = urlsplit(url)
     return parts.path.rstrip("/") or "/", tuple(sorted(parse_qsl(parts.query, keep_blank_values=True)))
+
+
+def _argument_params(url: str | None, args: dict[str, Any]) -> set[tuple[str, str]]:
+    """The query parameters of ``url`` that carry one of ``args``' values (``@search_text=login`` for ``login``)."""
+    values = {str(v).strip() for v in args.values() if isinstance(v, (str, int, float)) and not isinstance(v, bool)}
+    values.discard("")
+    return {(k, v) for k, v in parse_qsl(urlsplit(url or "").query, keep_blank_values=True) if v.strip() in values}
+
+
+def lands_like(url: str, good: dict[str, Any]) -> bool:
+    """Whether ``url`` is the page of the kind the good call landed on (``good["after_url"]``) for the same
+    arguments: the same route template (:func:`toolcache.pages.page_name`), and every query parameter of the
+    good landing that carried an argument there with that value (one at least). The page's own parameters (the
+    hidden inputs of a search form: a sort, a filter a redesign sets otherwise) are the page's, not the call's."""
+    landed = good.get("after_url")
+    args = good.get("args")
+    carried = _argument_params(landed, args if isinstance(args, dict) else {})
+    if not landed or not carried or page_name(url) != page_name(landed):
+        return False
+    return carried <= set(parse_qsl(urlsplit(url).query, keep_blank_values=True))
 
 
 def _rows_like(rows: list[str], want: list[str], before: list[str]) -> bool:
@@ -193,8 +228,10 @@ def lands_unlike_good(url: str, rows: list[str] | None, good: dict[str, Any],
     """Why a navigating READ that landed on ``url`` showing ``rows`` did not do what its good call did (which went
     from ``good["url"]`` to ``good["after_url"]``, its rows from ``good_rows[0]`` to ``good_rows[1]``), or None.
 
-    It did when it lands at the good call's address (path and query) where that call changed the address, or
-    shows that call's rows (:func:`_rows_like`) where that call changed them; a call that changed neither shows
+    It did when it lands at the good call's address (path and query), or on a page of its route with the
+    parameters that carried its arguments (:func:`lands_like`: a redesigned search form adds a sort of its own),
+    where that call changed the address; or shows that call's rows (:func:`_rows_like`: the items they link to,
+    the text of a row without a link) where that call changed them; a call that changed neither shows
     nothing to hold it to. ``rows`` None: the address alone (the rows not read yet)."""
     start, landed = _address(good.get("url")), _address(good.get("after_url"))
     before, after = good_rows
@@ -202,7 +239,7 @@ def lands_unlike_good(url: str, rows: list[str] | None, good: dict[str, Any],
     redrawn = before != after
     if not moved and not redrawn:
         return None
-    if moved and _address(url) == landed:
+    if moved and (_address(url) == landed or lands_like(url, good)):
         return None
     if redrawn and rows is not None and _rows_like(rows, after, before):
         return None

@@ -10,7 +10,10 @@ A cache directory may hold, beside its tools::
 
 The last good page of a tool (``"good": {"<tool>": {"version", "url", "dom_path", "args"}}``, for a
 navigating tool also ``after_url`` and ``after_dom_path``, for a WRITE the ``writes`` it sent with their
-answers, for a READ the ``output`` it gave) shows healing what the tool's selectors matched while they worked. ``revision`` counts the writes of ``suspects.json`` (a reader can tell a fresh
+answers, for a READ the ``output`` it gave) shows healing what the tool's selectors matched while they worked; a
+READ's entry keeps ``others`` too, up to :data:`MAX_GOOD_CALLS` - 1 later calls of it (at the same version) with
+other arguments or on another page (``{"url", "args", "output", "after_url"}``), each of which a healed READ must
+give back as well. ``revision`` counts the writes of ``suspects.json`` (a reader can tell a fresh
 report from one it has seen). Every file is written atomically, like the rest
 of the cache. ``toolcache heal`` reads the suspects, rebuilds and verifies the
 tools, and clears the ones it healed.
@@ -23,6 +26,7 @@ import hashlib
 import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
 
 from agentjit.exceptions import CacheError
 from agentjit.protocol import jsonio
@@ -43,6 +47,18 @@ SNAPSHOT_MAX_CHARS = 5_000_000
 
 GOOD_OUTPUT_MAX_CHARS = 1_000_000
 """The largest READ output (as JSON) kept with a good call; ``suspects.json`` is rewritten on every suspect."""
+
+
+MAX_GOOD_CALLS = 3
+"""The most good calls kept per tool: the first (with its pages) and distinct later ones (another page or other
+arguments); their outputs together stay within :data:`GOOD_OUTPUT_MAX_CHARS`."""
+
+
+def good_call_key(url: str | None, args: Any) -> str:
+    """What tells two good calls apart: the page's path and query (any host) and the arguments."""
+    parts = urlsplit(url or "")
+    where = (parts.path.rstrip("/") or "/") + ("?" + parts.query if parts.query else "")
+    return json.dumps([where, args], sort_keys=True, default=str)
 
 
 class SuspectStore:
@@ -137,6 +153,42 @@ class SuspectStore:
         data["good"] = good
         data["revision"] += 1
         atomic_write_json(self.file, data)
+
+    def good_calls(self, tool: str) -> list[dict[str, Any]]:
+        """Every good call of ``tool`` on record, the first one first: its entry (:meth:`good`), then ``others``."""
+        good = self.good(tool)
+        if good is None:
+            return []
+        others = good.get("others")
+        return [good, *(o for o in others if isinstance(o, dict))] if isinstance(others, list) else [good]
+
+    def add_good_call(self, tool: str, version: int, url: str | None, *, args: dict[str, Any], output: Any,
+                      after_url: str | None = None) -> bool:  # fmt: skip
+        """Keep one more good call of ``tool`` (a READ at ``version``, whose first good call is on record) when it
+        is unlike those kept (another page or other arguments: :func:`_call_key`), fewer than
+        :data:`MAX_GOOD_CALLS` are kept, and the outputs fit :data:`GOOD_OUTPUT_MAX_CHARS` together. Returns
+        whether it was kept."""
+        if output is None:
+            return False
+        data = self.read()
+        good = data.get("good")
+        entry = good.get(tool) if isinstance(good, dict) else None
+        if not isinstance(entry, dict) or entry.get("version") != version or entry.get("output") is None:
+            return False
+        others = [o for o in entry.get("others") or [] if isinstance(o, dict)]
+        calls = [entry, *others]
+        if len(calls) >= MAX_GOOD_CALLS or good_call_key(url, args) in {good_call_key(c.get("url"), c.get("args")) for c in calls}:
+            return False
+        size = sum(len(json.dumps(c.get("output"), default=str)) for c in calls) + len(json.dumps(output, default=str))
+        if size > GOOD_OUTPUT_MAX_CHARS:
+            return False
+        call: dict[str, Any] = {"url": url, "args": args, "output": output}
+        if after_url is not None:
+            call["after_url"] = after_url
+        entry["others"] = [*others, call]
+        data["revision"] += 1
+        atomic_write_json(self.file, data)
+        return True
 
     def clear(self, tools: list[str] | set[str]) -> int:
         """Drop ``tools`` from the report (they were healed); returns the new revision."""

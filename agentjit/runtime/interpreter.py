@@ -34,8 +34,9 @@ import time
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
-from agentjit.cache.suspects import SuspectStore
+from agentjit.cache.suspects import MAX_GOOD_CALLS, SuspectStore, good_call_key
 from agentjit.exceptions import (
+    CacheError,
     ConfigError,
     PlanError,
     PlanLimitExceeded,
@@ -150,6 +151,8 @@ def _bound_plan_function(name: str, serve: Callable[..., Awaitable[Any]]) -> Cal
 
 _GOOD_SEEN: set[tuple[str, str, int]] = set()
 """(cache directory, tool, version) whose good page is kept already: asked of the store once per process."""
+_GOOD_CALLS: dict[tuple[str, str, int], set[str]] = {}
+"""(cache directory, tool, version) -> the later good calls offered to the store (:func:`good_call_key`)."""
 
 
 def parse_plan(source: str | Plan, tool_names: set[str] | frozenset[str]) -> ast.Module:
@@ -425,6 +428,8 @@ class PlanRun:
             output = outcome.output if isinstance(outcome.output, dict) else {}
             if good_before is not None and self.suspect_store is not None:
                 await self._save_good(tool, args, outcome, good_before, watch)
+            elif self.suspect_store is not None and not tool.is_write:
+                self._save_other_good(tool, args, outcome)
         bindings = {**output, **args}
         self.state = algebra.apply(self.state, tool.post, bindings)
         return output
@@ -471,6 +476,22 @@ class PlanRun:
         self.suspect_store.save_good(tool.name, tool.version, outcome.url_before, before, args=to_plain(_stored(tool, args)),
                                      after_url=outcome.url_after, after_html=after, writes=writes, output=output)  # fmt: skip
         _GOOD_SEEN.add((str(self.suspect_store.root), tool.name, tool.version))
+
+    def _save_other_good(self, tool: ToolManifest, args: dict[str, Any], outcome: CallOutcome) -> None:
+        """Keep a later good call of ``tool`` (a READ) beside its first, when it is another page or other arguments
+        and too few are kept (:meth:`SuspectStore.add_good_call`): a healed READ is held to each of them."""
+        assert self.suspect_store is not None
+        key = (str(self.suspect_store.root), tool.name, tool.version)
+        calls = _GOOD_CALLS.setdefault(key, set())
+        where = good_call_key(outcome.url_before, _stored(tool, args))
+        if key not in _GOOD_SEEN or where in calls or len(calls) >= MAX_GOOD_CALLS - 1:
+            return
+        calls.add(where)
+        try:
+            self.suspect_store.add_good_call(tool.name, tool.version, outcome.url_before, args=to_plain(_stored(tool, args)),
+                                             output=to_plain(outcome.output), after_url=outcome.url_after)  # fmt: skip
+        except CacheError:  # a malformed suspects file: the run goes on, heal reports it
+            log.debug("no good call kept for %s", tool.name, exc_info=True)
 
     async def _suspect(self, tool: ToolManifest, args: dict[str, Any], outcome: CallOutcome,
                        state: dict[str, Any], watch: RequestWatch | None) -> Suspect:  # fmt: skip

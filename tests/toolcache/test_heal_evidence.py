@@ -17,7 +17,15 @@ from agentjit.cache.store import CacheInfo
 from agentjit.protocol.manifest import Effect, ToolManifest, ToolType
 from agentjit.runtime import Runtime
 from toolcache.heal import heal_cache
-from toolcache.heal_checks import key_map, lands_unlike_good, renamed, similarity, unlike_good
+from toolcache.heal_checks import (
+    ROWS_JS,
+    key_map,
+    lands_like,
+    lands_unlike_good,
+    renamed,
+    similarity,
+    unlike_good,
+)
 
 from .pages import PageHandler, serve
 
@@ -239,3 +247,42 @@ def test_a_landing_is_judged_by_its_address_else_by_its_rows() -> None:
     assert lands_unlike_good("http://b.test/books?sort=title", ["c", "a", "b"], good, rows) is not None
     stay = {"url": "http://a.test/books", "after_url": "http://a.test/books"}
     assert lands_unlike_good("http://b.test/books", ["x"], stay, (["x"], ["x"])) is None  # it changed nothing to hold to
+
+
+def test_a_redesigned_search_form_lands_like_its_good_call() -> None:
+    """Roundup's jinja2 search box posts a sort and a status filter of its own beside the text classic's posts:
+    the landing is the same route with the parameter that carried the argument, so it lands like the good call.
+    A search typed into another box, sent to another route, or sent without the text does not."""
+    good = {"url": "http://a.test/", "args": {"search_text": "login"},
+            "after_url": "http://a.test/issue?%40columns=id%2Ctitle&%40sort=activity&%40search_text=login&submit=Search"}
+    jinja2 = "http://b.test/issue?%40columns=id%2Ctitle&%40sort=-activity&%40filter=status&status=-1%2C1&%40search_text=login"
+    rows = (["/issue1", "/issue2", "/issue5"], ["/issue2"])
+    assert lands_like(jinja2, good) and lands_unlike_good(jinja2, None, good, rows) is None
+    for wrong in ("http://b.test/issue?title=login&%40sort=-activity",  # another box of the page
+                  "http://b.test/user?%40search_text=login",  # another route
+                  "http://b.test/issue?%40search_text=&%40sort=-activity",  # the text never typed
+                  "http://b.test/issue2?%40search_text=login"):  # an item's page
+        assert not lands_like(wrong, good), wrong
+        assert lands_unlike_good(wrong, ["/issue1", "/issue2", "/issue5"], good, rows) is not None, wrong
+    assert lands_unlike_good("http://b.test/issue?title=login", ["/issue2"], good, rows) is None  # its rows say it
+    assert not lands_like(jinja2, {**good, "args": {}})  # no argument carried: the address or the rows decide
+
+
+CLASSIC_ROWS = """<table class="list"><tr><th>ID</th><th>Title</th><th>Activity</th></tr>
+<tr><th colspan="3">bug</th></tr>
+<tr><td>2</td><td><a href="issue2">Export to CSV drops the last row</a></td><td>2 minutes ago</td></tr>
+<tr><td>9</td><td><a href="issue9">Typo on the welcome screen</a></td><td>3 minutes ago</td></tr></table>"""
+JINJA2_ROWS = """<table class="table"><tr class="info"><td>Activity</td><td>ID</td><td>Title</td></tr>
+<tr><td>just now</td><td>9</td><td><a href='issue9'>Typo on the welcome screen</a></td></tr>
+<tr><td>just now</td><td>2</td><td><a href='http://b.test/issue2'>Export to CSV drops the last row</a></td></tr></table>"""
+
+
+@pytest.mark.browser
+async def test_rows_are_the_items_they_link_to_whatever_draws_them(page) -> None:
+    """The same search results drawn by two templates (a header of th or of td cells, other columns, other times,
+    relative or absolute links) are the same rows; a row without a link is its cells' text."""
+    classic, jinja2, plain = await page.evaluate(ROWS_JS, [[CLASSIC_ROWS, "http://a.test/issue?x=1"],
+                                                           [JINJA2_ROWS, "http://b.test/issue?y=2"],
+                                                           ["<table><tr><td>b</td><td>a</td></tr></table>", None]])
+    assert sorted(classic) == sorted(jinja2) == ["/issue2", "/issue9"]
+    assert plain == ["a | b"]  # a row of words alone in its table is no header

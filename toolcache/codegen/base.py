@@ -190,7 +190,11 @@ class _Namer:
 
 
 def _cards_js(el: Element) -> str:
-    return f"[...document.querySelectorAll({js(el.selector)})]"
+    """The cards of ``el`` on the page; the rows of a table read by its headers without its header row
+    (one of ``td`` cells matches ``tr:has(> td)`` too: ``__notHead``)."""
+    by_head = el.member_sig == "tr" and any(p.source in ("cell", "row") for p in el.props.values())
+    rows = ".filter(__notHead)" if by_head else ""
+    return f"[...document.querySelectorAll({js(el.selector)})]{rows}"
 
 
 def _name_of_js(el: Element) -> str:

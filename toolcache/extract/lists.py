@@ -151,26 +151,76 @@ def _is_data_row(tr: Node, in_thead: bool) -> bool:
     return not ths or in_thead or all(c.attrs.get("scope") == "row" for c in ths)
 
 
+def _is_head_cell(c: Node) -> bool:
+    """A cell that says it heads its column: a ``th``, or any cell with ``role=columnheader``."""
+    return c.tag == "th" or c.attrs.get("role") == "columnheader"
+
+
+_DATA_TEXT = re.compile(r"\d")
+"""A cell text with a digit is a value (a number, a date, an item's id), never a column's name."""
+
+
+def _is_label_cell(c: Node) -> bool:
+    """A ``td`` that reads as a column's name: short text (at most 40 characters, 5 words) with no digit,
+    no link but one that stays on the page (``?sort=x``, ``#x``) and no control, image or nested table."""
+    text = " ".join(c.text.split())
+    if not text or len(text) > 40 or len(text.split()) > 5 or _DATA_TEXT.search(text):
+        return False
+    if c.find(lambda x: x.tag in ("input", "select", "textarea", "button", "img", "table")) is not None:
+        return False
+    return all(a.attrs.get("href", "").startswith(("?", "#")) for a in c.iter() if a.tag == "a" and "href" in a.attrs)
+
+
+def _is_data_like(tr: Node) -> bool:
+    """A row showing values: a cell with a digit or a link to another page."""
+    return any(_DATA_TEXT.search(c.text) or c.find(lambda x: x.tag == "a" and x.attrs.get("href", "")
+                                                   and not x.attrs["href"].startswith(("?", "#"))) is not None
+               for c in _cells(tr))  # fmt: skip
+
+
+def _is_label_row(tr: Node, least: int, thead: Node | None, later: list[Node]) -> bool:
+    """A header row written in ``td`` cells (Roundup's jinja2 template, a ``thead`` of plain cells): every
+    cell a column's name (:func:`_is_label_cell`) but blank ones and a select-all box, ``least`` names at
+    least; in the table's ``thead``, or its first row above a row of values (:func:`_is_data_like`)."""
+    cells = [c for c in _cells(tr) if not _is_checkbox_cell(c)]
+    named = [c for c in cells if c.text.strip()]
+    if len(named) < least or not all(_is_label_cell(c) for c in named):
+        return False
+    if any(c.children for c in cells if not c.text.strip()):
+        return False  # a blank cell with an element in it (an icon, a control): no header's
+    if thead is not None and tr.parent is thead:
+        return True
+    return any(len(_cells(r)) == len(_cells(tr)) and _is_data_like(r) for r in later)
+
+
 def _is_header_row(tr: Node, least: int, thead: Node | None) -> bool:
-    """A row of column headers: ``th`` cells (at least ``least``), beside which only empty ``td``
-    cells may stand (an actions column's head left blank, as Wagtail's page listing has); in the
-    table's ``thead``, one ``th`` is enough beside blank cells that hold no control."""
+    """A row of column headers: ``th`` cells (or cells of ``role=columnheader``; at least ``least``),
+    beside which only empty ``td`` cells may stand (an actions column's head left blank, as Wagtail's
+    page listing has); in the table's ``thead``, one ``th`` is enough beside blank cells that hold no
+    control."""
     cells = _cells(tr)
-    heads = [c for c in cells if c.tag == "th"]
-    if len(heads) >= least and all(c.tag == "th" or not c.text.strip() and not c.children for c in cells):
+    heads = [c for c in cells if _is_head_cell(c)]
+    if len(heads) >= least and all(_is_head_cell(c) or not c.text.strip() and not c.children for c in cells):
         return True
     return (thead is not None and tr.parent is thead and len(cells) >= least and bool(heads)
-            and all(c.tag == "th" or not c.text.strip()
+            and all(_is_head_cell(c) or not c.text.strip()
                     and not c.find(lambda x: x.tag in ("a", "input", "button", "select")) for c in cells))
 
 
 def _header_row(table: Node) -> Node | None:
     """A table's header row: the first of its own rows that is one (:func:`_is_header_row`), two
-    ``th`` at least, one in a table with its own ``thead``. ``__headRow`` in prelude.js is the same
-    rule for the page a tool reads (``tests/toolcache/test_header_rows.py`` holds them to it)."""
+    ``th`` at least, one in a table with its own ``thead``; else a row of ``td`` cells that name the
+    columns (:func:`_is_label_row`): in the ``thead``, or the table's first row. ``__headRow`` in
+    prelude.js is the same rule for the page a tool reads (``tests/toolcache/test_header_rows.py``
+    holds them to it)."""
     thead = next((c for c in table.children if c.tag == "thead"), None)
     least = 1 if thead is not None else 2
-    return next((r for r in _rows(table) if _is_header_row(r, least, thead)), None)
+    rows = _rows(table)
+    head = next((r for r in rows if _is_header_row(r, least, thead)), None)
+    if head is not None or not rows:
+        return head
+    first = next((r for r in rows if thead is not None and r.parent is thead), rows[0])
+    return first if _is_label_row(first, least, thead, rows[rows.index(first) + 1:]) else None
 
 
 def _is_menu(data: list[Node]) -> bool:

@@ -73,24 +73,52 @@ const __head = (c) => {
   const link = [...c.querySelectorAll('a[href]')].find((a) => __clean(a.textContent));
   return __clean((link || c).textContent).replace(/[\s\u2190-\u21ff\u25b2-\u25c5\u2b06\u2b07]+$/, '').replace(/:$/, '').trim();
 };
-// a table's header row, the rule of extract.lists._is_header_row (the same rule, kept so by
-// tests/toolcache/test_header_rows.py): the first of its own rows, in document order, of th cells
-// (at least two; one in a table with a thead) beside which only empty td cells stand (no text, no
-// element: an actions column's head left blank), or a row of its thead whose th cells stand beside
-// cells without text or a control
+// a table's header row, the rule of extract.lists._header_row (the same rule, kept so by
+// tests/toolcache/test_header_rows.py): the first of its own rows, in document order, of head cells (th,
+// or role=columnheader; at least two, one in a table with a thead) beside which only empty td cells stand
+// (no text, no element: an actions column's head left blank), or a row of its thead whose head cells
+// stand beside cells without text or a control; else a row of td cells that name the columns
+// (__labelRow): the thead's first row, or the table's first row above a row of values
+const __isHeadCell = (c) => c.tagName === 'TH' || c.getAttribute('role') === 'columnheader';
+const __stays = (a) => /^[?#]/.test(a.getAttribute('href') || '');
+const __labelCell = (c) => {
+  const t = __clean(c.textContent);
+  return !!t && t.length <= 40 && t.split(' ').length <= 5 && !/\d/.test(t)
+    && !c.querySelector('input, select, textarea, button, img, table') && [...c.querySelectorAll('a[href]')].every(__stays);
+};
+const __checkboxCell = (c) => {
+  const inputs = [...c.querySelectorAll('input')];
+  return inputs.length > 0 && !__clean(c.textContent) && !c.querySelector('a, select, textarea, button')
+    && inputs.every((i) => (i.getAttribute('type') || '') === 'checkbox');
+};
+const __dataLike = (r) => [...r.cells].some((c) => /\d/.test(c.textContent) || [...c.querySelectorAll('a[href]')].some((a) => a.getAttribute('href') && !__stays(a)));
+const __labelRow = (r, least, thead, later) => {
+  const cells = [...r.cells].filter((c) => !__checkboxCell(c));
+  const named = cells.filter((c) => __clean(c.textContent));
+  if (named.length < least || !named.every(__labelCell)) return false;
+  if (cells.some((c) => !__clean(c.textContent) && c.children.length)) return false;
+  if (thead && r.parentElement === thead) return true;
+  return later.some((x) => x.cells.length === r.cells.length && __dataLike(x));
+};
 const __headRow = (table) => {
   if (!table) return null;
   const thead = table.tHead;
   const least = thead ? 1 : 2;
   const own = [...table.querySelectorAll(':scope > tr, :scope > thead > tr, :scope > tbody > tr, :scope > tfoot > tr')];
-  return own.find((r) => {
+  const head = own.find((r) => {
     const cells = [...r.cells];
-    const heads = cells.filter((c) => c.tagName === 'TH').length;
-    if (heads >= least && cells.every((c) => c.tagName === 'TH' || (!__clean(c.textContent) && !c.children.length))) return true;
+    const heads = cells.filter(__isHeadCell).length;
+    if (heads >= least && cells.every((c) => __isHeadCell(c) || (!__clean(c.textContent) && !c.children.length))) return true;
     return !!thead && r.parentElement === thead && cells.length >= least && heads > 0
-      && cells.every((c) => c.tagName === 'TH' || (!__clean(c.textContent) && !c.querySelector('a, input, button, select')));
-  }) || null;
+      && cells.every((c) => __isHeadCell(c) || (!__clean(c.textContent) && !c.querySelector('a, input, button, select')));
+  });
+  if (head || !own.length) return head || null;
+  const first = own.find((r) => thead && r.parentElement === thead) || own[0];
+  return __labelRow(first, least, thead, own.slice(own.indexOf(first) + 1)) ? first : null;
 };
+// a row of a list read from a table that is not its table's header row (a header of td cells matches
+// the list's `tr:has(> td)` too)
+const __notHead = (r) => r.tagName !== 'TR' || r !== __headRow(r.closest('table'));
 const __cell = (row, label) => {
   const head = __headRow(row.closest('table'));
   const i = head ? [...head.cells].findIndex((c) => __norm(__head(c)) === __norm(label)) : -1;
