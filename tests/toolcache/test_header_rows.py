@@ -42,6 +42,9 @@ TABLES = [
     ("<table><tr><td>a sentence far longer than any column name would be</td><td>open</td></tr>"
      "<tr><td>2</td><td>open</td></tr></table>", None),
     ("<table><tr><td>Name</td><td>City</td></tr><tr><td>ann</td><td>Oslo</td></tr></table>", None),
+    # a record's keys down its first column, a value with a digit below: no header row
+    ("<table><tr><td>Title</td><td>Owls Guide</td></tr><tr><td>Status</td><td>open</td></tr>"
+     "<tr><td>Year</td><td>2001</td></tr></table>", None),
     # a header row of th further down wins over a first row of words
     ("<table><tr><td>Owner</td><td>ann</td></tr><tr><th>Name</th><th>Size</th></tr><tr><td>a</td><td>1</td></tr></table>", 1),
 ]

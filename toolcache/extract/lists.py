@@ -190,6 +190,10 @@ def _is_label_row(tr: Node, least: int, thead: Node | None, later: list[Node]) -
         return False  # a blank cell with an element in it (an icon, a control): no header's
     if thead is not None and tr.parent is thead:
         return True
+    # two columns, names all the way down the first: a record's keys ("Title | Owls", "Year | 2001"), not a
+    # list under its header (a wider list may have a column of words: a priority, a status)
+    if len(_cells(tr)) == 2 and later and all(_is_label_cell(_cells(r)[0]) for r in later if _cells(r)):
+        return False
     return any(len(_cells(r)) == len(_cells(tr)) and _is_data_like(r) for r in later)
 
 

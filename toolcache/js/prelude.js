@@ -98,6 +98,9 @@ const __labelRow = (r, least, thead, later) => {
   if (named.length < least || !named.every(__labelCell)) return false;
   if (cells.some((c) => !__clean(c.textContent) && c.children.length)) return false;
   if (thead && r.parentElement === thead) return true;
+  // two columns, names all the way down the first: a record's keys ("Title | Owls", "Year | 2001"), not a list under
+  // its header (a wider list may have a column of words: a priority, a status)
+  if (r.cells.length === 2 && later.length && later.every((x) => !x.cells.length || __labelCell(x.cells[0]))) return false;
   return later.some((x) => x.cells.length === r.cells.length && __dataLike(x));
 };
 const __headRow = (table) => {
