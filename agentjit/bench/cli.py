@@ -394,8 +394,10 @@ async def bench_heal(args: argparse.Namespace) -> int:
     """A reproducible redesign of a bundled app, and what ``toolcache heal`` makes of it (issue 21)."""
     from agentjit.bench.heal_bench import measure
 
+    only = [t.strip() for t in args.only.split(",") if t.strip()] if args.only else None
     report = await measure(_app_name(args) or "food", seed=args.seed, wrap=args.wrap, rounds=args.rounds,
-                           template=args.template, cache=args.cache, probe=not args.no_probe)  # fmt: skip
+                           template=args.template, cache=args.cache, probe=not args.no_probe,
+                           model=_model(args.model) if args.model else None, only=only)  # fmt: skip
     if args.json:
         emit_json(report)
         return 0
@@ -406,6 +408,8 @@ async def bench_heal(args: argparse.Namespace) -> int:
     for i, r in enumerate(report["rounds"], 1):
         out.print(f"  redesigned, run {i}: {r['passed']}/{r['tasks']} tasks, median {r['median_latency_s']} s, "
                   f"all {r['total_latency_s']} s, suspects {', '.join(r['suspects']) or '-'}"
+                  + (f", {r['fallback_calls']} calls fell back ({r['fallback_model_calls']} model calls, "
+                     f"{r['fallback_s']} s)" if report["model"] else "")
                   + (f", probe found {', '.join(r['probe_found']) or '-'}" if "probe_found" in r else ""))  # fmt: skip
     out.print(f"  tools broken {len(report['tools_broken'])} of {report['tools']}, healed {len(report['tools_healed'])}, "
               f"heal time {report['heal_s']} s")  # fmt: skip
@@ -567,6 +571,9 @@ def add_parsers(sub: Any) -> None:
                                       "(roundup: jinja2, classic's schema)")
     p.add_argument("--cache", help="measure this cache of the app (a fresh toolcache build, say) instead of the "
                                    "bundled one; it is copied, never changed")
+    p.add_argument("--model", help="on the redesigned site, a broken tool's call falls back to the stepwise agent "
+                                   "driven by this model (default: no model, the call fails its task)")
+    p.add_argument("--only", help="comma-separated task ids of the app (default: every task with a plan)")
     app_arg(p)
     add_browser_arg(p)
     json_arg(p)

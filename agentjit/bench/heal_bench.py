@@ -5,16 +5,21 @@
     agentjit bench heal --app food --seed 7 [--wrap 0.3] [--rounds 4] [--json]
     agentjit bench heal --app roundup --template jinja2     # Roundup's own redesign: another template, same schema
     agentjit bench heal --app roundup --template jinja2 --cache DIR   # a cache of your own build, not the bundled one
+    agentjit bench heal --app food --model SPEC [--only ID,...]     # broken tools' calls fall back to the agent
 
 Starts the bundled app (latency off), runs every task's reference plan on the
 original site (the baseline), then puts a :class:`~agentjit.bench.redesign.RedesignProxy`
 in front of it (every compound class, id and ``data-testid`` renamed by
 ``seed``, a ``wrap`` share of buttons wrapped) and, on a copy of the app's
 cache, repeats: run every task with suspects recorded, ``heal`` the suspects;
-until every task passes, nothing new is suspect, or ``rounds`` ran (each heal
-also probes the tools no run found suspect, unless ``probe`` is off). No model
-is used: a broken tool fails its task (no fallback), which is what marks it
-suspect. Read-only on the redesigned site except for the tasks' own writes
+until every task passes with no fallback, nothing new is suspect, or ``rounds`` ran
+(each heal also probes the tools no run found suspect, unless ``probe`` is off).
+Without ``model`` no model is used: a broken tool fails its task (no fallback),
+which is what marks it suspect. With ``model`` (``--model SPEC``) a broken
+tool's call falls back to the stepwise agent driven by that model, as
+``agentjit run --model`` does, and each run reports its fallbacks (calls, model
+calls, seconds): run 1 shows whether the tasks pass anyway, a run after a heal
+that it needs none. Read-only on the redesigned site except for the tasks' own writes
 (the site is reset before each task). Healing is the user's own command,
 ``toolcache heal --json``, run as a process (nothing in agentjit imports the
 builder).
@@ -36,8 +41,9 @@ from typing import Any
 from agentjit.cache import SuspectStore, ToolCache
 from agentjit.cache.suspects import sign_in_secrets
 from agentjit.exceptions import ConfigError, InfrastructureError
+from agentjit.llm import Model
 from agentjit.runtime import BrowserPool, Runtime
-from agentjit.runtime.healing import heal_process
+from agentjit.runtime.healing import ToolFallback, heal_process
 from agentjit.tasks.apps import get_app
 from agentjit.tasks.runner import run_task
 
@@ -54,23 +60,29 @@ TOOL_TIMEOUT_MS = 8_000
 
 
 async def _run_all(cache: ToolCache, url: str, site: Any, tasks: list[Any], pool: BrowserPool,
-                   *, record: bool) -> list[dict[str, Any]]:  # fmt: skip
-    runtime = Runtime(cache, url, pool=pool, record_suspects=record, tool_timeout_ms=TOOL_TIMEOUT_MS)
+                   *, record: bool, fallback: ToolFallback | None = None) -> list[dict[str, Any]]:  # fmt: skip
+    runtime = Runtime(cache, url, pool=pool, record_suspects=record, tool_timeout_ms=TOOL_TIMEOUT_MS, fallback=fallback)
     out = []
     for task in tasks:
         res = await run_task(task, task.plan_source(), runtime=runtime, site=site)
-        out.append({"id": task.id, "ok": res.ok, "latency_s": round(res.latency_s, 3), "reason": None if res.ok else res.reason})
+        out.append({"id": task.id, "ok": res.ok, "latency_s": round(res.latency_s, 3), "reason": None if res.ok else res.reason,
+                    "fallbacks": res.fallbacks})  # fmt: skip
     return out
 
 
 def _summary(runs: list[dict[str, Any]]) -> dict[str, Any]:
     lat = [r["latency_s"] for r in runs if r["ok"]]
     every = [r["latency_s"] for r in runs]
+    fell = [f for r in runs for f in r["fallbacks"]]
     return {"passed": sum(r["ok"] for r in runs), "tasks": len(runs),
             "median_latency_s": round(statistics.median(lat), 3) if lat else None,
             "total_latency_s": round(sum(every), 2),
             "latency_s": {r["id"]: r["latency_s"] for r in runs},
-            "failed": {r["id"]: r["reason"] for r in runs if not r["ok"]}}  # fmt: skip
+            "failed": {r["id"]: r["reason"] for r in runs if not r["ok"]},
+            "fallbacks": {r["id"]: r["fallbacks"] for r in runs if r["fallbacks"]},
+            "fallback_calls": len(fell),
+            "fallback_model_calls": sum(int(f.get("model_calls") or 0) for f in fell),
+            "fallback_s": round(sum(float(f.get("time_s") or 0.0) for f in fell), 2)}  # fmt: skip
 
 
 async def _heal(cache_dir: Path, site_url: str, tools: list[str], secrets: dict[str, str],
@@ -112,12 +124,25 @@ def _redesigned(site: Any, seed: int, wrap: float, template: str | None) -> Iter
 
 
 async def measure(app_name: str = "food", *, seed: int = 7, wrap: float = 0.3, rounds: int = 4,
-                  template: str | None = None, cache: str | Path | None = None, probe: bool = True) -> dict[str, Any]:  # fmt: skip
+                  template: str | None = None, cache: str | Path | None = None, probe: bool = True,
+                  model: Model | None = None, only: list[str] | None = None) -> dict[str, Any]:  # fmt: skip
     """Run 1 on the redesigned site, heal, run 2 (and so on, at most ``rounds`` runs); each against the original.
     ``cache``: a cache of the app to measure (copied) instead of the bundled one. ``probe``: each heal probes the
-    tools no run found suspect and heals those found broken (``toolcache heal``'s default)."""
+    tools no run found suspect and heals those found broken (``toolcache heal``'s default). ``model``: the calls of
+    broken tools on the redesigned site fall back to the stepwise agent driven by it (never on the original).
+    ``only``: these task ids of the app (default: every task with a plan)."""
     app = get_app(app_name)
     tasks = [t for t in app.tasks() if t.has_plan]
+    if only:
+        unknown = sorted(set(only) - {t.id for t in tasks})
+        if unknown:
+            raise ConfigError(f"no task {', '.join(unknown)} with a plan in app {app_name}")
+        tasks = [t for t in tasks if t.id in only]
+    fallback = None
+    if model is not None:
+        from agentjit.agent import agent_tool_fallback
+
+        fallback = agent_tool_fallback(model)
     site = app.site(latency_scale=0)
     site.start()
     try:
@@ -127,7 +152,8 @@ async def measure(app_name: str = "food", *, seed: int = 7, wrap: float = 0.3, r
             for stale in ("suspects.json", "plans.json"):
                 (cache_dir / stale).unlink(missing_ok=True)
             report: dict[str, Any] = {"app": app_name, "seed": seed, "wrap": wrap, "probe": probe, "tools": 0, "rounds": [],
-                                      "cache": "bundled" if cache is None else str(cache)}  # fmt: skip
+                                      "cache": "bundled" if cache is None else str(cache),
+                                      "model": None if model is None else getattr(model, "name", str(model))}  # fmt: skip
             async with BrowserPool.from_spec() as pool:
                 original = ToolCache.load(cache_dir)
                 report["tools"] = len(original.tools)
@@ -140,13 +166,14 @@ async def measure(app_name: str = "food", *, seed: int = 7, wrap: float = 0.3, r
                     not_healed: dict[str, str] = {}
                     heal_s = 0.0
                     for _round in range(rounds):
-                        runs = await _run_all(ToolCache.load(cache_dir), url, judged, tasks, pool, record=True)
+                        runs = await _run_all(ToolCache.load(cache_dir), url, judged, tasks, pool, record=True,
+                                              fallback=fallback)  # fmt: skip
                         summary = _summary(runs)
                         suspects = set(SuspectStore(cache_dir).suspects())
                         summary["suspects"] = sorted(suspects)
                         report["rounds"].append(summary)
                         new = suspects - set(not_healed)
-                        if summary["passed"] == summary["tasks"] or not new:
+                        if (summary["passed"] == summary["tasks"] and not summary["fallback_calls"]) or not new:
                             break
                         broken |= new
                         before = _state(judged)

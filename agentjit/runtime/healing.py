@@ -36,6 +36,7 @@ import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, Literal
+from urllib.parse import urlsplit
 
 from pydantic import BaseModel, Field
 
@@ -132,6 +133,90 @@ async def missing_selectors(page: Any, source: str, *, document_only: bool = Fal
     except Exception:  # a page mid-navigation: no evidence either way
         return []
     return [s for s, n in zip(literals, counts, strict=True) if n == 0]
+
+
+SAME_DESIGN = 0.5
+"""The share of a good page's class names, ids and test ids a page must keep to count as the same design: a
+READ that gives nothing on such a page read an empty list, not a redesign (:func:`read_nothing_where_it_read`)."""
+
+_NAMES_JS = """() => {
+  const out = new Set();
+  for (const e of document.querySelectorAll('[class], [id], [data-testid]')) {
+    for (const c of e.classList) out.add('.' + c);
+    if (e.id) out.add('#' + e.id);
+    const t = e.getAttribute('data-testid');
+    if (t) out.add('@' + t);
+  }
+  return [...out];
+}"""
+
+_NAME_ATTRS = re.compile(r"""\s(class|id|data-testid)\s*=\s*(?:"([^"]*)"|'([^']*)')""", re.IGNORECASE)
+
+
+def page_names(html: str) -> set[str]:
+    """The class names (``.x``), ids (``#x``) and test ids (``@x``) written in ``html``, as :data:`_NAMES_JS` reads
+    them from a live page."""
+    out: set[str] = set()
+    for m in _NAME_ATTRS.finditer(html):
+        attr, value = m.group(1).lower(), m.group(2) if m.group(2) is not None else m.group(3)
+        if attr == "class":
+            out.update("." + c for c in value.split())
+        elif value.strip():
+            out.add(("#" if attr == "id" else "@") + value.strip())
+    return out
+
+
+def _read_text(path: str) -> str:
+    return Path(path).read_text(encoding="utf-8", errors="replace")
+
+
+async def names_kept(page: Any, good_dom_path: Any) -> float | None:
+    """The share of the names (:func:`page_names`) of the good page saved at ``good_dom_path`` that ``page`` still
+    has; None without that page or its names."""
+    try:
+        before = page_names(await asyncio.to_thread(_read_text, str(good_dom_path))) if good_dom_path else set()
+        now = set(await page.evaluate(_NAMES_JS)) if before else set()
+    except Exception:  # no saved page, or a page mid-navigation: no evidence either way
+        return None
+    return len(before & now) / len(before) if before else None
+
+
+def gave_nothing(output: Any) -> bool:
+    """Whether a READ's output holds no data: every value in it an empty list, dict or string, or None (a count,
+    a flag or a name is data)."""
+    if isinstance(output, dict):
+        return all(gave_nothing(v) for v in output.values())
+    if isinstance(output, list):
+        return not output
+    return output is None or output == ""
+
+
+async def read_nothing_where_it_read(page: Any, tool: ToolManifest, outcome: CallOutcome,
+                                     good_calls: list[dict[str, Any]]) -> str | None:  # fmt: skip
+    """Why a READ that worked (``outcome``) but gave nothing looks broken rather than shown an empty page, or None.
+
+    Broken: a good call of it on a page of the same path gave data (``good_calls``, the suspect store's), not one
+    of the elements it looks up in the whole document is on the page now, and the page kept less than
+    :data:`SAME_DESIGN` of the names its good page had (a redesign renamed the list it reads, so it finds no rows
+    and no error). An empty cart or search result on the same design keeps its names: the tool stands.
+    """
+    if tool.is_write or tool.navigates or not gave_nothing(outcome.output):
+        return None
+    path = urlsplit(outcome.url_before or getattr(page, "url", "") or "").path
+    worked = [c for c in good_calls
+              if urlsplit(str(c.get("url") or "")).path == path and c.get("output") is not None and not gave_nothing(c.get("output"))]  # fmt: skip
+    looked_up = [s for s in document_selectors(tool.execute) if selectorish(s)]
+    if not worked or not looked_up:
+        return None
+    gone = await missing_selectors(page, tool.execute, document_only=True)
+    if len(gone) < len(looked_up):
+        return None
+    kept = await names_kept(page, good_calls[0].get("dom_path"))
+    if kept is None or kept >= SAME_DESIGN:
+        return None  # the page keeps its names: an empty list on it, not a tool that no longer fits
+    return (f"it gave nothing on {path}, where it gave data before (arguments {json.dumps(worked[0].get('args') or {}, default=str)}), "
+            f"and none of the elements it looks up is on the page ({', '.join(gone[:4])}); the page keeps {kept:.0%} of the "
+            "class names and ids it had")  # fmt: skip
 
 
 class Suspect(BaseModel):

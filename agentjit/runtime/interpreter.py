@@ -63,6 +63,7 @@ from .healing import (
     ToolFallback,
     classify,
     missing_selectors,
+    read_nothing_where_it_read,
     write_not_sent,
 )
 from .invoke import CallOutcome, call_tool
@@ -415,6 +416,12 @@ class PlanRun:
                 if await missing_selectors(self.page, tool.execute, document_only=True):
                     verdict = "suspect"
             if verdict == "suspect":
+                suspect = await self._suspect(tool, args, outcome, state_before, watch)
+        elif self.suspect_store is not None and not tool.is_write:
+            # no error, no rows, and none of its elements here, where it read rows before: the tool broke
+            why = await read_nothing_where_it_read(self.page, tool, outcome, self.suspect_store.good_calls(tool.name))
+            if why is not None:
+                outcome = outcome.model_copy(update={"ok": False, "phase": "output", "reason": why})
                 suspect = await self._suspect(tool, args, outcome, state_before, watch)
         await self._record_outcome(tool, args, outcome, suspect=suspect)
         if not outcome.ok:

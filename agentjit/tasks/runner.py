@@ -59,6 +59,8 @@ class TaskResult(BaseModel):
     error: str | None = None
     run_rounds: list[dict[str, Any]] = Field(default_factory=list)
     """With run-time repair: every run that failed before any WRITE (its error) and went back to the model."""
+    fallbacks: list[dict[str, Any]] = Field(default_factory=list)
+    """Every call a fallback finished instead of a tool the site broke (tool, ok, model calls, seconds; issue 21)."""
 
 
 class DemoReport(BaseModel):
@@ -178,6 +180,7 @@ async def run_task(
         workers=result.workers,
         trace_path=result.trace_path,
         run_rounds=rounds,
+        fallbacks=list(getattr(result, "fallbacks", [])),
     )
 
 
