@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
 
-from agentjit.cache import CacheInfo, ToolCache
+from agentjit.cache import CacheInfo, SuspectStore, ToolCache
 from agentjit.exceptions import TraceError
 from agentjit.llm.base import Model
 from agentjit.protocol.trace import Trace, read_trace
@@ -78,6 +78,9 @@ class BuildReport:
     output: str | None = None
     previous: str | None = None
     """Where the cache that ``output`` replaced was kept (``OUT.prev``), if there was one."""
+    good_calls: int = 0
+    """Verified READs whose first passing call the cache keeps as their good call (``suspects.json``): heal
+    probes those tools with it before any run has recorded one."""
     not_written: str | None = None
     """Why nothing was written (no readable trace, no tool): an existing cache stays as it was."""
     verify_calls: int = 0
@@ -136,6 +139,7 @@ class BuildReport:
             "output": self.output,
             "previous": self.previous,
             "not_written": self.not_written,
+            "good_calls": self.good_calls,
         }
 
 
@@ -599,6 +603,8 @@ async def build_cache(
         replaced = replace_cache_dir(cache, out)
         report.previous = str(replaced) if replaced is not None else None
         report.output = str(out)
+        if vreport is not None:
+            report.good_calls = keep_good_calls(Path(out), cache, vreport)
     if progress:
         progress("save", 1, 1)
     report.timings["save"] = clock() - t
@@ -606,6 +612,22 @@ async def build_cache(
     cache.synths = synths_final  # type: ignore[attr-defined]
     cache.verify_report = vreport  # type: ignore[attr-defined]
     return cache, report
+
+
+def keep_good_calls(root: Path, cache: ToolCache, vreport: VerifyReport) -> int:
+    """Keep each verified READ's first passing call on the live site (:attr:`ToolVerdict.good`) as its good call
+    in the cache at ``root``, as a run with ``record_suspects`` keeps one: ``toolcache heal`` probes a tool with its
+    good call, so a site that changes before any run is probed from the build's own calls. Returns how many."""
+    store = SuspectStore(root)
+    kept = 0
+    for name, verdict in sorted(vreport.verdicts.items()):
+        good, tool = verdict.good, cache.tools.get(name)
+        if good is None or tool is None or not verdict.ok:
+            continue
+        store.save_good(name, tool.version, good["url"], good["html"], args=good["args"], output=good["output"],
+                        after_url=good.get("after_url"), after_html=good.get("after_html"))  # fmt: skip
+        kept += 1
+    return kept
 
 
 def replace_cache_dir(cache: ToolCache, out: str | Path) -> Path | None:

@@ -1040,8 +1040,8 @@ async def probe_tools(healer: _Healer, cache: ToolCache, store: SuspectStore, sk
     ``probe: ...``), and return their names: healed in the same round. A run stops at its first broken tool, so
     the tools a task would have reached later are found here, not by the next run.
 
-    A tool without a good call is not probed: the build's verification keeps its arguments
-    (``cache.json``'s ``builder.witnesses``) but not the page it verified them on."""
+    A tool without a good call is not probed. The build keeps each verified READ's first passing call as its good
+    call (:func:`toolcache.build.keep_good_calls`); a WRITE gets one from a run."""
     todo = [(n, g) for n in sorted(cache.tools) if n not in skip and (g := store.good(n)) is not None and g.get("url")]
     found: list[str] = []
     for i, (name, good) in enumerate(todo, 1):

@@ -56,6 +56,7 @@ from typing import Any
 from urllib.parse import urlparse
 
 from agentjit.exceptions import SiteUnreachable
+from agentjit.protocol.schema import to_plain
 from agentjit.protocol.state import satisfies
 from agentjit.protocol.trace import Trace
 from agentjit.runtime import BrowserPool, CallOutcome, call_tool
@@ -108,6 +109,11 @@ class ToolVerdict:
     unverified: str | None = None
     """Why a tool that sends writes was never called (:data:`OLD_TRACE`, :data:`NOT_ASKED`):
     kept in the cache, flagged in the report."""
+    good: dict[str, Any] | None = None
+    """A READ's first passing call on the live site's own state (no write answered from the record before it):
+    ``url``, ``args``, ``output``, ``html`` (the page it read; a navigating tool's start page) and, for a
+    navigating tool, ``after_url`` and ``after_html``. The build keeps it as the tool's good call
+    (``suspects.json``), which ``toolcache heal`` probes the tool with before any run has recorded one."""
 
     @property
     def ok(self) -> bool:
@@ -253,6 +259,9 @@ async def verify_tools(
                 """One tool call; ``demonstrated``: a replayed step's call with its demonstrated
                 arguments, the only kind whose writes are answered (or, live, sent)."""
                 report.calls += 1
+                v = report.verdicts[synth.manifest.name]
+                keep_good = record and v.good is None and not synth.manifest.is_write and not guard.diverged
+                start_html = await _content(page) if keep_good and synth.manifest.navigates else None
                 shown = _shown_writes(synth) if demonstrated else []
                 signs_in = _signs_in(synth)
                 live = demonstrated and _sent_live(synth, secrets, writes, sign_in)
@@ -279,13 +288,14 @@ async def verify_tools(
                         out = CallOutcome(tool=synth.manifest.name, ok=False, phase="verify", reason=differs)
                     how = "recorded" if answered else ("live" if writes == "live" else "sign-in, live")
                 if record:
-                    v = report.verdicts[synth.manifest.name]
                     if out.ok:
                         v.passed += 1
                         v.latencies.append(out.timings.get("total", 0.0))
                         v.how = v.how or how
                         if v.witness is None:
                             v.witness, v.witness_setup, v.witness_url = _masked(synth, args), list(setup), start[0]
+                        if keep_good and not guard.diverged:
+                            v.good = await _good_call(page, synth, _masked(synth, args), out, start_html)
                     else:
                         v.failed += 1
                         v.reasons.append(f"{out.phase}: {out.reason}")
@@ -554,6 +564,28 @@ def _request_differs(synth: Synth, sent: list[tuple[str, str]]) -> str | None:
     if not got & shown:
         return f"sent {', '.join(sorted(f'{m} {p}' for m, p in got))}, not the demonstration's {want}"
     return None
+
+
+async def _content(page: Any) -> str | None:
+    try:
+        html: str = await page.content()
+    except Exception:  # a page mid-navigation: no page to keep
+        return None
+    return html
+
+
+async def _good_call(page: Any, synth: Synth, args: dict[str, Any], out: CallOutcome, start_html: str | None) -> dict[str, Any] | None:
+    """What :attr:`ToolVerdict.good` keeps of a READ's passing call ``out``, or None without its page."""
+    if synth.manifest.navigates:
+        html, after_html = start_html, await _content(page)
+        if html is None or after_html is None:
+            return None
+        return {"url": out.url_before, "args": args, "output": to_plain(out.output), "html": html,
+                "after_url": out.url_after, "after_html": after_html}  # fmt: skip
+    html = await _content(page)  # a read leaves its page as it was, with what it waited for drawn
+    if html is None:
+        return None
+    return {"url": out.url_before, "args": args, "output": to_plain(out.output), "html": html}
 
 
 def _masked(synth: Synth, args: dict[str, Any]) -> dict[str, Any]:
