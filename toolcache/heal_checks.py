@@ -155,7 +155,8 @@ def rekeyed_execute(execute: str, keys: dict[str, str]) -> str:
 #: The data rows of each ``[html, url]`` given (``html`` null for the page itself; ``url`` where the document was,
 #: its links' base): each row (a ``tr`` with ``td`` cells, not its table's header row of labels) as the items it
 #: links to (the paths and queries of its links off its page, sorted: what the row is, whatever markup draws it),
-#: or, for a row without such a link, its cells' texts, sorted (a redesign may move columns) and joined.
+#: or, for a row without such a link, its cells' texts, sorted (a redesign may move columns) and joined. A row with
+#: no link and a form field (a select, a text box) is a form's, laid out in a table: no row of data.
 ROWS_JS = r"""
 (docs) => docs.map(([html, url]) => {
   const doc = html === null ? document : new DOMParser().parseFromString(html, 'text/html');
@@ -168,7 +169,9 @@ ROWS_JS = r"""
     && [...r.cells].every((c) => c.tagName === 'TH' || c.getAttribute('role') === 'columnheader' || label(c));
   const item = (a) => { try { const u = new URL(a.getAttribute('href'), base); return u.pathname === here ? '' : u.pathname + u.search; }
     catch (e) { return ''; } };
-  return [...doc.querySelectorAll('tr')].filter((r) => r.querySelector(':scope > td') && !head(r)).slice(0, 500)
+  // a row of a form laid out in a table (classic Roundup's "Sort on:" select under its list): no link, a field
+  const field = (r) => !r.querySelector('a[href]') && !!r.querySelector('select, textarea, input:not([type=hidden]):not([type=checkbox])');
+  return [...doc.querySelectorAll('tr')].filter((r) => r.querySelector(':scope > td') && !head(r) && !field(r)).slice(0, 500)
     .map((r) => {
       const links = [...new Set([...r.querySelectorAll('a[href]')].map(item).filter(Boolean))].sort();
       return links.length ? links.join(' | ') : [...r.children].map((c) => clean(c.textContent)).filter(Boolean).sort().join(' | ');

@@ -33,7 +33,8 @@ LOGIN = ["Login page times out", "Login form too wide", "Login forgets the user"
 
 class Tracker(PageHandler):
     """``/``: a search box (GET ``/issues?q=...&sort=title``); ``/issues``: the issues whose title has ``q``, only
-    those of ``status`` when given, or a notice that none match. Design 2 renames the box's button and adds a hidden
+    those of ``status`` when given, or a notice that none match, above its sort controls (laid out in a table in
+    design 1, whose rows are no rows of the list's). Design 2 renames the box's button and adds a hidden
     ``status=open`` to it; the address answers as before. Design 3 searches by ``text`` (``q`` is no filter any
     more: the old address lists every issue) from a box whose button is another control."""
 
@@ -47,7 +48,13 @@ class Tracker(PageHandler):
             found = [i for i in ISSUES if text in i[1].lower() and status in (None, i[2])]
             rows = "".join(f'<tr><td>{n}</td><td><a href="/issue/{n}">{escape(t)}</a></td><td>{s}</td></tr>' for n, t, s in found)
             table = f"<table id='results'><tr><th>ID</th><th>Title</th><th>Status</th></tr>{rows}</table>" if found else "<p>No issues match.</p>"
-            self.send_html(f"<body><h1>Issues</h1>{table}</body>")
+            # the list's sort and group controls below it, laid out in a table (design 1) or not
+            pick = "<select name='{}'><option>title</option><option>id</option></select>"
+            controls = [("Sort on:", pick.format("sort")), ("Descending:", "<input type='checkbox' name='sortdir'>"),
+                        ("Group on:", pick.format("group")), ("Page size:", "<input name='size' value='50'>")]
+            form = ("<table class='form'>" + "".join(f"<tr><td>{a}</td><td>{b}</td></tr>" for a, b in controls) + "</table>"
+                    if self.design == 1 else "".join(f"<div>{a} {b}</div>" for a, b in controls))
+            self.send_html(f"<body><h1>Issues</h1>{table}<form action='/issues'>{form}</form></body>")
             return
         if self.design == 1:
             box = "<input id='q' name='q'><input type='hidden' name='sort' value='title'><button id='go' name='go'>Search</button>"
