@@ -66,6 +66,7 @@ from agentjit.runtime.navigation import is_navigation_race
 from agentjit.runtime.network import PENDING_JS
 
 from .codegen import PRELUDE
+from .heal_address import heal_by_address
 from .heal_checks import (
     EVIDENCE_JS,
     ROWS_JS,
@@ -135,6 +136,9 @@ class HealReport:
     page_params: dict[str, list[str]] = field(default_factory=dict)
     """Per WRITE: the recorded parameters its good page supplied itself (hidden inputs) that the page it was healed
     on has no more, so its request was matched without them."""
+    by_address: dict[str, str] = field(default_factory=dict)
+    """Per navigating READ healed by its good call's landing address instead of its form
+    (:mod:`toolcache.heal_address`): that address as a template, ``{input}`` where an argument goes."""
     plans_kept: int = 0
     plans_dropped: int = 0
     signed_in: dict[str, Any] | None = None
@@ -1152,6 +1156,8 @@ async def _heal_one(healer: _Healer, cache: ToolCache, name: str, evidence: dict
         report.failed[name] = "the cache has no such tool any more"
         return
     new = await healer.heal(cache.tools[name], evidence, report)
+    if new is None:  # a navigating READ whose form no name change repairs: its good call's address may still serve
+        new = await heal_by_address(healer, cache.tools[name], report)
     if new is None:
         return
     report.healed.append(name)
@@ -1186,6 +1192,7 @@ def render(report: HealReport) -> str:
     for name in report.healed:
         swaps = report.changes.get(name) or {}
         what = "; ".join(f"{json.dumps(o)} -> {json.dumps(n)}" for o, n in swaps.items()) or "passes again, unchanged"
+        what = f"opens {report.by_address[name]} (its good call's address)" if name in report.by_address else what
         lines.append(f"  healed {name}: {what}")
     for name, why in report.failed.items():
         lines.append(f"  not healed {name}: {why}")

@@ -34,8 +34,8 @@ from urllib.parse import parse_qsl, urlsplit
 
 from .pages import page_name
 
-__all__ = ["EVIDENCE_JS", "ROWS_JS", "key_map", "lands_like", "lands_unlike_good", "renamed", "rekeyed_execute", "similarity",
-           "unlike_good"]  # fmt: skip
+__all__ = ["EVIDENCE_JS", "ROWS_JS", "key_map", "lands_like", "lands_unlike_good", "renamed", "rekeyed_execute",
+           "rows_unlike_good", "similarity", "unlike_good"]  # fmt: skip
 
 MIN_SIMILARITY = 0.5
 """The least :func:`similarity` a healed READ's output has to its good call's (rows may have changed since)."""
@@ -155,7 +155,8 @@ def rekeyed_execute(execute: str, keys: dict[str, str]) -> str:
 #: The data rows of each ``[html, url]`` given (``html`` null for the page itself; ``url`` where the document was,
 #: its links' base): each row (a ``tr`` with ``td`` cells, not its table's header row of labels) as the items it
 #: links to (the paths and queries of its links off its page, sorted: what the row is, whatever markup draws it),
-#: or, for a row without such a link, its cells' texts, sorted (a redesign may move columns) and joined.
+#: or, for a row without such a link, its cells' texts, sorted (a redesign may move columns) and joined. A row with
+#: no link and a form field (a select, a text box) is a form's, laid out in a table: no row of data.
 ROWS_JS = r"""
 (docs) => docs.map(([html, url]) => {
   const doc = html === null ? document : new DOMParser().parseFromString(html, 'text/html');
@@ -168,7 +169,9 @@ ROWS_JS = r"""
     && [...r.cells].every((c) => c.tagName === 'TH' || c.getAttribute('role') === 'columnheader' || label(c));
   const item = (a) => { try { const u = new URL(a.getAttribute('href'), base); return u.pathname === here ? '' : u.pathname + u.search; }
     catch (e) { return ''; } };
-  return [...doc.querySelectorAll('tr')].filter((r) => r.querySelector(':scope > td') && !head(r)).slice(0, 500)
+  // a row of a form laid out in a table (classic Roundup's "Sort on:" select under its list): no link, a field
+  const field = (r) => !r.querySelector('a[href]') && !!r.querySelector('select, textarea, input:not([type=hidden]):not([type=checkbox])');
+  return [...doc.querySelectorAll('tr')].filter((r) => r.querySelector(':scope > td') && !head(r) && !field(r)).slice(0, 500)
     .map((r) => {
       const links = [...new Set([...r.querySelectorAll('a[href]')].map(item).filter(Boolean))].sort();
       return links.length ? links.join(' | ') : [...r.children].map((c) => clean(c.textContent)).filter(Boolean).sort().join(' | ');
@@ -228,24 +231,35 @@ def lands_unlike_good(url: str, rows: list[str] | None, good: dict[str, Any],
     """Why a navigating READ that landed on ``url`` showing ``rows`` did not do what its good call did (which went
     from ``good["url"]`` to ``good["after_url"]``, its rows from ``good_rows[0]`` to ``good_rows[1]``), or None.
 
-    It did when it lands at the good call's address (path and query), or on a page of its route with the
-    parameters that carried its arguments (:func:`lands_like`: a redesigned search form adds a sort of its own),
-    where that call changed the address; or shows that call's rows (:func:`_rows_like`: the items they link to,
-    the text of a row without a link) where that call changed them; a call that changed neither shows
-    nothing to hold it to. ``rows`` None: the address alone (the rows not read yet)."""
+    It did when it lands at the good call's address (path and query), where that call changed the address; or
+    shows that call's rows (:func:`_rows_like`: the items they link to, the text of a row without a link) where
+    that call changed them; or, where it changed the address and not the rows, lands on a page of its route with
+    the parameters that carried its arguments (:func:`lands_like`). A page of that route showing other rows than
+    the good call's did not search as that call did (a redesigned search form that filters by a field of its own:
+    Roundup jinja2's box searches open issues only). A call that changed neither shows nothing to hold it to.
+    ``rows`` None: the address alone (the rows not read yet)."""
     start, landed = _address(good.get("url")), _address(good.get("after_url"))
     before, after = good_rows
     moved = landed is not None and landed != start
     redrawn = before != after
     if not moved and not redrawn:
         return None
-    if moved and (_address(url) == landed or lands_like(url, good)):
+    if moved and (_address(url) == landed or (not redrawn and lands_like(url, good))):
         return None
     if redrawn and rows is not None and _rows_like(rows, after, before):
         return None
     where = f"it lands on {url}, not at {good.get('after_url')} as its good call did" if moved else f"it lands on {url}"
     what = "; its rows are not the ones that call showed" if redrawn else ""
     return where + what
+
+
+def rows_unlike_good(rows: list[str], good_rows: tuple[list[str], list[str]]) -> str | None:
+    """Why ``rows``, those of the page a navigating READ landed on, are not the rows its good call's landing
+    showed (``good_rows``: before and after that call), or None; None too when that call redrew no rows."""
+    before, after = good_rows
+    if before == after or _rows_like(rows, after, before):
+        return None
+    return f"it shows {len(rows)} row(s), not the {len(after)} its good call's landing showed"
 
 
 #: For ``[oldHtml, oldSelector, candidates]``: whether the element ``oldSelector`` found on the good page (one

@@ -69,7 +69,7 @@ def _list_tools(site: _Site) -> list[Synth]:
             pre_check=_body(
                 _page_guard(pages),
                 f"if (document.querySelector({js(el.selector)})) return true;",
-                f"const empty = [...document.querySelectorAll({js(empty_sel)})].find(__visible);",
+                f"const empty = [...document.querySelectorAll({js(empty_sel)})].find(__visible) || __emptyNotice({js(_item_words(el.name))});",
                 # a table drawn with no rows while no data is on its way: an empty list (a search that found nothing)
                 f"if (!empty && document.querySelector({js(box)}) && !__busy(Date.now())) return true;" if box else "",
                 f"return empty ? true : [false, {js(f'no {singular(el.name)} cards yet')}];",
@@ -111,6 +111,13 @@ def _list_tools(site: _Site) -> list[Synth]:
             ), "group_list", element=el.name))
 
     return out
+
+
+def _item_words(name: str) -> list[str]:
+    """The words a page names a list's items by in its notice that there are none: the last word of the list's
+    name, singular and plural (``stock_item``: ``item``, ``items``)."""
+    word = re.split(r"[_\s]+", snake(name).strip("_"))[-1]
+    return list(dict.fromkeys([singular(word), plural(word)]))
 
 
 def _page_field_tools(site: _Site) -> list[Synth]:

@@ -149,6 +149,22 @@ const __statusNotice = (e) => {
   if (__ERROR_CLASS.test(String(e.getAttribute('class') || '')) || __ERROR_WORDS.test(text)) return false;
   return !!e.closest('[role=status], [role=log], [aria-live=polite], output') || (text.length <= 120 && __COUNT_WORDS.test(text));
 };
+// a notice that a list has nothing to show ("There are no issues yet!", "No stores found.", "0 matching
+// issues"): a short visible text in the page's content (not its chrome) saying there are no `names` (the
+// list's items, in the singular and the plural) or no results, in words that say no error (a class may: Roundup
+// draws its "no issues" notice in `text-error`). A list's pre_check takes it for an empty list, as it takes the
+// list's table drawn with no rows; a page with neither is still not the list's
+const __emptyNotice = (names) => {
+  const alt = [...names, 'results?', 'matches', 'entries', 'records'].map((n) => n.replace(/[^A-Za-z0-9?]/g, '')).filter(Boolean).join('|');
+  const says = new RegExp('(^|[^a-z0-9])(no|zero|0)\\s+([a-z]+\\s+)?(' + alt + ')([^a-z0-9]|$)', 'i');
+  const chrome = 'nav, header, footer, aside, [role=navigation], [role=banner], [role=contentinfo], [role=complementary]';
+  return [...document.querySelectorAll('body p, body div, body span, body li, body td, body h2, body h3, body h4, body h5, body em, body strong')]
+    .find((e) => {
+      const text = __clean(e.textContent);
+      return !!text && text.length <= 80 && says.test(text) && !__ERROR_WORDS.test(text) && __visible(e)
+        && e.offsetParent !== null && !e.closest(chrome);
+    }) || null;
+};
 const __errors = () => [...document.querySelectorAll('.error-message, .errormessage, .alert-danger, .error, [role=alert]')]
   .filter((e) => __visible(e) && e.offsetParent !== null && __clean(e.textContent) && !__okNotice(e) && !__statusNotice(e))
   .map((e) => __clean(e.textContent));
