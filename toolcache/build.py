@@ -79,7 +79,7 @@ class BuildReport:
     previous: str | None = None
     """Where the cache that ``output`` replaced was kept (``OUT.prev``), if there was one."""
     good_calls: int = 0
-    """Verified READs whose first passing call the cache keeps as their good call (``suspects.json``): heal
+    """Verified tools whose first passing call the cache keeps as their good call (``suspects.json``): heal
     probes those tools with it before any run has recorded one."""
     not_written: str | None = None
     """Why nothing was written (no readable trace, no tool): an existing cache stays as it was."""
@@ -615,17 +615,18 @@ async def build_cache(
 
 
 def keep_good_calls(root: Path, cache: ToolCache, vreport: VerifyReport) -> int:
-    """Keep each verified READ's first passing call on the live site (:attr:`ToolVerdict.good`) as its good call
-    in the cache at ``root``, as a run with ``record_suspects`` keeps one: ``toolcache heal`` probes a tool with its
-    good call, so a site that changes before any run is probed from the build's own calls. Returns how many."""
+    """Keep each verified tool's first passing call on the live site (:attr:`ToolVerdict.good`: a READ's output, a
+    WRITE's demonstrated requests) as its good call in the cache at ``root``, as a run with ``record_suspects``
+    keeps one: ``toolcache heal`` probes a tool with its good call (and signs in with the sign-in tool's), so a site
+    that changes before any run is probed from the build's own calls. Returns how many."""
     store = SuspectStore(root)
     kept = 0
     for name, verdict in sorted(vreport.verdicts.items()):
         good, tool = verdict.good, cache.tools.get(name)
         if good is None or tool is None or not verdict.ok:
             continue
-        store.save_good(name, tool.version, good["url"], good["html"], args=good["args"], output=good["output"],
-                        after_url=good.get("after_url"), after_html=good.get("after_html"))  # fmt: skip
+        store.save_good(name, tool.version, good["url"], good["html"], args=good["args"], output=good.get("output"),
+                        after_url=good.get("after_url"), after_html=good.get("after_html"), writes=good.get("writes"))  # fmt: skip
         kept += 1
     return kept
 

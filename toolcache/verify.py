@@ -110,10 +110,11 @@ class ToolVerdict:
     """Why a tool that sends writes was never called (:data:`OLD_TRACE`, :data:`NOT_ASKED`):
     kept in the cache, flagged in the report."""
     good: dict[str, Any] | None = None
-    """A READ's first passing call on the live site's own state (no write answered from the record before it):
-    ``url``, ``args``, ``output``, ``html`` (the page it read; a navigating tool's start page) and, for a
-    navigating tool, ``after_url`` and ``after_html``. The build keeps it as the tool's good call
-    (``suspects.json``), which ``toolcache heal`` probes the tool with before any run has recorded one."""
+    """The first passing call on the live site's own state (no write answered from the record before it): ``url``,
+    ``args`` (secrets redacted), ``html`` (the page it read; a navigating tool's or a WRITE's start page), a READ's
+    ``output``, a WRITE's ``writes`` (its demonstration's requests) and, for a navigating tool, ``after_url`` and
+    ``after_html``. The build keeps it as the tool's good call (``suspects.json``), which ``toolcache heal`` probes
+    the tool with (and signs in with) before any run has recorded one."""
 
     @property
     def ok(self) -> bool:
@@ -260,9 +261,11 @@ async def verify_tools(
                 arguments, the only kind whose writes are answered (or, live, sent)."""
                 report.calls += 1
                 v = report.verdicts[synth.manifest.name]
-                keep_good = record and v.good is None and not synth.manifest.is_write and not guard.diverged
-                start_html = await _content(page) if keep_good and synth.manifest.navigates else None
                 shown = _shown_writes(synth) if demonstrated else []
+                # a call on the live site's own state (no write answered from the record before it) is a good call;
+                # a WRITE's only with the requests its demonstration sent, which heal answers it from
+                keep_good = record and v.good is None and not guard.diverged and (not synth.manifest.is_write or bool(shown))
+                start_html = await _content(page) if keep_good and (synth.manifest.navigates or synth.manifest.is_write) else None
                 signs_in = _signs_in(synth)
                 live = demonstrated and _sent_live(synth, secrets, writes, sign_in)
                 guard.begin(shown, args, live=live, sign_in=signs_in)
@@ -294,8 +297,8 @@ async def verify_tools(
                         v.how = v.how or how
                         if v.witness is None:
                             v.witness, v.witness_setup, v.witness_url = _masked(synth, args), list(setup), start[0]
-                        if keep_good and not guard.diverged:
-                            v.good = await _good_call(page, synth, _masked(synth, args), out, start_html)
+                        if keep_good:
+                            v.good = await _good_call(page, synth, _masked(synth, args), out, start_html, shown)
                     else:
                         v.failed += 1
                         v.reasons.append(f"{out.phase}: {out.reason}")
@@ -574,18 +577,25 @@ async def _content(page: Any) -> str | None:
     return html
 
 
-async def _good_call(page: Any, synth: Synth, args: dict[str, Any], out: CallOutcome, start_html: str | None) -> dict[str, Any] | None:
-    """What :attr:`ToolVerdict.good` keeps of a READ's passing call ``out``, or None without its page."""
-    if synth.manifest.navigates:
-        html, after_html = start_html, await _content(page)
-        if html is None or after_html is None:
-            return None
-        return {"url": out.url_before, "args": args, "output": to_plain(out.output), "html": html,
-                "after_url": out.url_after, "after_html": after_html}  # fmt: skip
-    html = await _content(page)  # a read leaves its page as it was, with what it waited for drawn
-    if html is None:
-        return None
-    return {"url": out.url_before, "args": args, "output": to_plain(out.output), "html": html}
+async def _good_call(page: Any, synth: Synth, args: dict[str, Any], out: CallOutcome, start_html: str | None,
+                     shown: list[dict[str, Any]]) -> dict[str, Any] | None:  # fmt: skip
+    """What :attr:`ToolVerdict.good` keeps of a passing call ``out``, or None without its page: a READ's page (a
+    navigating one's start page and landing) and output; a WRITE's start page, landing and the requests its
+    demonstration sent (``shown``, secrets redacted by the recorder), as a run keeps them."""
+    tool = synth.manifest
+    good: dict[str, Any] = {"url": out.url_before, "args": args}
+    if tool.is_write:
+        good["writes"] = shown
+    else:
+        good["output"] = to_plain(out.output)
+    now = await _content(page)  # a read leaves its page as it was, with what it waited for drawn
+    if tool.navigates or tool.is_write:
+        good["html"] = start_html
+        if tool.navigates:
+            good.update(after_url=out.url_after, after_html=now)
+    else:
+        good["html"] = now
+    return good if good["html"] is not None and (not tool.navigates or now is not None) else None
 
 
 def _masked(synth: Synth, args: dict[str, Any]) -> dict[str, Any]:

@@ -174,3 +174,28 @@ async def test_sign_in_sends_the_sign_in_live_and_says_so(
     assert site.sign_ins == sign_ins + 1
     assert report.sent_live == [{"tool": login, "request": "POST login", "why": "sign-in, --sign-in"}]
     assert report.writes[login] == "sign-in, live" and report.unverified == {}, report.unverified
+
+
+async def test_heal_right_after_the_build_signs_in_with_the_builds_own_call(
+        notes: tuple[str, Site], recorded: Path, browser_pool: BrowserPool, tmp_path: Path) -> None:
+    """The build keeps each tool's first passing call as its good call, the sign-in's with its demonstrated
+    request (its password redacted): heal right after the build, before any run, signs in with it and probes the
+    tools behind the sign-in in that session. The sign-in is heal's one request; no file holds the password."""
+    from toolcache.heal import heal_cache
+
+    url, site = notes
+    site.sessions.clear()
+    cache_dir = tmp_path / "cache"
+    _, report = await build_cache([recorded], cache_dir, base_url=url, pool=browser_pool,
+                                  secrets={"password": PASSWORD}, sign_in=True)
+    login = _sign_in_tool(report)
+    assert report.good_calls >= 3, report.to_json()
+    posts = list(site.posts)
+    healed = await heal_cache(cache_dir, url, pool=browser_pool, sign_in={"password": PASSWORD})
+    assert healed.signed_in == {"tool": login, "ok": True, "reason": None}, healed.signed_in
+    assert site.posts[len(posts):] == ["/login"]  # heal's one request
+    behind = [p for p in healed.probed if "note" in p["tool"]]
+    assert behind and all(p["ok"] for p in behind), healed.probed  # probed signed in: no sign-in wall, nothing broken
+    assert healed.healed == [] and healed.failed == {}
+    leaked = [p.name for p in cache_dir.rglob("*") if p.is_file() and PASSWORD in p.read_text(errors="replace")]
+    assert leaked == []
