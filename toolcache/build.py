@@ -28,7 +28,7 @@ from typing import Any
 from urllib.parse import urlparse
 
 from agentjit.cache import CacheInfo, SuspectStore, ToolCache
-from agentjit.exceptions import TraceError
+from agentjit.exceptions import CacheError, TraceError
 from agentjit.llm.base import Model
 from agentjit.protocol.trace import Trace, read_trace
 from agentjit.runtime import BrowserPool
@@ -604,7 +604,10 @@ async def build_cache(
         report.previous = str(replaced) if replaced is not None else None
         report.output = str(out)
         if vreport is not None:
-            report.good_calls = keep_good_calls(Path(out), cache, vreport)
+            try:
+                report.good_calls = keep_good_calls(Path(out), cache, vreport)
+            except (OSError, CacheError) as exc:  # the cache stands; heal then probes only what runs record
+                log.warning("the verified calls were not kept as good calls in %s: %s", out, exc)
     if progress:
         progress("save", 1, 1)
     report.timings["save"] = clock() - t
