@@ -76,6 +76,7 @@ from .heal_checks import (
     renamed,
     unlike_good,
 )
+from .heal_fill import HELPERS_CHANGE, likest_write_call, refilled, with_current_helpers
 from .literal import css_attr, css_ident, js
 from .record import DOM_QUIET_JS
 from .recorded import WriteGuard, answerable, request_params
@@ -562,9 +563,11 @@ class _Healer:
 
     async def heal(self, tool: ToolManifest, evidence: dict[str, Any], report: HealReport) -> ToolManifest | None:
         good = self.store.good(tool.name) if self.store is not None else None
-        writes = self._recorded(tool, good)
         raw_args = evidence.get("args")
         args: dict[str, Any] = raw_args if isinstance(raw_args, dict) else {}
+        if tool.is_write and self.store is not None and good is not None:
+            good = likest_write_call(self.store.good_calls(tool.name), args) or good
+        writes = self._recorded(tool, good)
         where = evidence.get("url") or "/"
         expected = evidence.get("fallback_output")
         if writes is not None and good is not None:
@@ -638,9 +641,21 @@ class _Healer:
                                                 "tool's checks")  # fmt: skip
                     return None
                 chosen.update(found)
+            refreshed = False
             if tool.navigates:
                 landed, n = await self._heal_landing(page, url, _apply(tool, chosen), args, writes, report)
                 tried += n
+                fresh = with_current_helpers(tool) if landed is None and writes else None
+                if fresh is not None:
+                    # a WRITE that does not reach its page by its recorded request: with the builder's current helpers
+                    # (how it fills a field an editor now covers), held to the same request
+                    first = report.failed.pop(tool.name, "")
+                    landed, n = await self._heal_landing(page, url, _apply(fresh, chosen), args, writes, report)
+                    tried += n
+                    if landed is None:
+                        report.failed[tool.name] = first
+                    else:
+                        tool, refreshed = fresh, True
                 if landed is None:
                     report.candidates_tried[tool.name] = tried
                     return None
@@ -657,6 +672,19 @@ class _Healer:
                 self._dirty, self._keys = True, {}
                 problem = await self._verify(page, url, healed, args, expected, pre_only=False, writes=writes)
                 problem = problem if problem is not None or not self._keys else "its renamed output still lacks fields"
+            if refreshed:
+                chosen[HELPERS_CHANGE] = "current"
+            if problem is not None and writes and not refreshed:
+                # every name found and still not its recorded request: how it fills may be what broke (an editor
+                # over a field): the builder's current helpers, held to the same request
+                async def guarded(trial: ToolManifest) -> str | None:
+                    self._dirty = True
+                    return await self._verify(page, url, trial, args, expected, pre_only=False, writes=writes)
+
+                fresh = await refilled(healed, guarded)
+                if fresh is not None:
+                    healed, problem = fresh, None
+                    chosen[HELPERS_CHANGE] = "current"
             if problem is not None:
                 report.failed[tool.name] = (f"every selector of the tool matches on {url}; it fails with {problem}"
                                             if not chosen else f"the healed tool fails on {url} with {problem}")  # fmt: skip
@@ -799,8 +827,21 @@ class _Healer:
                     if any(self._old_counts.get(b) != 0 for b in landed):
                         return _Probe(url, False, f"{problem} ({', '.join(map(repr, landed))} gone where it lands)",
                                       suspect=True, html=html)  # fmt: skip
+            if writes and await self._refills(page, url, tool, args, writes, timeout):
+                return _Probe(url, False, f"{problem}; with the builder's current helpers it sends its recorded request",
+                              suspect=True, html=html)  # fmt: skip
             return _Probe(url, False, f"{problem}, though every name it uses is on the page (its state, not a name "
                                       "heal can repair)", html=html)  # fmt: skip
+
+    async def _refills(self, page: Any, url: str, tool: ToolManifest, args: dict[str, Any],
+                       writes: list[dict[str, Any]], timeout_ms: int) -> bool:  # fmt: skip
+        """Whether ``tool`` (a WRITE that failed behind the guard with every name in place) sends its recorded
+        request with the builder's current helpers (:mod:`toolcache.heal_fill`): heal can repair it."""
+        fresh = with_current_helpers(tool)
+        if fresh is None:
+            return False
+        self._dirty = True
+        return await self._verify(page, url, fresh, args, None, pre_only=False, writes=writes, timeout_ms=timeout_ms) is None
 
     async def _still_shown(self, page: Any, good: dict[str, Any], selectors: list[str]) -> list[bool]:
         """For each selector, whether ``page`` shows an element like one it matched on the tool's good page (its tag
