@@ -76,7 +76,13 @@ from .heal_checks import (
     renamed,
     unlike_good,
 )
-from .heal_fill import HELPERS_CHANGE, likest_write_call, refilled, with_current_helpers
+from .heal_fill import (
+    HELPERS_CHANGE,
+    lands_nowhere,
+    likest_write_call,
+    refilled,
+    with_current_helpers,
+)
 from .literal import css_attr, css_ident, js
 from .record import DOM_QUIET_JS
 from .recorded import WriteGuard, answerable, request_params
@@ -498,6 +504,8 @@ class _Healer:
             return guarded
         if not outcome.ok and outcome.phase == "post_check" and await self._signed_out_again(page, tool, args):
             return None  # the request was the recorded one; the session the record set is not the site's
+        if not outcome.ok and outcome.phase in ("post_check", "navigation") and lands_nowhere(self.guard, self._answered, page.url):
+            return None  # the request was the recorded one; the page its answer leads to was made by that write
         if not outcome.ok:
             return f"{outcome.phase}: {outcome.reason}"
         if tool.is_write:
@@ -653,7 +661,8 @@ class _Healer:
                     landed, n = await self._heal_landing(page, url, _apply(fresh, chosen), args, writes, report)
                     tried += n
                     if landed is None:
-                        report.failed[tool.name] = first
+                        again = report.failed.get(tool.name, "")
+                        report.failed[tool.name] = first + (f"; with the builder's current helpers, {again}" if again != first else "")
                     else:
                         tool, refreshed = fresh, True
                 if landed is None:
@@ -894,12 +903,16 @@ class _Healer:
         await self._open(page, url)
         outcome, guarded = await self._call(page, _landing_probe(tool), args, writes or [], NAVIGATION_MS)
         self._dirty = True
+        if guarded is None and not outcome.ok and outcome.phase == "navigation" and lands_nowhere(self.guard, self._answered, page.url):
+            return {}, 0  # the page its recorded answer leads to is the unsent write's (an error page here)
         if guarded is not None or not outcome.ok:
             report.failed[tool.name] = f"it does not reach its page from {url}: {guarded or f'{outcome.phase}: {outcome.reason}'}"
             return None, 0
         await self._drawn(page)
         if await self._signed_out_again(page, tool, args):
             return {}, 0  # no page signed in to heal its post_check's names on
+        if lands_nowhere(self.guard, self._answered, page.url):
+            return {}, 0  # the page its recorded answer leads to is the unsent write's: no names to heal there
         if not tool.is_write:
             problem = await self._landing_problem(page)
             if problem is not None:

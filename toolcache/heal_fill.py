@@ -24,8 +24,9 @@ from agentjit.protocol.manifest import ToolManifest
 
 from .codegen import PRELUDE
 from .pages import ROUTES_SLOT
+from .recorded import WriteGuard
 
-__all__ = ["own_code", "with_current_helpers", "refilled", "likest_write_call", "HELPERS_CHANGE"]
+__all__ = ["own_code", "with_current_helpers", "refilled", "likest_write_call", "lands_nowhere", "HELPERS_CHANGE"]
 
 log = logging.getLogger(__name__)
 
@@ -96,3 +97,12 @@ def likest_write_call(calls: list[dict[str, Any]], args: dict[str, Any]) -> dict
     if best is calls[0]:
         return best
     return {**calls[0], **{k: best[k] for k in ("url", "args", "writes") if k in best}}
+
+
+def lands_nowhere(guard: WriteGuard, answered: int, url: str) -> bool:
+    """Whether a WRITE whose request the guard answered from the record (``answered`` requests) landed on an error
+    page (HTTP 400 or more) at ``url``: the page the recorded answer leads to is one the unsent write would have made
+    (a new issue's), which the site does not have. Its request, the recorded one, is then all there is to verify;
+    its post_check is judged when it next runs."""
+    last = guard.last_document
+    return bool(answered) and last is not None and last[1] >= 400 and last[0] == url

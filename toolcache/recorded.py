@@ -161,6 +161,8 @@ class WriteGuard:
         self.background: list[str] = []
         """Writes a page sent by itself (a session ping: see the module docstring), dropped unsent."""
         self._documents = 0
+        self.last_document: tuple[str, int] | None = None
+        """The URL and HTTP status of the last document the page showed (a redirect followed)."""
         self._documents_at_begin = 0
         self._in_call = False
         self._sign_in = False
@@ -182,6 +184,7 @@ class WriteGuard:
         if arrives(response):
             self._documents += 1
             self._page_writes = set()
+            self.last_document = (response.url, response.status)
 
     def start_trace(self, trace: Trace | None) -> None:
         """A new trace: back on the live site; its recorded page loads are what a divergence serves."""
