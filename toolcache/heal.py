@@ -60,7 +60,13 @@ from agentjit.protocol.trace import REDACTED
 from agentjit.protocol.urls import OffSiteURL, site_url
 from agentjit.runtime import BrowserPool, call_tool
 from agentjit.runtime.healing import COUNT_JS as _COUNT_JS
-from agentjit.runtime.healing import LITERAL, LOCATOR_TEXT, missing_selectors, selector_literals
+from agentjit.runtime.healing import (
+    LITERAL,
+    LOCATOR_TEXT,
+    missing_selectors,
+    selector_literals,
+    text_inputs,
+)
 from agentjit.runtime.invoke import run_post_check
 from agentjit.runtime.navigation import is_navigation_race
 from agentjit.runtime.network import PENDING_JS
@@ -791,6 +797,9 @@ class _Healer:
         from the record (nothing reaches the site); else its pre_check alone. A run that fails with all its names
         in place is reported, not made suspect, unless heal can act on it: fields of its output named otherwise, or
         a navigating tool's post_check names gone from the page it lands on."""
+        if tool.is_write and self.store is not None:
+            # the good call that gave the most free texts: a text the request no longer carries shows there
+            good = likest_write_call(self.store.good_calls(tool.name), dict.fromkeys(text_inputs(tool), "x")) or good
         url = site_url(self.base_url, good.get("url") or "/")
         args = dict(good.get("args") or {})
         writes = self._recorded(tool, good)
