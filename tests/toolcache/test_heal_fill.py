@@ -270,3 +270,15 @@ def test_every_bundled_tool_tells_its_own_code_from_its_helpers() -> None:
             assert own_code(body) is not None, (path, key)
             if fresh is not None:
                 assert own_code(getattr(fresh, key)) == own_code(body) and getattr(fresh, key).startswith(body.split("\n")[0])
+
+
+def test_a_write_is_verified_and_probed_with_its_good_call_most_like_the_failed_one() -> None:
+    from toolcache.heal_fill import likest_write_call
+
+    first = {"url": "/issue1", "args": {"status": "testing"}, "writes": [{"method": "POST"}], "dom_path": "/c/good.html"}
+    note = {"url": "/issue2", "args": {"note": "Fixed."}, "writes": [{"method": "POST", "post_data": "@note=Fixed."}]}
+    calls = [first, note]
+    # a call that gave a note is verified by the good call that gave one, on that call's page, with the first's pages
+    assert likest_write_call(calls, {"note": "Later.", "status": None}) == {**first, **{k: note[k] for k in ("url", "args", "writes")}}
+    assert likest_write_call(calls, {"status": "done"}) is first and likest_write_call(calls, {}) is first  # the first of equals
+    assert likest_write_call([{"args": {}, "writes": []}], {"note": "x"}) is None  # none sent a request
