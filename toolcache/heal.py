@@ -787,6 +787,13 @@ class _Healer:
         log.info("heal signed in with %s (%d request(s) sent)", tool.name, len(sent))
         return {"tool": tool.name, "ok": True, "reason": None}
 
+    def probe_call(self, tool: ToolManifest, good: dict[str, Any]) -> dict[str, Any]:
+        """The good call to probe ``tool`` with: its first (``good``); for a WRITE, the one that gave the most free
+        texts (:func:`~toolcache.heal_fill.likest_write_call`), where a text its request no longer carries shows."""
+        if not tool.is_write or self.store is None:
+            return good
+        return likest_write_call(self.store.good_calls(tool.name), dict.fromkeys(text_inputs(tool), "x")) or good
+
     async def probe(self, tool: ToolManifest, good: dict[str, Any]) -> _Probe:
         """Whether ``tool``, no suspect, still works on its good call's page, read-only (:func:`probe_tools`).
 
@@ -797,9 +804,6 @@ class _Healer:
         from the record (nothing reaches the site); else its pre_check alone. A run that fails with all its names
         in place is reported, not made suspect, unless heal can act on it: fields of its output named otherwise, or
         a navigating tool's post_check names gone from the page it lands on."""
-        if tool.is_write and self.store is not None:
-            # the good call that gave the most free texts: a text the request no longer carries shows there
-            good = likest_write_call(self.store.good_calls(tool.name), dict.fromkeys(text_inputs(tool), "x")) or good
         url = site_url(self.base_url, good.get("url") or "/")
         args = dict(good.get("args") or {})
         writes = self._recorded(tool, good)
@@ -1115,6 +1119,7 @@ async def probe_tools(healer: _Healer, cache: ToolCache, store: SuspectStore, sk
         t0 = time.perf_counter()
         tool = cache.tools[name]
         try:
+            good = healer.probe_call(tool, good)
             got = await healer.probe(tool, good)
         except (SiteUnreachable, OffSiteURL) as exc:
             got = _Probe(str(good.get("url")), None, f"not probed: {exc}")
