@@ -60,7 +60,13 @@ from agentjit.protocol.trace import REDACTED
 from agentjit.protocol.urls import OffSiteURL, site_url
 from agentjit.runtime import BrowserPool, call_tool
 from agentjit.runtime.healing import COUNT_JS as _COUNT_JS
-from agentjit.runtime.healing import LITERAL, LOCATOR_TEXT, missing_selectors, selector_literals
+from agentjit.runtime.healing import (
+    LITERAL,
+    LOCATOR_TEXT,
+    missing_selectors,
+    selector_literals,
+    text_inputs,
+)
 from agentjit.runtime.invoke import run_post_check
 from agentjit.runtime.navigation import is_navigation_race
 from agentjit.runtime.network import PENDING_JS
@@ -75,6 +81,13 @@ from .heal_checks import (
     rekeyed_execute,
     renamed,
     unlike_good,
+)
+from .heal_fill import (
+    HELPERS_CHANGE,
+    lands_nowhere,
+    likest_write_call,
+    refilled,
+    with_current_helpers,
 )
 from .literal import css_attr, css_ident, js
 from .record import DOM_QUIET_JS
@@ -497,6 +510,8 @@ class _Healer:
             return guarded
         if not outcome.ok and outcome.phase == "post_check" and await self._signed_out_again(page, tool, args):
             return None  # the request was the recorded one; the session the record set is not the site's
+        if not outcome.ok and outcome.phase in ("post_check", "navigation") and lands_nowhere(self.guard, self._answered, page.url):
+            return None  # the request was the recorded one; the page its answer leads to was made by that write
         if not outcome.ok:
             return f"{outcome.phase}: {outcome.reason}"
         if tool.is_write:
@@ -562,9 +577,11 @@ class _Healer:
 
     async def heal(self, tool: ToolManifest, evidence: dict[str, Any], report: HealReport) -> ToolManifest | None:
         good = self.store.good(tool.name) if self.store is not None else None
-        writes = self._recorded(tool, good)
         raw_args = evidence.get("args")
         args: dict[str, Any] = raw_args if isinstance(raw_args, dict) else {}
+        if tool.is_write and self.store is not None and good is not None:
+            good = likest_write_call(self.store.good_calls(tool.name), args) or good
+        writes = self._recorded(tool, good)
         where = evidence.get("url") or "/"
         expected = evidence.get("fallback_output")
         if writes is not None and good is not None:
@@ -638,9 +655,22 @@ class _Healer:
                                                 "tool's checks")  # fmt: skip
                     return None
                 chosen.update(found)
+            refreshed = False
             if tool.navigates:
                 landed, n = await self._heal_landing(page, url, _apply(tool, chosen), args, writes, report)
                 tried += n
+                fresh = with_current_helpers(tool) if landed is None and writes else None
+                if fresh is not None:
+                    # a WRITE that does not reach its page by its recorded request: with the builder's current helpers
+                    # (how it fills a field an editor now covers), held to the same request
+                    first = report.failed.pop(tool.name, "")
+                    landed, n = await self._heal_landing(page, url, _apply(fresh, chosen), args, writes, report)
+                    tried += n
+                    if landed is None:
+                        again = report.failed.get(tool.name, "")
+                        report.failed[tool.name] = first + (f"; with the builder's current helpers, {again}" if again != first else "")
+                    else:
+                        tool, refreshed = fresh, True
                 if landed is None:
                     report.candidates_tried[tool.name] = tried
                     return None
@@ -657,6 +687,19 @@ class _Healer:
                 self._dirty, self._keys = True, {}
                 problem = await self._verify(page, url, healed, args, expected, pre_only=False, writes=writes)
                 problem = problem if problem is not None or not self._keys else "its renamed output still lacks fields"
+            if refreshed:
+                chosen[HELPERS_CHANGE] = "current"
+            if problem is not None and writes and not refreshed:
+                # every name found and still not its recorded request: how it fills may be what broke (an editor
+                # over a field): the builder's current helpers, held to the same request
+                async def guarded(trial: ToolManifest) -> str | None:
+                    self._dirty = True
+                    return await self._verify(page, url, trial, args, expected, pre_only=False, writes=writes)
+
+                fresh = await refilled(healed, guarded)
+                if fresh is not None:
+                    healed, problem = fresh, None
+                    chosen[HELPERS_CHANGE] = "current"
             if problem is not None:
                 report.failed[tool.name] = (f"every selector of the tool matches on {url}; it fails with {problem}"
                                             if not chosen else f"the healed tool fails on {url} with {problem}")  # fmt: skip
@@ -744,6 +787,13 @@ class _Healer:
         log.info("heal signed in with %s (%d request(s) sent)", tool.name, len(sent))
         return {"tool": tool.name, "ok": True, "reason": None}
 
+    def probe_call(self, tool: ToolManifest, good: dict[str, Any]) -> dict[str, Any]:
+        """The good call to probe ``tool`` with: its first (``good``); for a WRITE, the one that gave the most free
+        texts (:func:`~toolcache.heal_fill.likest_write_call`), where a text its request no longer carries shows."""
+        if not tool.is_write or self.store is None:
+            return good
+        return likest_write_call(self.store.good_calls(tool.name), dict.fromkeys(text_inputs(tool), "x")) or good
+
     async def probe(self, tool: ToolManifest, good: dict[str, Any]) -> _Probe:
         """Whether ``tool``, no suspect, still works on its good call's page, read-only (:func:`probe_tools`).
 
@@ -799,8 +849,21 @@ class _Healer:
                     if any(self._old_counts.get(b) != 0 for b in landed):
                         return _Probe(url, False, f"{problem} ({', '.join(map(repr, landed))} gone where it lands)",
                                       suspect=True, html=html)  # fmt: skip
+            if writes and await self._refills(page, url, tool, args, writes, timeout):
+                return _Probe(url, False, f"{problem}; with the builder's current helpers it sends its recorded request",
+                              suspect=True, html=html)  # fmt: skip
             return _Probe(url, False, f"{problem}, though every name it uses is on the page (its state, not a name "
                                       "heal can repair)", html=html)  # fmt: skip
+
+    async def _refills(self, page: Any, url: str, tool: ToolManifest, args: dict[str, Any],
+                       writes: list[dict[str, Any]], timeout_ms: int) -> bool:  # fmt: skip
+        """Whether ``tool`` (a WRITE that failed behind the guard with every name in place) sends its recorded
+        request with the builder's current helpers (:mod:`toolcache.heal_fill`): heal can repair it."""
+        fresh = with_current_helpers(tool)
+        if fresh is None:
+            return False
+        self._dirty = True
+        return await self._verify(page, url, fresh, args, None, pre_only=False, writes=writes, timeout_ms=timeout_ms) is None
 
     async def _still_shown(self, page: Any, good: dict[str, Any], selectors: list[str]) -> list[bool]:
         """For each selector, whether ``page`` shows an element like one it matched on the tool's good page (its tag
@@ -853,12 +916,16 @@ class _Healer:
         await self._open(page, url)
         outcome, guarded = await self._call(page, _landing_probe(tool), args, writes or [], NAVIGATION_MS)
         self._dirty = True
+        if guarded is None and not outcome.ok and outcome.phase == "navigation" and lands_nowhere(self.guard, self._answered, page.url):
+            return {}, 0  # the page its recorded answer leads to is the unsent write's (an error page here)
         if guarded is not None or not outcome.ok:
             report.failed[tool.name] = f"it does not reach its page from {url}: {guarded or f'{outcome.phase}: {outcome.reason}'}"
             return None, 0
         await self._drawn(page)
         if await self._signed_out_again(page, tool, args):
             return {}, 0  # no page signed in to heal its post_check's names on
+        if lands_nowhere(self.guard, self._answered, page.url):
+            return {}, 0  # the page its recorded answer leads to is the unsent write's: no names to heal there
         if not tool.is_write:
             problem = await self._landing_problem(page)
             if problem is not None:
@@ -1052,6 +1119,7 @@ async def probe_tools(healer: _Healer, cache: ToolCache, store: SuspectStore, sk
         t0 = time.perf_counter()
         tool = cache.tools[name]
         try:
+            good = healer.probe_call(tool, good)
             got = await healer.probe(tool, good)
         except (SiteUnreachable, OffSiteURL) as exc:
             got = _Probe(str(good.get("url")), None, f"not probed: {exc}")

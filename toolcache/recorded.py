@@ -44,8 +44,10 @@ import logging
 import re
 from collections.abc import Iterable, Sequence
 from typing import Any
-from urllib.parse import parse_qsl, unquote_plus, urljoin, urlsplit
+from urllib.parse import unquote_plus, urljoin, urlsplit
 
+from agentjit.protocol.bodies import request_params
+from agentjit.protocol.bodies import scalar_text as _text
 from agentjit.protocol.trace import REDACTED, Trace
 from agentjit.runtime.browser import READ_METHODS
 
@@ -65,57 +67,6 @@ def describe(method: str, url: str | None, routes: Sequence[str] = ()) -> str:
 def answerable(write: dict[str, Any]) -> bool:
     """Whether a recorded request can be answered offline (traces from version 2 on keep its response)."""
     return isinstance(write.get("response"), dict) and isinstance(write.get("status"), int)
-
-
-def _flatten(value: Any, prefix: str, out: dict[str, list[str]]) -> None:
-    if isinstance(value, dict):
-        for k, v in value.items():
-            _flatten(v, f"{prefix}.{k}" if prefix else str(k), out)
-    elif isinstance(value, list):
-        for i, v in enumerate(value):
-            _flatten(v, f"{prefix}[{i}]", out)
-    else:
-        out.setdefault(prefix, []).append(_text(value))
-
-
-def _text(value: Any) -> str:
-    """A scalar as a body carries it: strings as they are, numbers and booleans as JSON writes them."""
-    return value if isinstance(value, str) else json.dumps(value)
-
-
-_PART_NAME = re.compile(r'\bname="([^"]*)"(?:;\s*filename="([^"]*)")?', re.IGNORECASE)
-
-
-def _multipart(body: str) -> list[tuple[str, str]]:
-    """The fields of a ``multipart/form-data`` body (its first line is the boundary); a file
-    field's value is its file name."""
-    boundary = body.split("\r\n", 1)[0].split("\n", 1)[0].strip()
-    fields = []
-    for part in body.split(boundary)[1:]:
-        head, sep, value = part.partition("\r\n\r\n") if "\r\n\r\n" in part else part.partition("\n\n")
-        m = _PART_NAME.search(head)
-        if sep and m:
-            fields.append((m.group(1), m.group(2) if m.group(2) is not None else value.removesuffix("\r\n").removesuffix("\n")))
-    return fields
-
-
-def request_params(body: str | None) -> dict[str, list[str]]:
-    """A request body's parameters: a JSON body flattened to paths (``entries[0].narration``),
-    else form fields (``title``, url-encoded or multipart); repeated fields keep every value, in order."""
-    if not body:
-        return {}
-    try:
-        data = json.loads(body)
-    except ValueError:
-        data = None
-    out: dict[str, list[str]] = {}
-    if isinstance(data, (dict, list)):
-        _flatten(data, "", out)
-        return out
-    pairs = _multipart(body) if body.startswith("--") else parse_qsl(body, keep_blank_values=True)
-    for key, value in pairs:
-        out.setdefault(key, []).append(value)
-    return out
 
 
 def param_diff(recorded: dict[str, list[str]], sent: dict[str, list[str]], args: dict[str, Any]) -> str | None:
@@ -210,6 +161,8 @@ class WriteGuard:
         self.background: list[str] = []
         """Writes a page sent by itself (a session ping: see the module docstring), dropped unsent."""
         self._documents = 0
+        self.last_document: tuple[str, int] | None = None
+        """The URL and HTTP status of the last document the page showed (a redirect followed)."""
         self._documents_at_begin = 0
         self._in_call = False
         self._sign_in = False
@@ -231,6 +184,7 @@ class WriteGuard:
         if arrives(response):
             self._documents += 1
             self._page_writes = set()
+            self.last_document = (response.url, response.status)
 
     def start_trace(self, trace: Trace | None) -> None:
         """A new trace: back on the live site; its recorded page loads are what a divergence serves."""

@@ -190,6 +190,39 @@ class SuspectStore:
         atomic_write_json(self.file, data)
         return True
 
+    def new_write_inputs(self, tool: str, version: int, args: dict[str, Any], texts: list[str]) -> list[str]:
+        """The free-text inputs (of ``texts``) ``args`` gives a text that no good call of ``tool`` (a WRITE at
+        ``version``, its first good call on record) kept gave, while fewer than :data:`MAX_GOOD_CALLS` are kept: what
+        :meth:`add_good_write` would keep this call for (empty: nothing)."""
+        entry = self.good(tool)
+        if entry is None or entry.get("version") != version or not isinstance(entry.get("writes"), list):
+            return []
+        calls = self.good_calls(tool)
+        if len(calls) >= MAX_GOOD_CALLS:
+            return []
+        given = {k for c in calls if isinstance(c.get("args"), dict) for k, v in c["args"].items() if _text(v)}
+        return [k for k, v in args.items() if k in texts and _text(v) and k not in given]
+
+    def add_good_write(self, tool: str, version: int, url: str | None, *, args: dict[str, Any],
+                       writes: list[dict[str, Any]], texts: list[str]) -> bool:  # fmt: skip
+        """Keep one more good call of ``tool`` (a WRITE) beside its first: the page it ran on, its ``args`` and the
+        requests it sent with their answers (``writes``), when it gives a free-text input (of ``texts``) a text no kept call gave
+        (:meth:`new_write_inputs`) and the requests kept stay within :data:`GOOD_OUTPUT_MAX_CHARS`. A healed WRITE is
+        verified by the kept call most like the one that failed, and a call's request is held to what the kept
+        calls' requests carried (:func:`agentjit.runtime.healing.inputs_not_carried`). Returns whether it was kept."""
+        if not writes or not self.new_write_inputs(tool, version, args, texts):
+            return False
+        data = self.read()
+        entry = data["good"][tool]
+        others = [o for o in entry.get("others") or [] if isinstance(o, dict)]
+        size = sum(len(json.dumps(c.get("writes"), default=str)) for c in [entry, *others]) + len(json.dumps(writes, default=str))
+        if size > GOOD_OUTPUT_MAX_CHARS:
+            return False
+        entry["others"] = [*others, {"url": url, "args": args, "writes": writes}]
+        data["revision"] += 1
+        atomic_write_json(self.file, data)
+        return True
+
     def clear(self, tools: list[str] | set[str]) -> int:
         """Drop ``tools`` from the report (they were healed); returns the new revision."""
         data = self.read()
@@ -198,6 +231,11 @@ class SuspectStore:
         data["revision"] += 1
         atomic_write_json(self.file, data)
         return int(data["revision"])
+
+
+def _text(value: Any) -> bool:
+    """Whether ``value`` is a text with something in it (what a call gives an input to be sent)."""
+    return isinstance(value, str) and bool(value.strip())
 
 
 def sign_in_secrets(cache: ToolCache, plans: list[str]) -> dict[str, str]:

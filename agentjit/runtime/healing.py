@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import ast
 import asyncio
+import html
 import json
 import logging
 import re
@@ -36,10 +37,11 @@ import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, Literal
-from urllib.parse import urlsplit
+from urllib.parse import unquote_plus, urlsplit
 
 from pydantic import BaseModel, Field
 
+from agentjit.protocol.bodies import request_params
 from agentjit.protocol.manifest import ToolManifest
 from agentjit.protocol.trace import RESPONSE_BODY_MAX
 
@@ -50,7 +52,7 @@ from .processes import run_command
 __all__ = [
     "Suspect", "FallbackAnswer", "ToolFallback", "Verdict", "classify", "RequestWatch", "write_not_sent",
     "LITERAL", "selector_literals", "selectorish", "missing_selectors", "document_selectors", "COUNT_JS", "LOCATOR_TEXT",
-    "heal_process",
+    "heal_process", "inputs_not_carried", "text_inputs", "REQUEST_PHASE",
 ]  # fmt: skip
 
 log = logging.getLogger(__name__)
@@ -58,7 +60,10 @@ log = logging.getLogger(__name__)
 Verdict = Literal["suspect", "plan_error", "site"]
 
 #: Failure phases that say the tool no longer fits the page when the abstract state says it should.
-_SUSPECT_PHASES = frozenset({"pre_check", "execute", "post_check", "output", "navigation"})
+_SUSPECT_PHASES = frozenset({"pre_check", "execute", "post_check", "output", "navigation", "request"})
+
+REQUEST_PHASE = "request"
+"""The phase of a WRITE whose checks passed while its request lacked a value the call gave (:func:`inputs_not_carried`)."""
 
 NOT_SENT_PHASES: frozenset[str] = frozenset({"precondition", "pre_check"})
 """Failure phases before ``execute`` ran. The effect log's own set (:data:`agentjit.runtime.effects.NOT_SENT_PHASES`),
@@ -312,6 +317,17 @@ class RequestWatch:
         if method not in READ_METHODS:
             self._writes.append(request)
 
+    def sent_writes(self) -> list[dict[str, Any]]:
+        """The state-changing requests the page sent so far: ``method``, ``url``, ``post_data`` (None when binary)."""
+        out: list[dict[str, Any]] = []
+        for req in self._writes:
+            try:
+                body = req.post_data
+            except Exception:  # a binary body (an upload)
+                body = None
+            out.append({"method": str(req.method).upper(), "url": req.url, "post_data": body if isinstance(body, str) else None})
+        return out
+
     async def recorded(self) -> list[dict[str, Any]]:
         """The state-changing requests the page sent, as a demonstration's trace keeps them (method, url,
         ``post_data``, ``status``, ``response``: the content type and location headers and a text body): what
@@ -379,6 +395,93 @@ def write_not_sent(outcome: CallOutcome, watch: RequestWatch | None) -> bool:
     if outcome.phase in NOT_SENT_PHASES:
         return True
     return outcome.phase == "execute" and watch is not None and not watch.sent
+
+
+def _spaced(text: str) -> str:
+    """``text`` as a value is compared in a request: its spacing collapsed (a form sends a textarea's line breaks as
+    CRLF), its HTML entities read (an editor may escape what it sends)."""
+    return " ".join(html.unescape(text).split())
+
+
+def _texts(write: dict[str, Any]) -> list[str]:
+    """Every text a request carries a value in: its parameters' values (form fields, a JSON body's leaves), its body
+    as sent and url-decoded (a body of another kind), its URL's query, decoded; spacing collapsed."""
+    raw = write.get("post_data")
+    body = raw if isinstance(raw, str) else ""
+    values = [v for vs in request_params(body).values() for v in vs]
+    # a field whose value is JSON (an editor's hidden field: its content state), read as its leaves too
+    values += [leaf for v in values if v[:1] in "{[" and _json(v) for vs in request_params(v).values() for leaf in vs]
+    return [_spaced(t) for t in (*values, body, unquote_plus(body), unquote_plus(str(write.get("url") or "")))]
+
+
+def _json(text: str) -> bool:
+    try:
+        json.loads(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _carries(write: dict[str, Any], value: str) -> bool:
+    want = _spaced(value)
+    return any(want in text for text in _texts(write))
+
+
+def _param_of(write: dict[str, Any], value: str) -> str | None:
+    """The parameter of ``write`` that carried ``value``, when it is a form field or a JSON leaf."""
+    want = _spaced(value)
+    body = write.get("post_data") if isinstance(write.get("post_data"), str) else None
+    return next((k for k, vs in request_params(body).items() if any(want in _spaced(v) for v in vs)), None)
+
+
+def inputs_not_carried(tool: ToolManifest, args: dict[str, Any], sent: list[dict[str, Any]],
+                       good_calls: list[dict[str, Any]]) -> list[str]:  # fmt: skip
+    """Why the requests a WRITE call ``sent`` did not carry what the call gave it, one reason per input; empty when
+    they did, or when there is nothing to hold them to.
+
+    Held to the tool's good calls on record (each with its ``args`` and the ``writes`` it sent, as the suspect store
+    keeps them: :meth:`~agentjit.cache.SuspectStore.good_calls`): an input is checked when such a call gave it a text
+    that one of its requests carried (a form field, a JSON leaf, the body or the URL, its spacing aside), and this
+    call gives it a text too; then one of the requests sent now must carry this call's text. An input the site sends
+    otherwise than given (a date reformatted) was not carried as given by a good call either, and is not checked;
+    only free texts are (:func:`text_inputs`: not a choice, whose label is sent as its option's value, nor a secret,
+    whose value is never on record). A call that sent no state-changing request is not judged here."""
+    if not sent:
+        return []
+    texts = text_inputs(tool)
+    out: list[str] = []
+    for name, value in args.items():
+        if name not in texts or not isinstance(value, str) or not _spaced(value):
+            continue
+        carried = _carried_by(good_calls, name)
+        if carried is None or any(_carries(w, value) for w in sent):
+            continue
+        param = _param_of(*carried)
+        now = [vs for w in sent for k, vs in request_params(w.get("post_data")).items() if k == param] if param else []
+        shown = f"{param}={now[0][0]!r}" if now else (f"no {param!r}" if param else "no such text")
+        out.append(f"{name}: the request sent carries not the value given ({shown}) where the recorded one carried "
+                   f"the value its good call gave{f' as {param!r}' if param else ''}")  # fmt: skip
+    return out
+
+
+def text_inputs(tool: ToolManifest) -> list[str]:
+    """The inputs of ``tool`` that take a free text (a string with no ``enum`` of choices, no secret): what a
+    request carries as given."""
+    return [name for name, spec in tool.parameters.items() if isinstance(spec, dict) and spec.get("type") == "string"
+            and "enum" not in spec and not spec.get("writeOnly")]  # fmt: skip
+
+
+def _carried_by(good_calls: list[dict[str, Any]], name: str) -> tuple[dict[str, Any], str] | None:
+    """A request of a good call that carried the text that call gave input ``name``, and that text; or None."""
+    for call in good_calls:
+        old = call.get("args", {}).get(name) if isinstance(call.get("args"), dict) else None
+        writes = call.get("writes")
+        if not isinstance(old, str) or not _spaced(old) or not isinstance(writes, list):
+            continue
+        for w in writes:
+            if isinstance(w, dict) and _carries(w, old):
+                return w, old
+    return None
 
 
 PROBE_S_PER_TOOL = 30.0

@@ -57,13 +57,16 @@ from agentjit.protocol.schema import to_plain, validate_inputs, validate_output
 from agentjit.protocol.trace import StepEvent, TraceWriter, redact_args, redact_text
 
 from .healing import (
+    REQUEST_PHASE,
     FallbackAnswer,
     RequestWatch,
     Suspect,
     ToolFallback,
     classify,
+    inputs_not_carried,
     missing_selectors,
     read_nothing_where_it_read,
+    text_inputs,
     write_not_sent,
 )
 from .invoke import CallOutcome, call_tool
@@ -396,7 +399,10 @@ class PlanRun:
         async def perform() -> CallOutcome:
             if tool.is_write:  # counted when it may reach the site, whether or not it then succeeds
                 self._writes_sent[0] += 1
-            return await call_tool(self.page, tool, args, timeout_ms=self.timeout_ms, inputs_checked=True)
+            outcome = await call_tool(self.page, tool, args, timeout_ms=self.timeout_ms, inputs_checked=True)
+            if outcome.ok and watch is not None:  # inside the write gate: a write failed so is never sent again
+                outcome = self._check_request(tool, args, outcome, watch)
+            return outcome
 
         state_before = dict(self.state)
         good_before = await self._good_page(tool)
@@ -437,9 +443,27 @@ class PlanRun:
                 await self._save_good(tool, args, outcome, good_before, watch)
             elif self.suspect_store is not None and not tool.is_write:
                 self._save_other_good(tool, args, outcome)
+            elif self.suspect_store is not None and watch is not None:
+                await self._save_other_write(tool, args, outcome, watch)
         bindings = {**output, **args}
         self.state = algebra.apply(self.state, tool.post, bindings)
         return output
+
+    def _check_request(self, tool: ToolManifest, args: dict[str, Any], outcome: CallOutcome,
+                       watch: RequestWatch) -> CallOutcome:  # fmt: skip
+        """A WRITE whose checks passed fails (phase ``request``) when its requests did not carry a value the call
+        gave that a good call's recorded request carried (:func:`inputs_not_carried`): the write reached the site
+        without it (a field whose value an editor over it replaced on submit), whatever the page shows next."""
+        if self.suspect_store is None:
+            return outcome
+        try:
+            good = self.suspect_store.good_calls(tool.name)
+        except CacheError:  # a malformed suspects file: nothing to hold the request to
+            return outcome
+        lost = inputs_not_carried(tool, args, watch.sent_writes(), good)
+        if not lost:
+            return outcome
+        return outcome.model_copy(update={"ok": False, "phase": REQUEST_PHASE, "reason": "; ".join(lost)})
 
     async def _good_page(self, tool: ToolManifest) -> str | None:
         """The page before the first call of ``tool`` (at its version) this cache records: kept if the call works,
@@ -474,15 +498,25 @@ class PlanRun:
                 after = await self.page.content()
             except Exception:  # a page mid-navigation: the start page is still kept
                 log.debug("no landing page for %s", tool.name, exc_info=True)
-        writes = await watch.recorded() if tool.is_write and watch is not None else None
-        secrets = _secrets(tool, args)
-        if writes is not None and secrets:
-            writes = [{**w, "url": redact_text(w.get("url"), secrets), "post_data": redact_text(w.get("post_data"), secrets)}
-                      for w in writes]  # fmt: skip
+        writes = await _kept_writes(tool, args, watch) if tool.is_write and watch is not None else None
         output = None if tool.is_write else to_plain(outcome.output)
         self.suspect_store.save_good(tool.name, tool.version, outcome.url_before, before, args=to_plain(_stored(tool, args)),
                                      after_url=outcome.url_after, after_html=after, writes=writes, output=output)  # fmt: skip
         _GOOD_SEEN.add((str(self.suspect_store.root), tool.name, tool.version))
+
+    async def _save_other_write(self, tool: ToolManifest, args: dict[str, Any], outcome: CallOutcome,
+                                watch: RequestWatch) -> None:  # fmt: skip
+        """Keep a later good call of ``tool`` (a WRITE) that gave an input a text no kept call gave, with the requests
+        it sent (:meth:`SuspectStore.add_good_write`): its request is then held to carry that input too."""
+        assert self.suspect_store is not None
+        stored, texts = to_plain(_stored(tool, args)), text_inputs(tool)
+        try:
+            if not self.suspect_store.new_write_inputs(tool.name, tool.version, stored, texts):
+                return
+            self.suspect_store.add_good_write(tool.name, tool.version, outcome.url_before, args=stored,
+                                              writes=await _kept_writes(tool, args, watch), texts=texts)  # fmt: skip
+        except CacheError:  # a malformed suspects file: the run goes on, heal reports it
+            log.debug("no good call kept for %s", tool.name, exc_info=True)
 
     def _save_other_good(self, tool: ToolManifest, args: dict[str, Any], outcome: CallOutcome) -> None:
         """Keep a later good call of ``tool`` (a READ) beside its first, when it is another page or other arguments
@@ -604,6 +638,16 @@ class PlanRun:
 def _secrets(tool: ToolManifest, args: Mapping[str, Any]) -> list[str]:
     """The values ``args`` gives ``tool``'s secret (``writeOnly``) inputs."""
     return [str(args[n]) for n in tool.secret_inputs if args.get(n) not in (None, "")]
+
+
+async def _kept_writes(tool: ToolManifest, args: dict[str, Any], watch: RequestWatch) -> list[dict[str, Any]]:
+    """The requests a WRITE call sent with their answers (:meth:`RequestWatch.recorded`), a secret's value redacted."""
+    writes = await watch.recorded()
+    secrets = _secrets(tool, args)
+    if not secrets:
+        return writes
+    return [{**w, "url": redact_text(w.get("url"), secrets), "post_data": redact_text(w.get("post_data"), secrets)}
+            for w in writes]  # fmt: skip
 
 
 def _stored(tool: ToolManifest, args: dict[str, Any]) -> dict[str, Any]:

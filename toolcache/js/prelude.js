@@ -186,14 +186,28 @@ const __row = (row) => {
 // __holds: it holds `want` (an editor's text as drawn, its spacing aside)
 const __fieldText = (el) => el.isContentEditable ? __clean(el.innerText) : el.value;
 const __holds = (el, want) => el.isContentEditable ? __fieldText(el) === __clean(want) : el.value === String(want);
+// the CodeMirror 5 editor that owns `el`: the one `el` is inside (its own input box), or the one
+// made from the textarea `el` (CodeMirror.fromTextArea, which hides the textarea and writes its own
+// text into it on submit, over whatever was set there): the editor right after it, or wherever a
+// wrapper (SimpleMDE's toolbar before it) put it, told by the editor's own getTextArea()
+const __codeMirrorOf = (el) => {
+  const api = (w) => (w && w.CodeMirror && typeof w.CodeMirror.setValue === 'function' ? w.CodeMirror : null);
+  const own = api(el.closest('.CodeMirror'));
+  if (own) return own;
+  if (el.tagName !== 'TEXTAREA') return null;
+  const next = el.nextElementSibling;
+  if (next && next.classList.contains('CodeMirror') && api(next)) return api(next);
+  return [...document.querySelectorAll('.CodeMirror')].map(api)
+    .find((cm) => cm && typeof cm.getTextArea === 'function' && cm.getTextArea() === el) || null;
+};
 let __typedIn = false;
 const __setValue = (el, value, leave = false) => {
   // leave: focus, set, then blur as a person moving to the next field does (some widgets keep a
   // typed value only when the field loses focus)
   // a CodeMirror 5 editor over a textarea (its own hidden input box, or the textarea it replaced):
   // set the editor's text, which it copies back into the form field on submit
-  const cm = el.closest('.CodeMirror') || (el.nextElementSibling && el.nextElementSibling.classList.contains('CodeMirror') ? el.nextElementSibling : null);
-  if (cm && cm.CodeMirror && typeof cm.CodeMirror.setValue === 'function') { cm.CodeMirror.setValue(String(value)); return; }
+  const cm = __codeMirrorOf(el);
+  if (cm) { cm.setValue(String(value)); return; }
   if (leave && !el.isContentEditable) { el.focus(); __setValue(el, value); el.blur(); return; }
   if (el.isContentEditable) {  // a code editor (CodeMirror) or rich text: replace its text as typing would
     __typedIn = true;
@@ -294,6 +308,8 @@ const __settle = async (before, quiet = 300, limit = 10000) => {
     }
   } finally { obs.disconnect(); }
 };
+// __watchWrites stays the last helper of this file: heal tells a tool's own code from the helpers
+// it was built with by where this one ends (toolcache.heal_fill.own_code)
 const __watchWrites = () => {
   const pending = [];
   const orig = window.fetch;
