@@ -117,6 +117,35 @@ _HANDLES_JS = r"""
 
 
 
+#: Start keeping the handles (as :data:`_HANDLES_JS` gives them) of every element the page draws from now on: what
+#: a tool's own click reveals (a dialog's option groups), on no page before it. :data:`_DRAWN_JS` reads them.
+_DRAWN_START_JS = r"""
+() => {
+  const keep = /^(data-[\w-]+|name|role|aria-label|type|for|title|placeholder)$/;
+  const seen = new Set();
+  const add = (root) => {
+    for (const el of [root, ...root.querySelectorAll('*')]) {
+      if (seen.size > 4000) return;
+      const tag = el.tagName.toLowerCase();
+      if (el.id) seen.add(JSON.stringify(['id', '', el.id, tag]));
+      for (const c of el.classList) seen.add(JSON.stringify(['class', '', c, tag]));
+      for (const a of el.attributes) {
+        if (keep.test(a.name) && a.value.length <= 80) seen.add(JSON.stringify(['attr', a.name, a.value, tag]));
+      }
+    }
+  };
+  window.__healDrawn = seen;
+  new MutationObserver((records) => {
+    for (const r of records) {
+      if (r.type === 'childList') r.addedNodes.forEach((n) => { if (n.nodeType === 1) add(n); });
+      else if (r.target.nodeType === 1) add(r.target);
+    }
+  }).observe(document.documentElement, {childList: true, subtree: true, attributes: true});
+}
+"""
+_DRAWN_JS = "() => window.__healDrawn ? [...window.__healDrawn].map((s) => JSON.parse(s)) : []"
+
+
 @dataclass
 class HealReport:
     cache: str
@@ -657,6 +686,21 @@ class _Healer:
                 report.failed[tool.name] = (f"every selector of the tool matches on {url}; it fails with {problem}"
                                             if not chosen else f"the healed tool fails on {url} with {problem}")  # fmt: skip
                 return None
+            if writes:
+                # names the good page lacked were kept as they were: the WRITE's other good calls show what they name
+                kept = [b for b in broken if self._old_counts.get(b) == 0 and b not in chosen]
+                drawn, why = await self._other_writes(page, healed, kept, good, report)
+                if drawn is None:
+                    report.failed[tool.name] = why
+                    return None
+                if drawn:
+                    chosen.update(drawn)
+                    healed = _apply(tool, chosen)
+                    self._dirty = True
+                    problem = await self._verify(page, url, healed, args, expected, pre_only=False, writes=writes)
+                    if problem is not None:
+                        report.failed[tool.name] = f"named as its other good calls draw, it fails on {url} with {problem}"
+                        return None
             report.changes[tool.name] = chosen
             if keys:
                 report.renamed_keys[tool.name] = keys
@@ -665,6 +709,49 @@ class _Healer:
             if not chosen and not keys:
                 return tool  # it passes again: the page was slow or the state was off, nothing to change
             return healed.model_copy(update={"version": tool.version + 1})
+
+    async def _other_writes(self, page: Any, tool: ToolManifest, kept: list[str], good: dict[str, Any] | None,
+                            report: HealReport) -> tuple[dict[str, str] | None, str]:  # fmt: skip
+        """Hold ``tool`` (a healed WRITE) to its other good calls (:func:`_other_write_calls`), each on its page with
+        its arguments, behind the guard that answers its recorded requests. A call that fails names what the first
+        call never drew: each of ``kept`` (names its good page lacked, kept as they were) is tried as each name the
+        tool's own run drew on the page (:data:`_DRAWN_START_JS`: a dialog its click opened) that the page lacked
+        before it, the tool's own kind of name first. Returns the replacements found (``{}``: none needed), or
+        None and why not."""
+        found: dict[str, str] = {}
+        for call in _other_write_calls(self.store, tool):
+            url = site_url(self.base_url, call["url"])
+            args = dict(call.get("args") or {})
+            await self._open(page, url)
+            self._dirty = False
+            writes = await self._own_params(page, call["writes"], good, args, report, tool.name)
+            before = {tuple(h) for h in await page.evaluate(_HANDLES_JS)}
+            await page.evaluate(_DRAWN_START_JS)
+            problem = await self._verify(page, url, tool, args, None, pre_only=False, writes=writes)
+            if problem is None:
+                continue
+            drawn = [h for h in await page.evaluate(_DRAWN_JS) if tuple(h) not in before]
+            todo = [b for b in kept if b not in found]
+            if not todo or not drawn:
+                return None, f"with its good call's arguments on {url}: {problem}"
+            per = MAX_CANDIDATES if len(todo) == 1 else max(2, int(MAX_CANDIDATES ** (1 / len(todo))))
+            # each name may stay as it is (this call may not use it), then the drawn names, its own kind first
+            options = [[b, *_own_kind_first(b, _candidates(b, drawn))[: per - 1]] for b in todo]
+            hit: dict[str, str] | None = None
+            for combo in itertools.islice(itertools.product(*options), MAX_CANDIDATES * 2):
+                if all(c == b for b, c in zip(todo, combo, strict=True)):
+                    continue  # that is the run that failed
+                trial = dict(zip(todo, combo, strict=True))
+                if await self._verify(page, url, _apply(tool, trial), args, None, pre_only=False, writes=writes) is None:
+                    hit = {b: c for b, c in trial.items() if b != c}
+                    break
+            if hit is None:
+                return None, (f"with its good call's arguments on {url}: {problem}; no name its run drew there for "
+                              f"{', '.join(map(repr, todo))} passes")  # fmt: skip
+            log.info("%s: named %s by what its run drew on %s", tool.name, hit, url)
+            found.update(hit)
+            tool = _apply(tool, hit)
+        return found, ""
 
     async def _good_rows(self, good: dict[str, Any]) -> tuple[list[str], list[str]]:
         """The data rows of a navigating READ's good call's pages, before and after it (:data:`ROWS_JS`)."""
@@ -975,6 +1062,19 @@ def _other_calls(store: SuspectStore | None, tool: ToolManifest) -> list[dict[st
     on a page of the site, with arguments and an output (a navigating READ's address is not held to them)."""
     calls = store.good_calls(tool.name)[1:] if store is not None else []
     return [c for c in calls if isinstance(c.get("url"), str) and isinstance(c.get("args"), dict) and c.get("output") is not None]
+
+
+def _own_kind_first(broken: str, candidates: list[str]) -> list[str]:
+    return sorted(candidates, key=lambda c: _kind_rank(broken, c))
+
+
+def _other_write_calls(store: SuspectStore | None, tool: ToolManifest) -> list[dict[str, Any]]:
+    """A WRITE's good calls after its first that heal can verify offline: on a page of the site, with arguments and
+    requests that can each be answered from the record."""
+    calls = store.good_calls(tool.name)[1:] if store is not None and tool.is_write else []
+    return [c for c in calls if isinstance(c.get("url"), str) and isinstance(c.get("args"), dict)
+            and isinstance(c.get("writes"), list) and c["writes"]
+            and all(isinstance(w, dict) and answerable(w) for w in c["writes"])]  # fmt: skip
 
 
 def _landing_probe(tool: ToolManifest) -> ToolManifest:

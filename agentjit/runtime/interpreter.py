@@ -428,8 +428,8 @@ class PlanRun:
             output = outcome.output if isinstance(outcome.output, dict) else {}
             if good_before is not None and self.suspect_store is not None:
                 await self._save_good(tool, args, outcome, good_before, watch)
-            elif self.suspect_store is not None and not tool.is_write:
-                self._save_other_good(tool, args, outcome)
+            elif self.suspect_store is not None:
+                await self._save_other_good(tool, args, outcome, watch)
         bindings = {**output, **args}
         self.state = algebra.apply(self.state, tool.post, bindings)
         return output
@@ -467,19 +467,17 @@ class PlanRun:
                 after = await self.page.content()
             except Exception:  # a page mid-navigation: the start page is still kept
                 log.debug("no landing page for %s", tool.name, exc_info=True)
-        writes = await watch.recorded() if tool.is_write and watch is not None else None
-        secrets = _secrets(tool, args)
-        if writes is not None and secrets:
-            writes = [{**w, "url": redact_text(w.get("url"), secrets), "post_data": redact_text(w.get("post_data"), secrets)}
-                      for w in writes]  # fmt: skip
+        writes = await _recorded_writes(tool, args, watch)
         output = None if tool.is_write else to_plain(outcome.output)
         self.suspect_store.save_good(tool.name, tool.version, outcome.url_before, before, args=to_plain(_stored(tool, args)),
                                      after_url=outcome.url_after, after_html=after, writes=writes, output=output)  # fmt: skip
         _GOOD_SEEN.add((str(self.suspect_store.root), tool.name, tool.version))
 
-    def _save_other_good(self, tool: ToolManifest, args: dict[str, Any], outcome: CallOutcome) -> None:
-        """Keep a later good call of ``tool`` (a READ) beside its first, when it is another page or other arguments
-        and too few are kept (:meth:`SuspectStore.add_good_call`): a healed READ is held to each of them."""
+    async def _save_other_good(self, tool: ToolManifest, args: dict[str, Any], outcome: CallOutcome,
+                               watch: RequestWatch | None) -> None:  # fmt: skip
+        """Keep a later good call of ``tool`` beside its first, when it is another page or other arguments and too
+        few are kept (:meth:`SuspectStore.add_good_call`): a healed READ is held to each one's output, a healed
+        WRITE to each one's requests (an item with options, after one without)."""
         assert self.suspect_store is not None
         key = (str(self.suspect_store.root), tool.name, tool.version)
         calls = _GOOD_CALLS.setdefault(key, set())
@@ -487,9 +485,13 @@ class PlanRun:
         if key not in _GOOD_SEEN or where in calls or len(calls) >= MAX_GOOD_CALLS - 1:
             return
         calls.add(where)
+        writes = await _recorded_writes(tool, args, watch)
+        if tool.is_write and not writes:
+            return
         try:
             self.suspect_store.add_good_call(tool.name, tool.version, outcome.url_before, args=to_plain(_stored(tool, args)),
-                                             output=to_plain(outcome.output), after_url=outcome.url_after)  # fmt: skip
+                                             output=None if tool.is_write else to_plain(outcome.output),
+                                             after_url=outcome.url_after, writes=writes)  # fmt: skip
         except CacheError:  # a malformed suspects file: the run goes on, heal reports it
             log.debug("no good call kept for %s", tool.name, exc_info=True)
 
@@ -592,6 +594,16 @@ class PlanRun:
                 suspect=suspect.model_dump(mode="json") if suspect is not None else None,
             )
         )
+
+
+async def _recorded_writes(tool: ToolManifest, args: dict[str, Any], watch: RequestWatch | None) -> list[dict[str, Any]] | None:
+    """The requests a WRITE sent while it worked, with their answers and its secrets redacted; None for a READ."""
+    writes = await watch.recorded() if tool.is_write and watch is not None else None
+    secrets = _secrets(tool, args)
+    if writes is not None and secrets:
+        writes = [{**w, "url": redact_text(w.get("url"), secrets), "post_data": redact_text(w.get("post_data"), secrets)}
+                  for w in writes]  # fmt: skip
+    return writes
 
 
 def _secrets(tool: ToolManifest, args: Mapping[str, Any]) -> list[str]:

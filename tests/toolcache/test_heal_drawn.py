@@ -1,0 +1,60 @@
+"""Issue 21: a WRITE is healed for every good call on record, not only its first. What its own click draws (an item
+dialog's option groups) is on no page heal loads, not on its good page either; a later good call that used those
+names (an item with options) is kept with its requests, and heal names them by what the tool's run draws there,
+verified against that call's recorded request behind the guard. Real Chromium on the food site behind the redesign
+proxy."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agentjit.bench.food import CACHE_DIR
+from agentjit.bench.redesign import RedesignProxy
+from agentjit.cache import SuspectStore, ToolCache
+from agentjit.runtime import Runtime
+from toolcache.heal import heal_cache
+from toolcache.literal import css_attr
+
+pytestmark = pytest.mark.browser
+
+PLAN = """
+await goto_store(name="Taqueria El Sol")
+plain = await add_to_cart(item_name="Chips & Guacamole")
+sized = await add_to_cart(item_name="Horchata", customizations="Size:Large")
+result = {"plain": plain.success, "sized": sized.line_total}
+"""
+RENAMED = {"menu-item", "option-group", "option-choice"}
+"""The cards (the first call fails on them: add_to_cart is suspect) and the dialog's option groups and choices,
+drawn only when an item with options is opened."""
+TIMEOUT_MS = 4000
+
+
+async def test_a_write_is_healed_for_the_names_its_later_good_call_drew(tmp_path: Path, browser_pool: Any,
+                                                                        food_site: Any) -> None:  # fmt: skip
+    cache_dir = tmp_path / "cache"
+    shutil.copytree(CACHE_DIR, cache_dir)
+    good = await Runtime(ToolCache.load(cache_dir), food_site.url, pool=browser_pool, record_suspects=True).run(PLAN)
+    assert good.value == {"plain": True, "sized": 4.25}
+    calls = SuspectStore(cache_dir).good_calls("add_to_cart")
+    assert [c["args"].get("item_name") for c in calls] == ["Chips & Guacamole", "Horchata"]
+    assert all(c.get("writes") for c in calls)  # the later call's request is kept too, to verify against
+    food_site.reset()
+    with RedesignProxy(food_site.url, seed=7, only=RENAMED) as proxy:
+        runtime = Runtime(ToolCache.load(cache_dir), proxy.url, pool=browser_pool, record_suspects=True,
+                          tool_timeout_ms=TIMEOUT_MS)  # fmt: skip
+        with pytest.raises(Exception, match="add_to_cart|menu item"):
+            await runtime.run(PLAN)
+        assert "add_to_cart" in SuspectStore(cache_dir).suspects()
+        state = food_site.state()
+        report = await heal_cache(cache_dir, proxy.url, pool=browser_pool, tools=["add_to_cart"], probe=False)
+        assert food_site.state() == state  # every request was answered from the record
+        assert report.healed == ["add_to_cart"], report.failed
+        new = proxy.redesign.names
+        assert report.changes["add_to_cart"] == {f"[data-testid={old}]": css_attr("data-testid", new[old]) for old in RENAMED}
+        healed = await Runtime(ToolCache.load(cache_dir), proxy.url, pool=browser_pool,
+                               tool_timeout_ms=TIMEOUT_MS).run(PLAN)  # fmt: skip
+        assert healed.value == {"plain": True, "sized": 4.25}
