@@ -223,12 +223,14 @@ _MAPPED_JS = r"""
 """
 
 
-#: Per selector: whether the page has an element of the tag and text (numbers aside: a cart link's count) of one
-#: the selector matched on the good page (``oldHtml``): the thing is still shown, by whatever name.
+#: Per selector: whether the page has an element of the tag and text (numbers aside: a cart link's count), and the
+#: ``name`` and ``type`` (an input has no text: the search box is no address field), of one the selector matched on
+#: the good page (``oldHtml``): the thing is still shown, by whatever name.
 _LIKE_JS = r"""
 ([oldHtml, sels]) => {
   const old = new DOMParser().parseFromString(oldHtml, 'text/html');
-  const sig = (el) => el.tagName + '|' + (el.textContent || '').replace(/\d+/g, '#').replace(/\s+/g, ' ').trim().slice(0, 160);
+  const sig = (el) => [el.tagName, (el.textContent || '').replace(/\d+/g, '#').replace(/\s+/g, ' ').trim().slice(0, 160),
+                       el.getAttribute('name') || '', el.getAttribute('type') || ''].join('|');
   const here = new Set([...document.querySelectorAll('body *')].map(sig));
   return sels.map((sel) => {
     let olds;

@@ -58,3 +58,30 @@ async def test_a_write_is_healed_for_the_names_its_later_good_call_drew(tmp_path
         healed = await Runtime(ToolCache.load(cache_dir), proxy.url, pool=browser_pool,
                                tool_timeout_ms=TIMEOUT_MS).run(PLAN)  # fmt: skip
         assert healed.value == {"plain": True, "sized": 4.25}
+
+
+ORDER = """
+await goto_store(name="Taqueria El Sol")
+await add_to_cart(item_name="Chips & Guacamole")
+await goto_cart()
+await goto_checkout()
+order = await place_order(mode="pickup")
+result = order.order_id
+"""
+
+
+async def test_a_write_whose_page_lacks_the_state_it_needs_is_not_made_suspect(tmp_path: Path, browser_pool: Any,
+                                                                               food_site: Any) -> None:  # fmt: skip
+    """place_order's good page was the checkout with a line in the cart; the site's cart is empty now, and its
+    checkout page has no form at all (a search box, no address field): the page's state, which no new name
+    repairs, not a tool to heal."""
+    cache_dir = tmp_path / "cache"
+    shutil.copytree(CACHE_DIR, cache_dir)
+    assert (await Runtime(ToolCache.load(cache_dir), food_site.url, pool=browser_pool, record_suspects=True).run(ORDER)).value
+    food_site.reset()
+    with RedesignProxy(food_site.url, seed=7, only={"checkout-form", "address-input"}) as proxy:
+        report = await heal_cache(cache_dir, proxy.url, pool=browser_pool, probe=True)
+    probed = {p["tool"]: p for p in report.probed}
+    assert probed["place_order"]["ok"] is False and probed["place_order"]["suspect"] is False, probed["place_order"]
+    assert "state" in probed["place_order"]["reason"]
+    assert "place_order" not in SuspectStore(cache_dir).suspects() and "place_order" not in report.failed
