@@ -50,7 +50,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlencode
+from urllib.parse import urlencode, urlsplit
 
 from agentjit.cache import SuspectStore, ToolCache
 from agentjit.exceptions import ConfigError, SiteUnreachable
@@ -436,6 +436,9 @@ class _Healer:
         """For a navigating READ: its good call (``url``, ``after_url``) and the rows of the pages before and after."""
         self._keys: dict[str, str] = {}
         """The output keys the last READ verified gives under new names, mapped back to its good call's (:func:`key_map`)."""
+        self._landing_kept = False
+        """The post_check names of the navigating tool being healed were kept: the page it lands on shows the site in
+        another state (:meth:`_heal_landing`)."""
         self._others: list[dict[str, Any]] = []
         """The READ being healed's other good calls (another page, other arguments): it must give each one's output."""
 
@@ -607,6 +610,11 @@ class _Healer:
             if tool.navigates:
                 self._good_landing = (good, await self._good_rows(good))
         url = site_url(self.base_url, where)
+        self._landing_kept = False
+        if tool.navigates and evidence.get("phase") == "post_check":
+            from_snapshot = await self._landing_from_snapshot(tool, evidence, good, args, report)
+            if from_snapshot is not None:
+                return from_snapshot
         async with self._page() as page:
             await self.guard.install(page)
             await self._open(page, url)
@@ -620,13 +628,19 @@ class _Healer:
             # a navigating tool's post_check runs on the page it lands on: its names are judged there
             bodies = [tool.pre_check, tool.execute] + ([] if tool.navigates else [tool.post_check])
             broken = await self._missing(page, bodies)
+            served = bool(broken) and await self._serve_state(page, url, evidence, good, broken)
+            if served:
+                broken = await self._missing(page, bodies)
             if tool.is_write and writes is None and any(s in selector_literals(tool.execute) + selector_literals(tool.post_check) for s in broken):
                 report.failed[tool.name] = ("a WRITE tool whose execute or post_check lost its elements is healed only "
                                             "against the requests it sent while it worked, and no run kept them (run "
                                             "it once on the site as it was with record_suspects, or rebuild it with "
                                             "`toolcache build`)")  # fmt: skip
                 return None
-            mapped = await self._mapped(tool, broken) if broken else {}
+            if served:  # the run's page at the good page's address: compared with it as it is
+                mapped = await self._mapped_on(page, _good_file(self.store, good, "dom_path"), broken) if broken else {}
+            else:
+                mapped = await self._mapped(tool, broken) if broken else {}
             # a selector that matched nothing on the good page either may be fine (an item without options) or
             # name what the tool's click draws: kept as it is first, replaced only when the tool fails with it
             for b in broken:
@@ -676,7 +690,9 @@ class _Healer:
             chosen = {old: new for old, new in chosen.items() if old != new}  # a name kept as it was is no change
             healed = _apply(tool, chosen)
             self._dirty, self._keys = True, {}
-            problem = await self._verify(page, url, healed, args, expected, pre_only=False, writes=writes)
+            # landing names the site's state hides kept as they were: the run up to where it lands is what is verified
+            run = _landing_probe(healed) if self._landing_kept else healed
+            problem = await self._verify(page, url, run, args, expected, pre_only=False, writes=writes)
             keys = self._keys
             if problem is None and keys:
                 # its output's fields renamed back to the keys its good call gave, and run once more so
@@ -711,6 +727,68 @@ class _Healer:
             if not chosen and not keys:
                 return tool  # it passes again: the page was slow or the state was off, nothing to change
             return healed.model_copy(update={"version": tool.version + 1})
+
+    async def _serve_state(self, page: Any, url: str, evidence: dict[str, Any], good: dict[str, Any] | None,
+                           broken: list[str], *, key: str = "dom_path") -> bool:  # fmt: skip
+        """Whether ``page`` now shows, at ``url``, the page the run that found the tool broken failed on: when the
+        page fresh shows nothing like what ``broken`` matched on the good page (``key``; the site's state, a cart
+        emptied since, not names) and that run kept its page at this address (the site in the state the tool
+        needs, under its new names). Every later load of ``url`` on ``page`` is then that snapshot (its scripts,
+        styles and every other request still the site's, behind the guard)."""
+        where = evidence.get("url_after") if key == "after_dom_path" else evidence.get("url")
+        snap = _good_file(self.store, evidence, "dom_path")
+        if good is None or snap is None or not isinstance(where, str) or not _same_page(where, url):
+            return False
+        if not await asyncio.to_thread(snap.is_file) or any(await self._still_shown(page, good, broken, key)):
+            return False
+        html = await asyncio.to_thread(snap.read_text, encoding="utf-8")
+
+        async def serve(route: Any) -> None:
+            if route.request.resource_type == "document":
+                await route.fulfill(status=200, content_type="text/html; charset=utf-8", body=html)
+            else:
+                await route.fallback()
+
+        await page.route(lambda u: _same_page(u, url), serve)
+        await self._open(page, url)
+        log.info("the site shows %s in another state than the tool's good page: healed on the run's page (%s)", url, snap.name)
+        return True
+
+    async def _landing_from_snapshot(self, tool: ToolManifest, evidence: dict[str, Any], good: dict[str, Any] | None,
+                                     args: dict[str, Any], report: HealReport) -> ToolManifest | None:  # fmt: skip
+        """A navigating tool whose post_check failed in a run: its pre_check and execute worked there (it
+        navigated), so only its post_check's names are healed, on the page it landed on, as the run kept it
+        (:meth:`_serve_state`) when the site shows that page in another state now. None: not so, heal it as usual."""
+        landing = evidence.get("url_after")
+        if good is None or not isinstance(landing, str):
+            return None
+        try:
+            url = site_url(self.base_url, landing)
+        except OffSiteURL:
+            return None
+        async with self._page() as page:
+            await self.guard.install(page)
+            await self._open(page, url)
+            broken = await self._missing(page, [tool.post_check])
+            if not broken or not await self._serve_state(page, url, evidence, good, broken, key="after_dom_path"):
+                return None
+            broken = await self._missing(page, [tool.post_check])
+            mapped = await self._mapped_on(page, _good_file(self.store, good, "after_dom_path"), broken)
+            handles = await page.evaluate(_HANDLES_JS)
+            per = MAX_CANDIDATES if len(broken) == 1 else max(2, int(MAX_CANDIDATES ** (1 / len(broken))))
+            options = [list(dict.fromkeys(mapped.get(b, []) + _candidates(b, handles)))[:per] for b in broken]
+            output = evidence.get("output") if isinstance(evidence.get("output"), dict) else {}
+            tried = 0
+            for combo in itertools.islice(itertools.product(*options), MAX_CANDIDATES * 2):
+                tried += 1
+                swaps = dict(zip(broken, combo, strict=True))
+                check = await run_post_check(page, _apply(tool, swaps), args, output, timeout_ms=CANDIDATE_TIMEOUT_MS)
+                if check.ok:
+                    report.candidates_tried[tool.name] = tried
+                    report.changes[tool.name] = swaps
+                    return _apply(tool, swaps).model_copy(update={"version": tool.version + 1})
+            report.candidates_tried[tool.name] = tried
+            return None
 
     async def _other_writes(self, page: Any, tool: ToolManifest, kept: list[str], good: dict[str, Any] | None,
                             report: HealReport) -> tuple[dict[str, str] | None, str]:  # fmt: skip
@@ -887,10 +965,12 @@ class _Healer:
             return _Probe(url, False, f"{problem}, though every name it uses is on the page (its state, not a name "
                                       "heal can repair)", html=html)  # fmt: skip
 
-    async def _still_shown(self, page: Any, good: dict[str, Any], selectors: list[str]) -> list[bool]:
+    async def _still_shown(self, page: Any, good: dict[str, Any], selectors: list[str],
+                           key: str = "dom_path") -> list[bool]:  # fmt: skip
         """For each selector, whether ``page`` shows an element like one it matched on the tool's good page (its tag
-        and text, numbers aside: :data:`_LIKE_JS`), by whatever name; True when the good page is not at hand."""
-        path = _good_file(self.store, good, "dom_path")
+        and text, numbers aside: :data:`_LIKE_JS`), by whatever name; True when the good page is not at hand.
+        ``key``: ``after_dom_path`` for the page a navigating tool's good call landed on."""
+        path = _good_file(self.store, good, key)
         if path is None or not await asyncio.to_thread(path.is_file):
             return [True] * len(selectors)
         old_html = await asyncio.to_thread(path.read_text, encoding="utf-8")
@@ -952,8 +1032,15 @@ class _Healer:
         broken = await self._missing(page, [tool.post_check])
         if not broken:
             return {}, 0
-        handles = await page.evaluate(_HANDLES_JS)
         good = self.store.good(tool.name) if self.store is not None else None
+        if good is not None and not any(await self._still_shown(page, good, broken, "after_dom_path")):
+            # the page it lands on shows nothing like what those names matched (a checkout with an empty cart): the
+            # site's state, not names; kept as they are until a run lands where they show (its post_check then
+            # fails there, and that page is healed from the run's snapshot: _landing_from_snapshot)
+            log.info("%s: %s not shown on %s (the site's state): kept", tool.name, broken, page.url)
+            self._landing_kept = True
+            return {}, 0
+        handles = await page.evaluate(_HANDLES_JS)
         mapped = await self._mapped_on(page, _good_file(self.store, good, "after_dom_path"), broken)
         for b in broken:
             if self._old_counts.get(b) == 0:
@@ -1064,6 +1151,12 @@ def _other_calls(store: SuspectStore | None, tool: ToolManifest) -> list[dict[st
     on a page of the site, with arguments and an output (a navigating READ's address is not held to them)."""
     calls = store.good_calls(tool.name)[1:] if store is not None else []
     return [c for c in calls if isinstance(c.get("url"), str) and isinstance(c.get("args"), dict) and c.get("output") is not None]
+
+
+def _same_page(a: str, b: str) -> bool:
+    """Whether two addresses are the same page of a site: path and query (any host)."""
+    pa, pb = urlsplit(a), urlsplit(b)
+    return (pa.path.rstrip("/") or "/", pa.query) == (pb.path.rstrip("/") or "/", pb.query)
 
 
 def _own_kind_first(broken: str, candidates: list[str]) -> list[str]:
