@@ -85,3 +85,40 @@ async def test_a_write_whose_page_lacks_the_state_it_needs_is_not_made_suspect(t
     assert probed["place_order"]["ok"] is False and probed["place_order"]["suspect"] is False, probed["place_order"]
     assert "state" in probed["place_order"]["reason"]
     assert "place_order" not in SuspectStore(cache_dir).suspects() and "place_order" not in report.failed
+
+
+CHECKOUT = """
+await goto_store(name="Taqueria El Sol")
+await add_to_cart(item_name="Chips & Guacamole")
+await goto_cart()
+await goto_checkout()
+result = True
+"""
+
+
+@pytest.mark.parametrize(("renamed", "phase"), [("checkout-link", "pre_check"), ("checkout-form", "post_check")])
+async def test_a_tool_is_healed_on_the_page_its_run_failed_on_when_the_site_shows_it_in_another_state(
+        tmp_path: Path, browser_pool: Any, food_site: Any, renamed: str, phase: str) -> None:  # fmt: skip
+    """goto_checkout needs a line in the cart: its link (on the cart page) and the form it lands on show only then.
+    The run that found it broken had one; heal, after the run, sees the site with an empty cart. It heals the tool
+    on the page the run kept (the cart with its line; the checkout it landed on), served at that address with every
+    other request the site's, behind the guard."""
+    cache_dir = tmp_path / "cache"
+    shutil.copytree(CACHE_DIR, cache_dir)
+    assert (await Runtime(ToolCache.load(cache_dir), food_site.url, pool=browser_pool, record_suspects=True).run(CHECKOUT)).value
+    food_site.reset()
+    with RedesignProxy(food_site.url, seed=7, only={renamed}) as proxy:
+        runtime = Runtime(ToolCache.load(cache_dir), proxy.url, pool=browser_pool, record_suspects=True,
+                          tool_timeout_ms=TIMEOUT_MS)  # fmt: skip
+        with pytest.raises(Exception, match="goto_checkout"):
+            await runtime.run(CHECKOUT)
+        assert SuspectStore(cache_dir).suspects()["goto_checkout"]["phase"] == phase
+        food_site.reset()  # the cart is empty again
+        state = food_site.state()
+        report = await heal_cache(cache_dir, proxy.url, pool=browser_pool, tools=["goto_checkout"], probe=False)
+        assert food_site.state() == state
+        assert report.healed == ["goto_checkout"], report.failed
+        assert report.changes["goto_checkout"] == {f"[data-testid={renamed}]": css_attr("data-testid", proxy.redesign.names[renamed])}
+        healed = await Runtime(ToolCache.load(cache_dir), proxy.url, pool=browser_pool,
+                               tool_timeout_ms=TIMEOUT_MS).run(CHECKOUT)  # fmt: skip
+        assert healed.value is True
