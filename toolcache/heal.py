@@ -670,8 +670,19 @@ class _Healer:
             for group, pre_only, probe in ((in_pre, bool(rest) or tool.navigates, tool), (rest, False, start_run)):
                 if not group:
                     continue
-                found, n = await self._search(page, url, probe, args, expected, handles, group, chosen, mapped,
-                                              pre_only=pre_only, writes=writes, only=vetted)  # fmt: skip
+                # names the good page lacked too (what a click or an answer draws) stay as they are while the
+                # others are searched: each of those gets the whole budget; all of them together only if that fails
+                unseen = {b: b for b in group if self._old_counts.get(b) == 0}
+                found, n = None, 0
+                if unseen and len(unseen) < len(group):
+                    seen = [b for b in group if b not in unseen]
+                    found, n = await self._search(page, url, probe, args, expected, handles, seen, {**chosen, **unseen},
+                                                  mapped, pre_only=pre_only, writes=writes, only=vetted)  # fmt: skip
+                    found = None if found is None else {**found, **unseen}
+                if found is None:
+                    found, more = await self._search(page, url, probe, args, expected, handles, group, chosen, mapped,
+                                                     pre_only=pre_only, writes=writes, only=vetted)  # fmt: skip
+                    n += more
                 tried += n
                 if found is None:
                     report.candidates_tried[tool.name] = tried
@@ -753,6 +764,18 @@ class _Healer:
         await self._open(page, url)
         log.info("the site shows %s in another state than the tool's good page: healed on the run's page (%s)", url, snap.name)
         return True
+
+    async def _serve_run_page(self, page: Any, url: str, good: dict[str, Any], broken: list[str]) -> bool:
+        """:meth:`_serve_state` with the page another suspect's run kept at ``url`` (the page it failed on, or the
+        one a navigating tool landed on before its post_check failed): a probe judges a tool's names on the page
+        as a run saw it, when the site shows that page in another state now."""
+        suspects = self.store.suspects() if self.store is not None else {}
+        for evidence in suspects.values():
+            landed = evidence.get("phase") == "post_check" and isinstance(evidence.get("url_after"), str)
+            where = evidence.get("url_after") if landed else evidence.get("url")
+            if isinstance(where, str) and _same_page(where, url) and _good_file(self.store, evidence, "dom_path") is not None:
+                return await self._serve_state(page, url, {"url": where, "dom_path": evidence["dom_path"]}, good, broken)
+        return False
 
     async def _landing_from_snapshot(self, tool: ToolManifest, evidence: dict[str, Any], good: dict[str, Any] | None,
                                      args: dict[str, Any], report: HealReport) -> ToolManifest | None:  # fmt: skip
@@ -938,6 +961,11 @@ class _Healer:
                 # renamed: what it matched on the good page is here under another name; else the page shows other
                 # things now (a cart emptied since), which no name change repairs
                 gone = [b for b, here in zip(broken, await self._still_shown(page, good, broken), strict=True) if not here]
+                if gone and len(gone) == len(broken) and await self._serve_run_page(page, url, good, broken):
+                    # a run saw this page in the state the tool needs: its names are judged there
+                    bodies = [tool.pre_check, tool.execute] + ([] if tool.navigates else [tool.post_check])
+                    broken = [b for b in await self._missing(page, bodies) if b in broken]
+                    gone = [b for b, here in zip(broken, await self._still_shown(page, good, broken), strict=True) if not here]
                 if gone and len(gone) == len(broken):
                     return _Probe(url, False, f"{', '.join(map(repr, gone))} match nothing on {url}, nor does anything "
                                               "like what they matched on the good page (the page's state, not a name?)",
