@@ -122,3 +122,29 @@ async def test_a_tool_is_healed_on_the_page_its_run_failed_on_when_the_site_show
         healed = await Runtime(ToolCache.load(cache_dir), proxy.url, pool=browser_pool,
                                tool_timeout_ms=TIMEOUT_MS).run(CHECKOUT)  # fmt: skip
         assert healed.value is True
+
+
+async def test_the_probe_judges_a_tool_on_the_page_another_suspects_run_kept(tmp_path: Path, browser_pool: Any,
+                                                                              food_site: Any) -> None:  # fmt: skip
+    """The run stopped at goto_checkout, whose post_check found no order form on the checkout it landed on; the
+    site's cart is empty when heal runs, so the checkout heal loads has no form. place_order, never reached, is
+    probed on the checkout that run kept: its names are gone there under new names, so it is suspect and healed
+    in the same round, its request answered from the record."""
+    cache_dir = tmp_path / "cache"
+    shutil.copytree(CACHE_DIR, cache_dir)
+    assert (await Runtime(ToolCache.load(cache_dir), food_site.url, pool=browser_pool, record_suspects=True).run(ORDER)).value
+    food_site.reset()
+    renamed = {"checkout-form", "address-input"}
+    with RedesignProxy(food_site.url, seed=7, only=renamed) as proxy:
+        runtime = Runtime(ToolCache.load(cache_dir), proxy.url, pool=browser_pool, record_suspects=True,
+                          tool_timeout_ms=TIMEOUT_MS)  # fmt: skip
+        with pytest.raises(Exception, match="goto_checkout"):
+            await runtime.run(ORDER)
+        food_site.reset()
+        state = food_site.state()
+        report = await heal_cache(cache_dir, proxy.url, pool=browser_pool, probe=True)
+        assert food_site.state() == state
+        probed = {p["tool"]: p for p in report.probed}
+        assert probed["place_order"]["suspect"] is True, probed["place_order"]
+        assert all(f"[data-testid={old}]" in probed["place_order"]["reason"] for old in renamed)
+        assert "goto_checkout" in report.healed and "place_order" in report.failed
