@@ -28,7 +28,12 @@ send the same request (answered from the record by a
 supplied itself and the page here lacks: :func:`without_page_tokens`); a sign-in
 whose recorded answer lands back on its own form is verified by that request.
 A WRITE with no recorded call is healed only when its broken selectors are all
-in its pre_check, verified by its pre_check alone.
+in its pre_check, verified by its pre_check alone. A WRITE is held to each of
+its good calls on record; names its good page lacked (what its own click draws)
+are found among what its run draws for the call that needs them
+(:meth:`_Healer._other_writes`). A page the site now shows in another state
+than the tool needs (an emptied cart) is healed on the run's own page, its
+snapshot served at that address (:meth:`_Healer._serve_state`).
 
 Healed tools get ``version + 1``, the cache ``revision + 1``; the plan cache
 keeps every entry whose plan calls no changed tool (re-keyed under the new
