@@ -28,7 +28,12 @@ send the same request (answered from the record by a
 supplied itself and the page here lacks: :func:`without_page_tokens`); a sign-in
 whose recorded answer lands back on its own form is verified by that request.
 A WRITE with no recorded call is healed only when its broken selectors are all
-in its pre_check, verified by its pre_check alone.
+in its pre_check, verified by its pre_check alone. A WRITE is held to each of
+its good calls on record; names its good page lacked (what its own click draws)
+are found among what its run draws for the call that needs them
+(:meth:`_Healer._other_writes`). A page the site now shows in another state
+than the tool needs (an emptied cart) is healed on the run's own page, its
+snapshot served at that address (:meth:`_Healer._serve_state`).
 
 Healed tools get ``version + 1``, the cache ``revision + 1``; the plan cache
 keeps every entry whose plan calls no changed tool (re-keyed under the new
@@ -50,7 +55,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlencode
+from urllib.parse import urlencode, urlsplit
 
 from agentjit.cache import SuspectStore, ToolCache
 from agentjit.exceptions import ConfigError, SiteUnreachable
@@ -129,6 +134,35 @@ _HANDLES_JS = r"""
 }
 """
 
+
+
+#: Start keeping the handles (as :data:`_HANDLES_JS` gives them) of every element the page draws from now on: what
+#: a tool's own click reveals (a dialog's option groups), on no page before it. :data:`_DRAWN_JS` reads them.
+_DRAWN_START_JS = r"""
+() => {
+  const keep = /^(data-[\w-]+|name|role|aria-label|type|for|title|placeholder)$/;
+  const seen = new Set();
+  const add = (root) => {
+    for (const el of [root, ...root.querySelectorAll('*')]) {
+      if (seen.size > 4000) return;
+      const tag = el.tagName.toLowerCase();
+      if (el.id) seen.add(JSON.stringify(['id', '', el.id, tag]));
+      for (const c of el.classList) seen.add(JSON.stringify(['class', '', c, tag]));
+      for (const a of el.attributes) {
+        if (keep.test(a.name) && a.value.length <= 80) seen.add(JSON.stringify(['attr', a.name, a.value, tag]));
+      }
+    }
+  };
+  window.__healDrawn = seen;
+  new MutationObserver((records) => {
+    for (const r of records) {
+      if (r.type === 'childList') r.addedNodes.forEach((n) => { if (n.nodeType === 1) add(n); });
+      else if (r.target.nodeType === 1) add(r.target);
+    }
+  }).observe(document.documentElement, {childList: true, subtree: true, attributes: true});
+}
+"""
+_DRAWN_JS = "() => window.__healDrawn ? [...window.__healDrawn].map((s) => JSON.parse(s)) : []"
 
 
 @dataclass
@@ -211,12 +245,14 @@ _MAPPED_JS = r"""
 """
 
 
-#: Per selector: whether the page has an element of the tag and text (numbers aside: a cart link's count) of one
-#: the selector matched on the good page (``oldHtml``): the thing is still shown, by whatever name.
+#: Per selector: whether the page has an element of the tag and text (numbers aside: a cart link's count), and the
+#: ``name`` and ``type`` (an input has no text: the search box is no address field), of one the selector matched on
+#: the good page (``oldHtml``): the thing is still shown, by whatever name.
 _LIKE_JS = r"""
 ([oldHtml, sels]) => {
   const old = new DOMParser().parseFromString(oldHtml, 'text/html');
-  const sig = (el) => el.tagName + '|' + (el.textContent || '').replace(/\d+/g, '#').replace(/\s+/g, ' ').trim().slice(0, 160);
+  const sig = (el) => [el.tagName, (el.textContent || '').replace(/\d+/g, '#').replace(/\s+/g, ' ').trim().slice(0, 160),
+                       el.getAttribute('name') || '', el.getAttribute('type') || ''].join('|');
   const here = new Set([...document.querySelectorAll('body *')].map(sig));
   return sels.map((sel) => {
     let olds;
@@ -422,6 +458,9 @@ class _Healer:
         """For a navigating READ: its good call (``url``, ``after_url``) and the rows of the pages before and after."""
         self._keys: dict[str, str] = {}
         """The output keys the last READ verified gives under new names, mapped back to its good call's (:func:`key_map`)."""
+        self._landing_kept = False
+        """The post_check names of the navigating tool being healed were kept: the page it lands on shows the site in
+        another state (:meth:`_heal_landing`)."""
         self._others: list[dict[str, Any]] = []
         """The READ being healed's other good calls (another page, other arguments): it must give each one's output."""
 
@@ -597,6 +636,11 @@ class _Healer:
             if tool.navigates:
                 self._good_landing = (good, await self._good_rows(good))
         url = site_url(self.base_url, where)
+        self._landing_kept = False
+        if tool.navigates and evidence.get("phase") == "post_check":
+            from_snapshot = await self._landing_from_snapshot(tool, evidence, good, args, report)
+            if from_snapshot is not None:
+                return from_snapshot
         async with self._page() as page:
             await self.guard.install(page)
             await self._open(page, url)
@@ -610,13 +654,19 @@ class _Healer:
             # a navigating tool's post_check runs on the page it lands on: its names are judged there
             bodies = [tool.pre_check, tool.execute] + ([] if tool.navigates else [tool.post_check])
             broken = await self._missing(page, bodies)
+            served = bool(broken) and await self._serve_state(page, url, evidence, good, broken)
+            if served:
+                broken = await self._missing(page, bodies)
             if tool.is_write and writes is None and any(s in selector_literals(tool.execute) + selector_literals(tool.post_check) for s in broken):
                 report.failed[tool.name] = ("a WRITE tool whose execute or post_check lost its elements is healed only "
                                             "against the requests it sent while it worked, and no run kept them (run "
                                             "it once on the site as it was with record_suspects, or rebuild it with "
                                             "`toolcache build`)")  # fmt: skip
                 return None
-            mapped = await self._mapped(tool, broken) if broken else {}
+            if served:  # the run's page at the good page's address: compared with it as it is
+                mapped = await self._mapped_on(page, _good_file(self.store, good, "dom_path"), broken) if broken else {}
+            else:
+                mapped = await self._mapped(tool, broken) if broken else {}
             # a selector that matched nothing on the good page either may be fine (an item without options) or
             # name what the tool's click draws: kept as it is first, replaced only when the tool fails with it
             for b in broken:
@@ -646,8 +696,19 @@ class _Healer:
             for group, pre_only, probe in ((in_pre, bool(rest) or tool.navigates, tool), (rest, False, start_run)):
                 if not group:
                     continue
-                found, n = await self._search(page, url, probe, args, expected, handles, group, chosen, mapped,
-                                              pre_only=pre_only, writes=writes, only=vetted)  # fmt: skip
+                # names the good page lacked too (what a click or an answer draws) stay as they are while the
+                # others are searched: each of those gets the whole budget; all of them together only if that fails
+                unseen = {b: b for b in group if self._old_counts.get(b) == 0}
+                found, n = None, 0
+                if unseen and len(unseen) < len(group):
+                    seen = [b for b in group if b not in unseen]
+                    found, n = await self._search(page, url, probe, args, expected, handles, seen, {**chosen, **unseen},
+                                                  mapped, pre_only=pre_only, writes=writes, only=vetted)  # fmt: skip
+                    found = None if found is None else {**found, **unseen}
+                if found is None:
+                    found, more = await self._search(page, url, probe, args, expected, handles, group, chosen, mapped,
+                                                     pre_only=pre_only, writes=writes, only=vetted)  # fmt: skip
+                    n += more
                 tried += n
                 if found is None:
                     report.candidates_tried[tool.name] = tried
@@ -679,7 +740,9 @@ class _Healer:
             chosen = {old: new for old, new in chosen.items() if old != new}  # a name kept as it was is no change
             healed = _apply(tool, chosen)
             self._dirty, self._keys = True, {}
-            problem = await self._verify(page, url, healed, args, expected, pre_only=False, writes=writes)
+            # landing names the site's state hides kept as they were: the run up to where it lands is what is verified
+            run = _landing_probe(healed) if self._landing_kept else healed
+            problem = await self._verify(page, url, run, args, expected, pre_only=False, writes=writes)
             keys = self._keys
             if problem is None and keys:
                 # its output's fields renamed back to the keys its good call gave, and run once more so
@@ -704,6 +767,21 @@ class _Healer:
                 report.failed[tool.name] = (f"every selector of the tool matches on {url}; it fails with {problem}"
                                             if not chosen else f"the healed tool fails on {url} with {problem}")  # fmt: skip
                 return None
+            if writes:
+                # names the good page lacked were kept as they were: the WRITE's other good calls show what they name
+                kept = [b for b in broken if self._old_counts.get(b) == 0 and b not in chosen]
+                drawn, why = await self._other_writes(page, healed, kept, good, report)
+                if drawn is None:
+                    report.failed[tool.name] = why
+                    return None
+                if drawn:
+                    chosen.update(drawn)
+                    healed = _apply(tool, chosen)
+                    self._dirty = True
+                    problem = await self._verify(page, url, healed, args, expected, pre_only=False, writes=writes)
+                    if problem is not None:
+                        report.failed[tool.name] = f"named as its other good calls draw, it fails on {url} with {problem}"
+                        return None
             report.changes[tool.name] = chosen
             if keys:
                 report.renamed_keys[tool.name] = keys
@@ -712,6 +790,131 @@ class _Healer:
             if not chosen and not keys:
                 return tool  # it passes again: the page was slow or the state was off, nothing to change
             return healed.model_copy(update={"version": tool.version + 1})
+
+    async def _serve_state(self, page: Any, url: str, evidence: dict[str, Any], good: dict[str, Any] | None,
+                           broken: list[str], *, key: str = "dom_path") -> bool:  # fmt: skip
+        """Whether ``page`` now shows, at ``url``, the page the run that found the tool broken failed on: when the
+        page fresh shows nothing like what ``broken`` matched on the good page (``key``; the site's state, a cart
+        emptied since, not names) and that run kept its page at this address (the site in the state the tool
+        needs, under its new names). Every later load of ``url`` on ``page`` is then that snapshot (its scripts,
+        styles and every other request still the site's, behind the guard)."""
+        where = evidence.get("url_after") if key == "after_dom_path" else evidence.get("url")
+        snap = _good_file(self.store, evidence, "dom_path")
+        if good is None or snap is None or not isinstance(where, str) or not _same_page(where, url):
+            return False
+        if not await asyncio.to_thread(snap.is_file) or any(await self._still_shown(page, good, broken, key)):
+            return False
+        html = await asyncio.to_thread(snap.read_text, encoding="utf-8")
+
+        async def serve(route: Any) -> None:
+            if route.request.resource_type == "document":
+                await route.fulfill(status=200, content_type="text/html; charset=utf-8", body=html)
+            else:
+                await route.fallback()
+
+        def here(u: str) -> bool:
+            return _same_page(u, url)
+
+        await page.route(here, serve)
+        await self._open(page, url)
+        if not any(await self._still_shown(page, good, broken, key)):
+            # the run's page shows nothing like them either: not the state heal lacks, so the live page it is
+            await page.unroute(here, serve)
+            await self._open(page, url)
+            return False
+        log.info("the site shows %s in another state than the tool's good page: healed on the run's page (%s)", url, snap.name)
+        return True
+
+    async def _serve_run_page(self, page: Any, url: str, good: dict[str, Any], broken: list[str]) -> bool:
+        """:meth:`_serve_state` with the page another suspect's run kept at ``url`` (the page it failed on, or the
+        one a navigating tool landed on before its post_check failed): a probe judges a tool's names on the page
+        as a run saw it, when the site shows that page in another state now."""
+        suspects = self.store.suspects() if self.store is not None else {}
+        for evidence in suspects.values():
+            landed = evidence.get("phase") == "post_check" and isinstance(evidence.get("url_after"), str)
+            where = evidence.get("url_after") if landed else evidence.get("url")
+            if isinstance(where, str) and _same_page(where, url) and _good_file(self.store, evidence, "dom_path") is not None:
+                return await self._serve_state(page, url, {"url": where, "dom_path": evidence["dom_path"]}, good, broken)
+        return False
+
+    async def _landing_from_snapshot(self, tool: ToolManifest, evidence: dict[str, Any], good: dict[str, Any] | None,
+                                     args: dict[str, Any], report: HealReport) -> ToolManifest | None:  # fmt: skip
+        """A navigating tool whose post_check failed in a run: its pre_check and execute worked there (it
+        navigated), so only its post_check's names are healed, on the page it landed on, as the run kept it
+        (:meth:`_serve_state`) when the site shows that page in another state now. None: not so, heal it as usual."""
+        landing = evidence.get("url_after")
+        if good is None or not isinstance(landing, str):
+            return None
+        try:
+            url = site_url(self.base_url, landing)
+        except OffSiteURL:
+            return None
+        async with self._page() as page:
+            await self.guard.install(page)
+            await self._open(page, url)
+            broken = await self._missing(page, [tool.post_check])
+            if not broken or not await self._serve_state(page, url, evidence, good, broken, key="after_dom_path"):
+                return None
+            broken = await self._missing(page, [tool.post_check])
+            mapped = await self._mapped_on(page, _good_file(self.store, good, "after_dom_path"), broken)
+            handles = await page.evaluate(_HANDLES_JS)
+            per = MAX_CANDIDATES if len(broken) == 1 else max(2, int(MAX_CANDIDATES ** (1 / len(broken))))
+            options = [list(dict.fromkeys(mapped.get(b, []) + _candidates(b, handles)))[:per] for b in broken]
+            output = evidence.get("output") if isinstance(evidence.get("output"), dict) else {}
+            tried = 0
+            for combo in itertools.islice(itertools.product(*options), MAX_CANDIDATES * 2):
+                tried += 1
+                swaps = dict(zip(broken, combo, strict=True))
+                check = await run_post_check(page, _apply(tool, swaps), args, output, timeout_ms=CANDIDATE_TIMEOUT_MS)
+                if check.ok:
+                    report.candidates_tried[tool.name] = tried
+                    report.changes[tool.name] = swaps
+                    return _apply(tool, swaps).model_copy(update={"version": tool.version + 1})
+            report.candidates_tried[tool.name] = tried
+            return None
+
+    async def _other_writes(self, page: Any, tool: ToolManifest, kept: list[str], good: dict[str, Any] | None,
+                            report: HealReport) -> tuple[dict[str, str] | None, str]:  # fmt: skip
+        """Hold ``tool`` (a healed WRITE) to its other good calls (:func:`_other_write_calls`), each on its page with
+        its arguments, behind the guard that answers its recorded requests. A call that fails names what the first
+        call never drew: each of ``kept`` (names its good page lacked, kept as they were) is tried as each name the
+        tool's own run drew on the page (:data:`_DRAWN_START_JS`: a dialog its click opened) that the page lacked
+        before it, the tool's own kind of name first. Returns the replacements found (``{}``: none needed), or
+        None and why not."""
+        found: dict[str, str] = {}
+        for call in _other_write_calls(self.store, tool):
+            url = site_url(self.base_url, call["url"])
+            args = dict(call.get("args") or {})
+            await self._open(page, url)
+            self._dirty = False
+            writes = await self._own_params(page, call["writes"], good, args, report, tool.name)
+            before = {tuple(h) for h in await page.evaluate(_HANDLES_JS)}
+            await page.evaluate(_DRAWN_START_JS)
+            problem = await self._verify(page, url, tool, args, None, pre_only=False, writes=writes)
+            if problem is None:
+                continue
+            drawn = [h for h in await page.evaluate(_DRAWN_JS) if tuple(h) not in before]
+            todo = [b for b in kept if b not in found]
+            if not todo or not drawn:
+                return None, f"with its good call's arguments on {url}: {problem}"
+            per = MAX_CANDIDATES if len(todo) == 1 else max(2, int(MAX_CANDIDATES ** (1 / len(todo))))
+            # each name may stay as it is (this call may not use it), then the drawn names, its own kind first
+            options = [[b, *_own_kind_first(b, _candidates(b, drawn))[: per - 1]] for b in todo]
+            hit: dict[str, str] | None = None
+            for combo in itertools.islice(itertools.product(*options), MAX_CANDIDATES * 2):
+                if all(c == b for b, c in zip(todo, combo, strict=True)):
+                    continue  # that is the run that failed
+                trial = dict(zip(todo, combo, strict=True))
+                if await self._verify(page, url, _apply(tool, trial), args, None, pre_only=False, writes=writes) is None:
+                    hit = {b: c for b, c in trial.items() if b != c}
+                    break
+            if hit is None:
+                return None, (f"with its good call's arguments on {url}: {problem}; no name its run drew there for "
+                              f"{', '.join(map(repr, todo))} passes")  # fmt: skip
+            log.info("%s: named %s by what its run drew on %s", tool.name, hit, url)
+            found.update(hit)
+            tool = _apply(tool, hit)
+        return found, ""
 
     async def _good_rows(self, good: dict[str, Any]) -> tuple[list[str], list[str]]:
         """The data rows of a navigating READ's good call's pages, before and after it (:data:`ROWS_JS`)."""
@@ -825,6 +1028,11 @@ class _Healer:
                 # renamed: what it matched on the good page is here under another name; else the page shows other
                 # things now (a cart emptied since), which no name change repairs
                 gone = [b for b, here in zip(broken, await self._still_shown(page, good, broken), strict=True) if not here]
+                if gone and len(gone) == len(broken) and await self._serve_run_page(page, url, good, broken):
+                    # a run saw this page in the state the tool needs: its names are judged there
+                    bodies = [tool.pre_check, tool.execute] + ([] if tool.navigates else [tool.post_check])
+                    broken = [b for b in await self._missing(page, bodies) if b in broken]
+                    gone = [b for b, here in zip(broken, await self._still_shown(page, good, broken), strict=True) if not here]
                 if gone and len(gone) == len(broken):
                     return _Probe(url, False, f"{', '.join(map(repr, gone))} match nothing on {url}, nor does anything "
                                               "like what they matched on the good page (the page's state, not a name?)",
@@ -865,10 +1073,12 @@ class _Healer:
         self._dirty = True
         return await self._verify(page, url, fresh, args, None, pre_only=False, writes=writes, timeout_ms=timeout_ms) is None
 
-    async def _still_shown(self, page: Any, good: dict[str, Any], selectors: list[str]) -> list[bool]:
+    async def _still_shown(self, page: Any, good: dict[str, Any], selectors: list[str],
+                           key: str = "dom_path") -> list[bool]:  # fmt: skip
         """For each selector, whether ``page`` shows an element like one it matched on the tool's good page (its tag
-        and text, numbers aside: :data:`_LIKE_JS`), by whatever name; True when the good page is not at hand."""
-        path = _good_file(self.store, good, "dom_path")
+        and text, numbers aside: :data:`_LIKE_JS`), by whatever name; True when the good page is not at hand.
+        ``key``: ``after_dom_path`` for the page a navigating tool's good call landed on."""
+        path = _good_file(self.store, good, key)
         if path is None or not await asyncio.to_thread(path.is_file):
             return [True] * len(selectors)
         old_html = await asyncio.to_thread(path.read_text, encoding="utf-8")
@@ -934,8 +1144,15 @@ class _Healer:
         broken = await self._missing(page, [tool.post_check])
         if not broken:
             return {}, 0
-        handles = await page.evaluate(_HANDLES_JS)
         good = self.store.good(tool.name) if self.store is not None else None
+        if good is not None and not any(await self._still_shown(page, good, broken, "after_dom_path")):
+            # the page it lands on shows nothing like what those names matched (a checkout with an empty cart): the
+            # site's state, not names; kept as they are until a run lands where they show (its post_check then
+            # fails there, and that page is healed from the run's snapshot: _landing_from_snapshot)
+            log.info("%s: %s not shown on %s (the site's state): kept", tool.name, broken, page.url)
+            self._landing_kept = True
+            return {}, 0
+        handles = await page.evaluate(_HANDLES_JS)
         mapped = await self._mapped_on(page, _good_file(self.store, good, "after_dom_path"), broken)
         for b in broken:
             if self._old_counts.get(b) == 0:
@@ -1046,6 +1263,25 @@ def _other_calls(store: SuspectStore | None, tool: ToolManifest) -> list[dict[st
     on a page of the site, with arguments and an output (a navigating READ's address is not held to them)."""
     calls = store.good_calls(tool.name)[1:] if store is not None else []
     return [c for c in calls if isinstance(c.get("url"), str) and isinstance(c.get("args"), dict) and c.get("output") is not None]
+
+
+def _same_page(a: str, b: str) -> bool:
+    """Whether two addresses are the same page of a site: path and query (any host)."""
+    pa, pb = urlsplit(a), urlsplit(b)
+    return (pa.path.rstrip("/") or "/", pa.query) == (pb.path.rstrip("/") or "/", pb.query)
+
+
+def _own_kind_first(broken: str, candidates: list[str]) -> list[str]:
+    return sorted(candidates, key=lambda c: _kind_rank(broken, c))
+
+
+def _other_write_calls(store: SuspectStore | None, tool: ToolManifest) -> list[dict[str, Any]]:
+    """A WRITE's good calls after its first that heal can verify offline: on a page of the site, with arguments and
+    requests that can each be answered from the record."""
+    calls = store.good_calls(tool.name)[1:] if store is not None and tool.is_write else []
+    return [c for c in calls if isinstance(c.get("url"), str) and isinstance(c.get("args"), dict)
+            and isinstance(c.get("writes"), list) and c["writes"]
+            and all(isinstance(w, dict) and answerable(w) for w in c["writes"])]  # fmt: skip
 
 
 def _landing_probe(tool: ToolManifest) -> ToolManifest:

@@ -163,17 +163,18 @@ class SuspectStore:
         return [good, *(o for o in others if isinstance(o, dict))] if isinstance(others, list) else [good]
 
     def add_good_call(self, tool: str, version: int, url: str | None, *, args: dict[str, Any], output: Any,
-                      after_url: str | None = None) -> bool:  # fmt: skip
-        """Keep one more good call of ``tool`` (a READ at ``version``, whose first good call is on record) when it
-        is unlike those kept (another page or other arguments: :func:`_call_key`), fewer than
-        :data:`MAX_GOOD_CALLS` are kept, and the outputs fit :data:`GOOD_OUTPUT_MAX_CHARS` together. Returns
-        whether it was kept."""
-        if output is None:
+                      after_url: str | None = None, writes: list[dict[str, Any]] | None = None) -> bool:  # fmt: skip
+        """Keep one more good call of ``tool`` (at ``version``, whose first good call is on record: a READ's with
+        its ``output``, a WRITE's with the requests it sent, ``writes``) when it is unlike those kept (another page
+        or other arguments: :func:`_call_key`), fewer than :data:`MAX_GOOD_CALLS` are kept, and the outputs fit
+        :data:`GOOD_OUTPUT_MAX_CHARS` together. Returns whether it was kept."""
+        what = "writes" if writes is not None else "output"
+        if (output if writes is None else writes) is None:
             return False
         data = self.read()
         good = data.get("good")
         entry = good.get(tool) if isinstance(good, dict) else None
-        if not isinstance(entry, dict) or entry.get("version") != version or entry.get("output") is None:
+        if not isinstance(entry, dict) or entry.get("version") != version or entry.get(what) is None:
             return False
         others = [o for o in entry.get("others") or [] if isinstance(o, dict)]
         calls = [entry, *others]
@@ -183,6 +184,8 @@ class SuspectStore:
         if size > GOOD_OUTPUT_MAX_CHARS:
             return False
         call: dict[str, Any] = {"url": url, "args": args, "output": output}
+        if writes is not None:
+            call["writes"] = writes
         if after_url is not None:
             call["after_url"] = after_url
         entry["others"] = [*others, call]

@@ -441,10 +441,8 @@ class PlanRun:
             output = outcome.output if isinstance(outcome.output, dict) else {}
             if good_before is not None and self.suspect_store is not None:
                 await self._save_good(tool, args, outcome, good_before, watch)
-            elif self.suspect_store is not None and not tool.is_write:
-                self._save_other_good(tool, args, outcome)
-            elif self.suspect_store is not None and watch is not None:
-                await self._save_other_write(tool, args, outcome, watch)
+            elif self.suspect_store is not None:
+                await self._save_other_good(tool, args, outcome, watch)
         bindings = {**output, **args}
         self.state = algebra.apply(self.state, tool.post, bindings)
         return output
@@ -498,29 +496,36 @@ class PlanRun:
                 after = await self.page.content()
             except Exception:  # a page mid-navigation: the start page is still kept
                 log.debug("no landing page for %s", tool.name, exc_info=True)
-        writes = await _kept_writes(tool, args, watch) if tool.is_write and watch is not None else None
+        writes = await _recorded_writes(tool, args, watch)
         output = None if tool.is_write else to_plain(outcome.output)
         self.suspect_store.save_good(tool.name, tool.version, outcome.url_before, before, args=to_plain(_stored(tool, args)),
                                      after_url=outcome.url_after, after_html=after, writes=writes, output=output)  # fmt: skip
         _GOOD_SEEN.add((str(self.suspect_store.root), tool.name, tool.version))
 
     async def _save_other_write(self, tool: ToolManifest, args: dict[str, Any], outcome: CallOutcome,
-                                watch: RequestWatch) -> None:  # fmt: skip
+                                watch: RequestWatch) -> bool:  # fmt: skip
         """Keep a later good call of ``tool`` (a WRITE) that gave an input a text no kept call gave, with the requests
-        it sent (:meth:`SuspectStore.add_good_write`): its request is then held to carry that input too."""
+        it sent (:meth:`SuspectStore.add_good_write`): its request is then held to carry that input too. Returns
+        whether it was kept."""
         assert self.suspect_store is not None
         stored, texts = to_plain(_stored(tool, args)), text_inputs(tool)
         try:
             if not self.suspect_store.new_write_inputs(tool.name, tool.version, stored, texts):
-                return
-            self.suspect_store.add_good_write(tool.name, tool.version, outcome.url_before, args=stored,
-                                              writes=await _kept_writes(tool, args, watch), texts=texts)  # fmt: skip
+                return False
+            return self.suspect_store.add_good_write(tool.name, tool.version, outcome.url_before, args=stored,
+                                                     writes=await _recorded_writes(tool, args, watch) or [], texts=texts)  # fmt: skip
         except CacheError:  # a malformed suspects file: the run goes on, heal reports it
             log.debug("no good call kept for %s", tool.name, exc_info=True)
+            return False
 
-    def _save_other_good(self, tool: ToolManifest, args: dict[str, Any], outcome: CallOutcome) -> None:
-        """Keep a later good call of ``tool`` (a READ) beside its first, when it is another page or other arguments
-        and too few are kept (:meth:`SuspectStore.add_good_call`): a healed READ is held to each of them."""
+    async def _save_other_good(self, tool: ToolManifest, args: dict[str, Any], outcome: CallOutcome,
+                               watch: RequestWatch | None) -> None:  # fmt: skip
+        """Keep a later good call of ``tool`` beside its first, when it is another page or other arguments and too
+        few are kept (:meth:`SuspectStore.add_good_call`): a healed READ is held to each one's output, a healed
+        WRITE to each one's requests (an item with options, after one without). A WRITE's call that gave a free-text
+        input a text no kept call gave is kept first (:meth:`_save_other_write`)."""
+        if tool.is_write and watch is not None and await self._save_other_write(tool, args, outcome, watch):
+            return
         assert self.suspect_store is not None
         key = (str(self.suspect_store.root), tool.name, tool.version)
         calls = _GOOD_CALLS.setdefault(key, set())
@@ -528,9 +533,13 @@ class PlanRun:
         if key not in _GOOD_SEEN or where in calls or len(calls) >= MAX_GOOD_CALLS - 1:
             return
         calls.add(where)
+        writes = await _recorded_writes(tool, args, watch)
+        if tool.is_write and not writes:
+            return
         try:
             self.suspect_store.add_good_call(tool.name, tool.version, outcome.url_before, args=to_plain(_stored(tool, args)),
-                                             output=to_plain(outcome.output), after_url=outcome.url_after)  # fmt: skip
+                                             output=None if tool.is_write else to_plain(outcome.output),
+                                             after_url=outcome.url_after, writes=writes)  # fmt: skip
         except CacheError:  # a malformed suspects file: the run goes on, heal reports it
             log.debug("no good call kept for %s", tool.name, exc_info=True)
 
@@ -635,19 +644,19 @@ class PlanRun:
         )
 
 
+async def _recorded_writes(tool: ToolManifest, args: dict[str, Any], watch: RequestWatch | None) -> list[dict[str, Any]] | None:
+    """The requests a WRITE sent while it worked, with their answers and its secrets redacted; None for a READ."""
+    writes = await watch.recorded() if tool.is_write and watch is not None else None
+    secrets = _secrets(tool, args)
+    if writes is not None and secrets:
+        writes = [{**w, "url": redact_text(w.get("url"), secrets), "post_data": redact_text(w.get("post_data"), secrets)}
+                  for w in writes]  # fmt: skip
+    return writes
+
+
 def _secrets(tool: ToolManifest, args: Mapping[str, Any]) -> list[str]:
     """The values ``args`` gives ``tool``'s secret (``writeOnly``) inputs."""
     return [str(args[n]) for n in tool.secret_inputs if args.get(n) not in (None, "")]
-
-
-async def _kept_writes(tool: ToolManifest, args: dict[str, Any], watch: RequestWatch) -> list[dict[str, Any]]:
-    """The requests a WRITE call sent with their answers (:meth:`RequestWatch.recorded`), a secret's value redacted."""
-    writes = await watch.recorded()
-    secrets = _secrets(tool, args)
-    if not secrets:
-        return writes
-    return [{**w, "url": redact_text(w.get("url"), secrets), "post_data": redact_text(w.get("post_data"), secrets)}
-            for w in writes]  # fmt: skip
 
 
 def _stored(tool: ToolManifest, args: dict[str, Any]) -> dict[str, Any]:
