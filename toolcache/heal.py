@@ -95,6 +95,7 @@ from .heal_fill import (
     with_current_helpers,
 )
 from .literal import css_attr, css_ident, js
+from .navigation import page_html
 from .record import DOM_QUIET_JS
 from .recorded import WriteGuard, answerable, request_params
 
@@ -891,7 +892,7 @@ class _Healer:
             before = {tuple(h) for h in await page.evaluate(_HANDLES_JS)}
             await page.evaluate(_DRAWN_START_JS)
             problem = await self._verify(page, url, tool, args, None, pre_only=False, writes=writes)
-            if problem is None:
+            if problem is None or await self._state_unseen(page, tool, problem):
                 continue
             drawn = [h for h in await page.evaluate(_DRAWN_JS) if tuple(h) not in before]
             todo = [b for b in kept if b not in found]
@@ -915,6 +916,14 @@ class _Healer:
             found.update(hit)
             tool = _apply(tool, hit)
         return found, ""
+
+    async def _state_unseen(self, page: Any, tool: ToolManifest, problem: str) -> bool:
+        """Whether a WRITE held to another good call sent that call's request (answered from the record, unsent)
+        and failed only its post_check, with every name it reads on the page: the page after the answer is the
+        site's as the unsent write left it (a priority not set), so its values say nothing of the tool; its request
+        does. A name its post_check reads that is gone is a name to heal, not this."""
+        return (tool.is_write and problem.startswith("post_check") and self._answered > 0
+                and not await self._missing(page, [tool.post_check]))  # fmt: skip
 
     async def _good_rows(self, good: dict[str, Any]) -> tuple[list[str], list[str]]:
         """The data rows of a navigating READ's good call's pages, before and after it (:data:`ROWS_JS`)."""
@@ -1036,20 +1045,20 @@ class _Healer:
                 if gone and len(gone) == len(broken):
                     return _Probe(url, False, f"{', '.join(map(repr, gone))} match nothing on {url}, nor does anything "
                                               "like what they matched on the good page (the page's state, not a name?)",
-                                  html=await _content(page))  # fmt: skip
+                                  html=await page_html(page))  # fmt: skip
             if broken:
                 return _Probe(url, False, f"{', '.join(map(repr, broken))} match nothing on {url}", suspect=True,
-                              html=await _content(page))  # fmt: skip
+                              html=await page_html(page))  # fmt: skip
             if writes:
                 writes = await self._own_params(page, writes, good, args, HealReport("", ""), tool.name)
             run = again or bool(writes)
             problem = await self._verify(page, url, tool, args, None, pre_only=not run, writes=writes, timeout_ms=timeout)
             if problem is None and self._keys:
                 return _Probe(url, False, f"its output names {', '.join(sorted(self._keys.values()))} otherwise",
-                              suspect=True, html=await _content(page))  # fmt: skip
+                              suspect=True, html=await page_html(page))  # fmt: skip
             if problem is None:
                 return _Probe(url, True, None)
-            html = await _content(page)
+            html = await page_html(page)
             if tool.navigates and problem.startswith("post_check"):
                 landed = await self._missing(page, [tool.post_check])
                 if landed:
@@ -1240,14 +1249,6 @@ class _Probe:
     reason: str | None
     suspect: bool = False
     html: str | None = None
-
-
-async def _content(page: Any) -> str | None:
-    try:
-        html: str = await page.content()
-    except Exception:  # a page mid-navigation: evidence without the DOM
-        return None
-    return html
 
 
 def _read_again(tool: ToolManifest, good: dict[str, Any] | None) -> bool:

@@ -30,11 +30,20 @@ from agentjit.runtime.navigation import is_navigation_race
 
 from .script import STEP_TIMEOUT_S
 
-__all__ = ["Navigations", "is_navigation_race"]
+__all__ = ["Navigations", "is_navigation_race", "page_html"]
 
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
+
+async def page_html(page: Any) -> str | None:
+    """The page's document as HTML, or None for a page mid-navigation (whatever keeps it goes on without it)."""
+    try:
+        html: str = await page.content()
+    except Exception:  # a page mid-navigation
+        return None
+    return html
+
 
 NAV_QUIET_S = 0.15
 """After a navigation loads, how long no new one must start (a meta refresh, an onload redirect start within it)."""

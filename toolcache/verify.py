@@ -64,7 +64,7 @@ from agentjit.runtime import BrowserPool, CallOutcome, call_tool
 from .codegen import Synth
 from .inputs import typed
 from .label import LabeledStep
-from .navigation import Navigations
+from .navigation import Navigations, page_html
 from .pages import PAGE_JS, page_name, with_routes
 from .recorded import WriteGuard, answerable, describe
 from .redact import REDACTED
@@ -265,7 +265,7 @@ async def verify_tools(
                 # a call on the live site's own state (no write answered from the record before it) is a good call;
                 # a WRITE's only with the requests its demonstration sent, which heal answers it from
                 keep_good = record and v.good is None and not guard.diverged and (not synth.manifest.is_write or bool(shown))
-                start_html = await _content(page) if keep_good and (synth.manifest.navigates or synth.manifest.is_write) else None
+                start_html = await page_html(page) if keep_good and (synth.manifest.navigates or synth.manifest.is_write) else None
                 signs_in = _signs_in(synth)
                 live = demonstrated and _sent_live(synth, secrets, writes, sign_in)
                 guard.begin(shown, args, live=live, sign_in=signs_in)
@@ -569,14 +569,6 @@ def _request_differs(synth: Synth, sent: list[tuple[str, str]]) -> str | None:
     return None
 
 
-async def _content(page: Any) -> str | None:
-    try:
-        html: str = await page.content()
-    except Exception:  # a page mid-navigation: no page to keep
-        return None
-    return html
-
-
 async def _good_call(page: Any, synth: Synth, args: dict[str, Any], out: CallOutcome, start_html: str | None,
                      shown: list[dict[str, Any]]) -> dict[str, Any] | None:  # fmt: skip
     """What :attr:`ToolVerdict.good` keeps of a passing call ``out``, or None without its page: a READ's page (a
@@ -588,7 +580,7 @@ async def _good_call(page: Any, synth: Synth, args: dict[str, Any], out: CallOut
         good["writes"] = shown
     else:
         good["output"] = to_plain(out.output)
-    now = await _content(page)  # a read leaves its page as it was, with what it waited for drawn
+    now = await page_html(page)  # a read leaves its page as it was, with what it waited for drawn
     if tool.navigates or tool.is_write:
         good["html"] = start_html
         if tool.navigates:

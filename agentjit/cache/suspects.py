@@ -200,11 +200,15 @@ class SuspectStore:
         entry = self.good(tool)
         if entry is None or entry.get("version") != version or not isinstance(entry.get("writes"), list):
             return []
-        calls = self.good_calls(tool)
-        if len(calls) >= MAX_GOOD_CALLS:
+        if len(self.good_calls(tool)) >= MAX_GOOD_CALLS:
             return []
-        given = {k for c in calls if isinstance(c.get("args"), dict) for k, v in c["args"].items() if _text(v)}
-        return [k for k, v in args.items() if k in texts and _text(v) and k not in given]
+        missing = set(self.texts_not_given(tool, texts))
+        return [k for k, v in args.items() if k in missing and _text(v)]
+
+    def texts_not_given(self, tool: str, texts: list[str]) -> list[str]:
+        """The free-text inputs (of ``texts``) to which no good call of ``tool`` on record gave a text."""
+        given = {k for c in self.good_calls(tool) if isinstance(c.get("args"), dict) for k, v in c["args"].items() if _text(v)}
+        return [t for t in texts if t not in given]
 
     def add_good_write(self, tool: str, version: int, url: str | None, *, args: dict[str, Any],
                        writes: list[dict[str, Any]], texts: list[str]) -> bool:  # fmt: skip

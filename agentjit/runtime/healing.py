@@ -291,6 +291,15 @@ def classify(tool: ToolManifest, outcome: CallOutcome, args: dict[str, Any]) -> 
     return "suspect"
 
 
+def _text_body(request: Any) -> str | None:
+    """A request's body as text; None for none or a binary one (an upload)."""
+    try:
+        body = request.post_data
+    except Exception:  # a binary body
+        return None
+    return body if isinstance(body, str) else None
+
+
 class RequestWatch:
     """The state-changing requests (and document loads) a page starts while a WRITE runs.
 
@@ -319,14 +328,7 @@ class RequestWatch:
 
     def sent_writes(self) -> list[dict[str, Any]]:
         """The state-changing requests the page sent so far: ``method``, ``url``, ``post_data`` (None when binary)."""
-        out: list[dict[str, Any]] = []
-        for req in self._writes:
-            try:
-                body = req.post_data
-            except Exception:  # a binary body (an upload)
-                body = None
-            out.append({"method": str(req.method).upper(), "url": req.url, "post_data": body if isinstance(body, str) else None})
-        return out
+        return [{"method": str(req.method).upper(), "url": req.url, "post_data": _text_body(req)} for req in self._writes]
 
     async def recorded(self) -> list[dict[str, Any]]:
         """The state-changing requests the page sent, as a demonstration's trace keeps them (method, url,
@@ -334,10 +336,7 @@ class RequestWatch:
         ``toolcache heal`` answers a healed WRITE's request with instead of sending it."""
         out: list[dict[str, Any]] = []
         for req in self._writes:
-            try:
-                body = req.post_data
-            except Exception:  # a binary body (an upload)
-                body = None
+            body = _text_body(req)
             status, response = None, None
             try:
                 resp = await req.response()

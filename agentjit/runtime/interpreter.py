@@ -523,10 +523,18 @@ class PlanRun:
         """Keep a later good call of ``tool`` beside its first, when it is another page or other arguments and too
         few are kept (:meth:`SuspectStore.add_good_call`): a healed READ is held to each one's output, a healed
         WRITE to each one's requests (an item with options, after one without). A WRITE's call that gave a free-text
-        input a text no kept call gave is kept first (:meth:`_save_other_write`)."""
-        if tool.is_write and watch is not None and await self._save_other_write(tool, args, outcome, watch):
-            return
+        input a text no kept call gave is kept first (:meth:`_save_other_write`), and while some free-text input has
+        none on record the last place is left for such a call."""
         assert self.suspect_store is not None
+        if tool.is_write:
+            if watch is None or await self._save_other_write(tool, args, outcome, watch):
+                return
+            try:
+                if len(self.suspect_store.good_calls(tool.name)) >= MAX_GOOD_CALLS - 1 and self.suspect_store.texts_not_given(
+                        tool.name, text_inputs(tool)):  # fmt: skip
+                    return  # the last place is a call's that gives a free text none kept gave (its request is held to it)
+            except CacheError:  # a malformed suspects file: the run goes on, heal reports it
+                return
         key = (str(self.suspect_store.root), tool.name, tool.version)
         calls = _GOOD_CALLS.setdefault(key, set())
         where = good_call_key(outcome.url_before, _stored(tool, args))

@@ -78,3 +78,16 @@ def test_a_later_good_write_is_kept_for_a_free_text_no_kept_call_gave(tmp_path) 
     assert [c["args"] for c in calls] == [{"priority": "bug"}, {"note": "A note."}]
     # the note is held to the kept call's request now
     assert inputs_not_carried(TOOL, {"note": "Third."}, [post(**{"@note": ""})], calls)
+
+
+def test_the_free_texts_no_kept_call_gave_are_named(tmp_path) -> None:
+    """A run keeps a WRITE's later calls on other pages or with other arguments too (an item with options), but
+    leaves the last place for a call that gives a free text none kept gave: that input's request is then checked.
+    Roundup's edit_issue, called for a status, a priority, an assignee and then a note, kept no note before."""
+    store = SuspectStore(tmp_path)
+    store.save_good("save", 1, "http://x.test/issue1", "<html></html>", args={"priority": "bug"}, writes=[post(priority="3")])
+    assert store.texts_not_given("save", text_inputs(TOOL)) == ["title", "note"]
+    assert store.add_good_call("save", 1, "http://x.test/issue2", args={"priority": "wish", "title": "New"}, output=None,
+                               writes=[post(priority="5", title="New")])  # fmt: skip
+    assert store.texts_not_given("save", text_inputs(TOOL)) == ["note"]
+    assert store.new_write_inputs("save", 1, {"note": "A note.", "title": "x"}, text_inputs(TOOL)) == ["note"]
