@@ -917,6 +917,10 @@ class _Healer:
             tool = _apply(tool, hit)
         return found, ""
 
+    def other_reads(self, tool: ToolManifest) -> list[dict[str, Any]]:
+        """``tool``'s good calls after its first that heal runs again read-only (:func:`_other_calls`)."""
+        return _other_calls(self.store, tool)
+
     async def _state_unseen(self, page: Any, tool: ToolManifest, problem: str) -> bool:
         """Whether a WRITE held to another good call sent that call's request (answered from the record, unsent)
         and failed only its post_check, with every name it reads on the page: the page after the answer is the

@@ -20,7 +20,7 @@ output of each good call on record.
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any
+from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
 from agentjit.exceptions import SiteUnreachable
@@ -30,9 +30,6 @@ from agentjit.protocol.urls import OffSiteURL, check_site_path, site_url
 from .codegen.base import _body, _page_check
 from .heal_checks import ROWS_JS, rows_unlike_good
 from .literal import js
-
-if TYPE_CHECKING:
-    from .heal import HealReport, _Healer
 
 __all__ = ["address_template", "by_address", "heal_by_address"]
 
@@ -130,12 +127,13 @@ def _template_text(good: dict[str, Any]) -> str:
     return path + "?" + "&".join(f"{k}={'{' + arg + '}' if arg is not None else v}" for k, v, arg in params)
 
 
-async def heal_by_address(healer: _Healer, tool: ToolManifest, report: HealReport) -> ToolManifest | None:
+async def heal_by_address(healer: Any, tool: ToolManifest, report: Any) -> ToolManifest | None:
     """``tool`` (a navigating READ heal could not repair by names) made to open its good call's landing address
     (:func:`by_address`), when that address still does what the call did on the site heal works on: run with the
     good call's arguments from its page, read-only, it passes its checks, lands there showing the rows the good
     call's landing showed, and gives each good call's output. The healed tool (``version + 1``), or None (the
-    report's reason for ``tool`` kept, this attempt's added)."""
+    report's reason for ``tool`` kept, this attempt's added). ``healer`` is :mod:`toolcache.heal`'s, ``report`` its
+    report: untyped here, as this module may not import that one (no import circles)."""
     store = healer.store
     good = store.good(tool.name) if store is not None else None
     if tool.is_write or not tool.navigates or good is None or not isinstance(good.get("url"), str):
@@ -143,14 +141,12 @@ async def heal_by_address(healer: _Healer, tool: ToolManifest, report: HealRepor
     made = by_address(tool, good)
     if made is None:
         return None
-    from .heal import _other_calls
-
     args = dict(good.get("args") or {})
     try:
         url = site_url(healer.base_url, good["url"])
         rows = await healer._good_rows(good)
         healer._good_output, healer._good_landing = good.get("output"), (good, rows)
-        healer._others, healer._keys = _other_calls(store, tool), {}
+        healer._others, healer._keys = healer.other_reads(tool), {}
         async with healer._page() as page:
             await healer.guard.install(page)
             await healer._open(page, url)
