@@ -63,6 +63,7 @@ from .healing import (
     Suspect,
     ToolFallback,
     classify,
+    gave_nothing,
     inputs_not_carried,
     missing_selectors,
     read_nothing_where_it_read,
@@ -423,7 +424,7 @@ class PlanRun:
                     verdict = "suspect"
             if verdict == "suspect":
                 suspect = await self._suspect(tool, args, outcome, state_before, watch)
-        elif self.suspect_store is not None and not tool.is_write:
+        elif self.suspect_store is not None and not tool.is_write and gave_nothing(outcome.output):
             # no error, no rows, and none of its elements here, where it read rows before: the tool broke
             why = await read_nothing_where_it_read(self.page, tool, outcome, self.suspect_store.good_calls(tool.name))
             if why is not None:
