@@ -77,7 +77,7 @@ from agentjit.runtime.navigation import is_navigation_race
 from agentjit.runtime.network import PENDING_JS
 
 from .codegen import PRELUDE
-from .heal_address import heal_by_address
+from .heal_address import by_address, template_text
 from .heal_checks import (
     EVIDENCE_JS,
     ROWS_JS,
@@ -85,6 +85,7 @@ from .heal_checks import (
     lands_unlike_good,
     rekeyed_execute,
     renamed,
+    rows_unlike_good,
     unlike_good,
 )
 from .heal_fill import (
@@ -917,9 +918,46 @@ class _Healer:
             tool = _apply(tool, hit)
         return found, ""
 
-    def other_reads(self, tool: ToolManifest) -> list[dict[str, Any]]:
-        """``tool``'s good calls after its first that heal runs again read-only (:func:`_other_calls`)."""
-        return _other_calls(self.store, tool)
+    async def heal_by_address(self, tool: ToolManifest, report: HealReport) -> ToolManifest | None:
+        """``tool`` (a navigating READ heal could not repair by names) made to open its good call's landing address
+        (:func:`~toolcache.heal_address.by_address`), when that address still does what the call did on the site
+        heal works on: run with the good call's arguments from its page, read-only, it passes its checks, lands there
+        showing the rows the good call's landing showed, and gives each good call's output. The healed tool
+        (``version + 1``), or None (the report's reason for ``tool`` kept, this attempt's added)."""
+        store = self.store
+        good = store.good(tool.name) if store is not None else None
+        if tool.is_write or not tool.navigates or good is None or not isinstance(good.get("url"), str):
+            return None
+        made = by_address(tool, good)
+        if made is None:
+            return None
+        args = dict(good.get("args") or {})
+        try:
+            url = site_url(self.base_url, good["url"])
+            rows = await self._good_rows(good)
+            self._good_output, self._good_landing = good.get("output"), (good, rows)
+            self._others, self._keys = _other_calls(self.store, tool), {}
+            async with self._page() as page:
+                await self.guard.install(page)
+                await self._open(page, url)
+                outcome, guarded = await self._call(page, made, args, [], max(tool.timeout_ms, 10_000))
+                self._dirty = True
+                problem = guarded or (None if outcome.ok else f"{outcome.phase}: {outcome.reason}")
+                if problem is None:
+                    await self._drawn(page)
+                    [here] = await page.evaluate(ROWS_JS, [[None, None]])
+                    problem = rows_unlike_good(here, rows)
+                if problem is None:
+                    problem = await self._verify(page, url, made, args, None, pre_only=False)
+        except (SiteUnreachable, OffSiteURL) as exc:
+            problem = str(exc)
+        if problem is not None:
+            why = report.failed.get(tool.name)
+            report.failed[tool.name] = f"{why + '; ' if why else ''}by its good call's address: {problem}"
+            return None
+        report.failed.pop(tool.name, None)
+        report.by_address[tool.name] = template_text(good)
+        return made.model_copy(update={"version": tool.version + 1})
 
     async def _state_unseen(self, page: Any, tool: ToolManifest, problem: str) -> bool:
         """Whether a WRITE held to another good call sent that call's request (answered from the record, unsent)
@@ -1466,7 +1504,7 @@ async def _heal_one(healer: _Healer, cache: ToolCache, name: str, evidence: dict
         return
     new = await healer.heal(cache.tools[name], evidence, report)
     if new is None:  # a navigating READ whose form no name change repairs: its good call's address may still serve
-        new = await heal_by_address(healer, cache.tools[name], report)
+        new = await healer.heal_by_address(cache.tools[name], report)
     if new is None:
         return
     report.healed.append(name)

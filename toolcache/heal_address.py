@@ -23,15 +23,13 @@ import json
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
-from agentjit.exceptions import SiteUnreachable
 from agentjit.protocol.manifest import ToolManifest
-from agentjit.protocol.urls import OffSiteURL, check_site_path, site_url
+from agentjit.protocol.urls import check_site_path
 
 from .codegen.base import _body, _page_check
-from .heal_checks import ROWS_JS, rows_unlike_good
 from .literal import js
 
-__all__ = ["address_template", "by_address", "heal_by_address"]
+__all__ = ["address_template", "by_address", "template_text"]
 
 Param = tuple[str, str, str | None]
 """A query parameter of the template: its name, its value on the good call's landing, and the input whose value it
@@ -118,53 +116,10 @@ def by_address(tool: ToolManifest, good: dict[str, Any]) -> ToolManifest | None:
     return tool.model_copy(update={"execute": execute, "pre_check": pre_check})
 
 
-def _template_text(good: dict[str, Any]) -> str:
+def template_text(good: dict[str, Any]) -> str:
     """The template for people: ``/issue?@sort=activity&@search_text={search_text}``."""
     template = address_template(good)
     if template is None:
         return ""
     path, params = template
     return path + "?" + "&".join(f"{k}={'{' + arg + '}' if arg is not None else v}" for k, v, arg in params)
-
-
-async def heal_by_address(healer: Any, tool: ToolManifest, report: Any) -> ToolManifest | None:
-    """``tool`` (a navigating READ heal could not repair by names) made to open its good call's landing address
-    (:func:`by_address`), when that address still does what the call did on the site heal works on: run with the
-    good call's arguments from its page, read-only, it passes its checks, lands there showing the rows the good
-    call's landing showed, and gives each good call's output. The healed tool (``version + 1``), or None (the
-    report's reason for ``tool`` kept, this attempt's added). ``healer`` is :mod:`toolcache.heal`'s, ``report`` its
-    report: untyped here, as this module may not import that one (no import circles)."""
-    store = healer.store
-    good = store.good(tool.name) if store is not None else None
-    if tool.is_write or not tool.navigates or good is None or not isinstance(good.get("url"), str):
-        return None
-    made = by_address(tool, good)
-    if made is None:
-        return None
-    args = dict(good.get("args") or {})
-    try:
-        url = site_url(healer.base_url, good["url"])
-        rows = await healer._good_rows(good)
-        healer._good_output, healer._good_landing = good.get("output"), (good, rows)
-        healer._others, healer._keys = healer.other_reads(tool), {}
-        async with healer._page() as page:
-            await healer.guard.install(page)
-            await healer._open(page, url)
-            outcome, guarded = await healer._call(page, made, args, [], max(tool.timeout_ms, 10_000))
-            healer._dirty = True
-            problem = guarded or (None if outcome.ok else f"{outcome.phase}: {outcome.reason}")
-            if problem is None:
-                await healer._drawn(page)
-                [here] = await page.evaluate(ROWS_JS, [[None, None]])
-                problem = rows_unlike_good(here, rows)
-            if problem is None:
-                problem = await healer._verify(page, url, made, args, None, pre_only=False)
-    except (SiteUnreachable, OffSiteURL) as exc:
-        problem = str(exc)
-    if problem is not None:
-        why = report.failed.get(tool.name)
-        report.failed[tool.name] = f"{why + '; ' if why else ''}by its good call's address: {problem}"
-        return None
-    report.failed.pop(tool.name, None)
-    report.by_address[tool.name] = _template_text(good)
-    return made.model_copy(update={"version": tool.version + 1})

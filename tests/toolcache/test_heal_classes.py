@@ -358,3 +358,31 @@ async def test_a_locator_by_name_is_healed_by_its_css_part(page) -> None:
     made = _candidates("button.btn-old >> text=Submit", await page.evaluate(_HANDLES_JS))
     assert made[:2] == ["button >> text=Submit", "button.btn-new >> text=Submit"]  # the name dropped, then changed
     assert all(c.endswith(" >> text=Submit") for c in made)
+
+
+async def test_a_write_held_to_another_good_call_is_judged_by_its_request_not_the_unsent_state(page) -> None:
+    """A healed WRITE held to its other good call (a priority set) sends that call's request, which heal answers
+    from the record without sending it: the page after the answer shows the site as the unsent write left it
+    (the priority not set), so a post_check that failed on values alone passes on the request. A post_check that
+    reads a name the page lost, a failure before the post_check, or a call that sent nothing, still fail."""
+    from toolcache.heal import _Healer
+
+    write = ToolManifest(
+        name="set_priority", description="Set the priority.", type=ToolType.SET_FIELDS, effect=Effect.WRITE,
+        input_schema={"type": "object", "properties": {"priority": {"type": "string"}}},
+        execute="return {success: true};",
+        post_check="const s = document.querySelector('select#priority'); "
+                   "return s && s.value === args.priority ? true : [false, 'priority shows ' + (s && s.value)];",
+    )  # fmt: skip
+    healer = _Healer(None, "http://127.0.0.1:1")  # type: ignore[arg-type]
+    problem = "post_check: priority shows feature, not critical"
+    await page.set_content('<form><select id="priority"><option>feature</option><option>critical</option></select></form>')
+    healer._answered = 1
+    assert await healer._state_unseen(page, write, problem)
+    assert not await healer._state_unseen(page, write, "pre_check: no form")
+    assert not await healer._state_unseen(page, write.model_copy(update={"effect": Effect.READ}), problem)
+    healer._answered = 0  # nothing answered from the record: the post_check saw the site after no request at all
+    assert not await healer._state_unseen(page, write, problem)
+    healer._answered = 1
+    await page.set_content('<form><select id="rd-priority"><option>feature</option></select></form>')
+    assert not await healer._state_unseen(page, write, problem)  # the name is gone: a name to heal
