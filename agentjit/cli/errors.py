@@ -130,6 +130,9 @@ def error_json(exc: BaseException, *, file: str | None = None) -> dict[str, Any]
     rounds = getattr(exc, "rounds", None)
     if isinstance(rounds, list):
         body["rounds"] = rounds
+    fallbacks = getattr(exc, "fallbacks", None)
+    if isinstance(fallbacks, list) and fallbacks:  # a run that failed after calls a fallback took over
+        body["fallbacks"] = fallbacks
     return {"error": body}
 
 

@@ -75,7 +75,7 @@ from .vm import PlanVM, open_vm
 
 __all__ = [
     "PlanRun", "execute_plan", "parse_plan", "WriteGate", "AiEval", "AskHuman", "AiExec", "format_prompt",
-    "PLAN_FILENAME", "run_deadline", "run_sent_chars", "run_writes_sent",
+    "PLAN_FILENAME", "run_deadline", "run_fallbacks", "run_sent_chars", "run_writes_sent",
 ]  # fmt: skip
 
 log = logging.getLogger(__name__)
@@ -88,6 +88,9 @@ run_sent_chars: contextvars.ContextVar[list[int] | None] = contextvars.ContextVa
 #: How many WRITE calls the plan run under way has sent toward the site (one count for all its workers and
 #: replicas), set by :meth:`Runtime.run`: a run that failed before its first write may run again.
 run_writes_sent: contextvars.ContextVar[list[int] | None] = contextvars.ContextVar("agentjit_run_writes", default=None)
+#: Every call a fallback took over in the plan run under way, as :attr:`RunResult.fallbacks` lists them, set by
+#: :meth:`Runtime.run`: a run that failed still says which calls fell back and what they cost.
+run_fallbacks: contextvars.ContextVar[list[dict[str, Any]] | None] = contextvars.ContextVar("agentjit_run_fallbacks", default=None)
 
 WriteGate = Callable[[ToolManifest, dict[str, Any], Callable[[], Awaitable[CallOutcome]]], Awaitable[CallOutcome]]
 AiEval = Callable[..., Awaitable[Any]]
@@ -235,6 +238,8 @@ class PlanRun:
         self._output_chars = 0
         self._sent_chars = run_sent_chars.get() or [0]
         self._writes_sent = run_writes_sent.get() or [0]
+        fallbacks = run_fallbacks.get()  # not ``or []``: the run's list starts empty and must stay shared
+        self._fallbacks: list[dict[str, Any]] = [] if fallbacks is None else fallbacks
         self._local_index = 0
 
     # -- what a plan may call ------------------------------------------------------------
@@ -592,6 +597,11 @@ class PlanRun:
             validate_output(tool, output)
         except Exception as exc:
             error = f"{type(exc).__name__}: {exc}"
+        except BaseException:  # the plan's time limit, or a hedged replica cancelled: the time spent still counts
+            self._fallbacks.append({"tool": tool.name, "ok": False, "time_s": round(time.time() - start, 3),
+                                    "reason": f"{failed.phase} failed: {failed.reason}",
+                                    "error": "interrupted before it answered"})  # fmt: skip
+            raise
         if error is None and not tool.is_write and not tool.navigates and getattr(self.page, "url", url) != url and url:
             try:  # a READ leaves the page where it was: the plan's next call expects it there
                 await self.page.goto(url, wait_until="domcontentloaded")
@@ -601,6 +611,7 @@ class PlanRun:
         cost["reason"] = f"{failed.phase} failed: {failed.reason}"
         if error is not None:
             cost["error"] = error
+        self._fallbacks.append({"tool": tool.name, "ok": error is None, **cost})
         self._record(
             StepEvent(
                 index=self._next_index(), worker=self.worker, action="tool", url=url, tool=tool.name, args=_stored(tool, args),

@@ -43,6 +43,7 @@ from .interpreter import (
     format_prompt,
     parse_plan,
     run_deadline,
+    run_fallbacks,
     run_sent_chars,
     run_writes_sent,
 )
@@ -250,6 +251,8 @@ class Runtime:
         sent_token = run_sent_chars.set([0])
         writes = [0]
         writes_token = run_writes_sent.set(writes)
+        fallbacks: list[dict[str, Any]] = []
+        fallbacks_token = run_fallbacks.set(fallbacks)
         try:
             try:
                 async with asyncio.timeout(self.limits.time_s + 2 * GRACE_S):
@@ -261,11 +264,13 @@ class Runtime:
                 ) from None
         except Exception as exc:
             exc.writes_sent = writes[0]  # type: ignore[attr-defined]  # whether running again is safe
+            exc.fallbacks = fallbacks  # type: ignore[attr-defined]  # the calls fallbacks took over before it failed
             raise
         finally:
             run_deadline.reset(token)
             run_sent_chars.reset(sent_token)
             run_writes_sent.reset(writes_token)
+            run_fallbacks.reset(fallbacks_token)
             if trace is not None:
                 trace.close()
         total = time.perf_counter() - t0

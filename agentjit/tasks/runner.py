@@ -153,7 +153,8 @@ async def run_task(
             break
         except (AgentJITError, ExceptionGroup) as exc:  # ExceptionGroup: every hedged replica failed
             failed = TaskResult(**base, ok=False, reason=f"{type(exc).__name__}: {exc}", error=str(exc),
-                                latency_s=time.perf_counter() - t0, run_rounds=rounds)  # fmt: skip
+                                latency_s=time.perf_counter() - t0, run_rounds=rounds,
+                                fallbacks=list(getattr(exc, "fallbacks", None) or []))  # fmt: skip
             sent = getattr(exc, "writes_sent", None)
             if repair is None or attempt == run_repairs or sent != 0 or not repairable(exc):
                 return failed

@@ -14,7 +14,8 @@ import pytest
 from agentjit.bench.food import CACHE_DIR
 from agentjit.bench.redesign import RedesignProxy
 from agentjit.cache import SuspectStore, ToolCache
-from agentjit.exceptions import ToolCallFailed
+from agentjit.cli.errors import error_json
+from agentjit.exceptions import AgentJITError, ToolCallFailed
 from agentjit.llm import FunctionModel
 from agentjit.runtime import Runtime
 from agentjit.runtime.healing import gave_nothing, page_names
@@ -57,6 +58,27 @@ async def test_a_read_that_finds_none_of_its_elements_after_a_redesign_is_suspec
 
         done = await run(cache_dir, proxy.url, browser_pool, FIRST_THREE, fallback=_fallback(FunctionModel(agent)))
         assert jsonable(done.value) == first and [f["tool"] for f in done.fallbacks] == ["list_stores"] and asked
+
+
+async def test_a_run_that_fails_after_a_fallback_still_says_what_fell_back(tmp_path, browser_pool, food_site) -> None:
+    """The calls fallbacks took over are on the exception of a run that failed later, or in the fallback itself,
+    with what they cost: a bench or a task runner counts them for a failed task too."""
+    cache_dir = fresh_cache(tmp_path)
+    answer = jsonable((await run(cache_dir, food_site.url, browser_pool, FIRST_THREE)).value)  # its good call
+    with RedesignProxy(food_site.url, seed=7) as proxy:
+        model = FunctionModel(lambda messages: json.dumps({"action": "done", "answer": answer}))
+        after = FIRST_THREE + '\nresult = result["items"][5]'  # fails after the fallback answered: three stores
+        with pytest.raises(AgentJITError) as info:
+            await run(cache_dir, proxy.url, browser_pool, after, fallback=_fallback(model))
+        [fell] = info.value.fallbacks  # type: ignore[attr-defined]
+        assert fell["tool"] == "list_stores" and fell["ok"] is True and fell["model_calls"] == 1
+        assert "error" not in fell and fell["reason"].startswith("output failed")
+        assert error_json(info.value)["error"]["fallbacks"] == [fell]  # `agentjit run --json` says so too
+        wrong = FunctionModel(lambda messages: json.dumps({"action": "done", "answer": {"items": "none"}}))
+        with pytest.raises(ToolCallFailed, match="the fallback failed too") as info:
+            await run(cache_dir, proxy.url, browser_pool, FIRST_THREE, fallback=_fallback(wrong))
+        [fell] = info.value.fallbacks  # type: ignore[attr-defined]
+        assert fell["tool"] == "list_stores" and fell["ok"] is False and "items" in fell["error"]
 
 
 def _fallback(model):
