@@ -80,12 +80,14 @@ from .codegen import PRELUDE
 from .heal_address import by_address, template_text
 from .heal_checks import (
     EVIDENCE_JS,
+    MIN_SIMILARITY,
     ROWS_JS,
     key_map,
     lands_unlike_good,
     rekeyed_execute,
     renamed,
     rows_unlike_good,
+    similarity,
     unlike_good,
 )
 from .heal_fill import (
@@ -108,7 +110,6 @@ MAX_CANDIDATES = 40
 """Replacement selectors tried per broken selector, closest first."""
 CANDIDATE_TIMEOUT_MS = 250
 """How long one candidate's checks may poll (a wrong selector fails them quickly)."""
-MIN_AGREEMENT = 0.5
 DRAWN_WAIT_S = 5.0
 """How long a freshly loaded page is given to draw what its scripts load late (its fetches, then a quiet DOM), and
 a selector that matches nothing to appear, before it counts as gone (the build's verifier polls as long)."""
@@ -414,19 +415,6 @@ def _leaves(value: Any, path: str = "") -> dict[str, Any]:
     return {path: value}
 
 
-def agreement(output: Any, expected: Any) -> float:
-    """The share of ``expected``'s fields (leaves) that ``output`` has with the same value (numbers to 1e-6)."""
-    want, got = _leaves(expected), _leaves(output)
-    if not want:
-        return 1.0
-    same = 0
-    for k, v in want.items():
-        g = got.get(k)
-        if g == v or (isinstance(g, (int, float)) and isinstance(v, (int, float)) and abs(g - v) < 1e-6):
-            same += 1
-    return same / len(want)
-
-
 def _empty(output: Any) -> bool:
     leaves = _leaves(output)
     if not leaves:
@@ -564,8 +552,9 @@ class _Healer:
             return str(exc)
         if _empty(output) and not tool.navigates and (self._good_output is None or not _empty(self._good_output)):
             return "the output is empty"
-        if expected is not None and agreement(output, expected) < MIN_AGREEMENT:
-            return f"the output agrees with the fallback's answer on {agreement(output, expected):.0%} of its fields"
+        share = similarity(expected, output) if expected is not None else 1.0
+        if share < MIN_SIMILARITY:
+            return f"the output agrees with the fallback's answer on {share:.0%} (at least {MIN_SIMILARITY:.0%} needed)"
         if self._good_output is not None:
             problem = unlike_good(output, self._good_output)
             keys = key_map(output, self._good_output) if problem is not None else {}

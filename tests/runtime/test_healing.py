@@ -21,7 +21,8 @@ from agentjit.runtime.healing import (
     write_not_sent,
 )
 from agentjit.runtime.invoke import CallOutcome
-from toolcache.heal import agreement, rekey_plans, replace_literal, without_page_tokens
+from toolcache.heal import rekey_plans, replace_literal, without_page_tokens
+from toolcache.heal_checks import similarity
 
 from ..toolcache.pages import PageHandler, serve
 
@@ -83,10 +84,13 @@ def test_selector_literals_and_replacement() -> None:
     assert replace_literal(src, "absent", "x") == src
 
 
-def test_agreement() -> None:
-    assert agreement({"a": 1, "b": [1, 2]}, {"a": 1, "b": [1, 2]}) == 1.0
-    assert agreement({"a": 1.0000001, "b": "x"}, {"a": 1, "b": "y"}) == 0.5
-    assert agreement({}, {"a": 1}) == 0.0
+def test_similarity_to_a_fallbacks_answer() -> None:
+    """How much of the fallback's (or a good call's) answer a healed READ gives: fields by value, numbers to 1e-6,
+    list items by their best match in any order."""
+    assert similarity({"a": 1, "b": [1, 2]}, {"a": 1, "b": [1, 2]}) == 1.0
+    assert similarity({"a": 1, "b": "y"}, {"a": 1.0000001, "b": "x"}) == 0.5
+    assert similarity({"a": 1}, {}) == 0.0
+    assert similarity({"items": [{"n": 1}, {"n": 2}]}, {"items": [{"n": 2}, {"n": 1}]}) == 1.0
 
 
 def test_rekey_plans_keeps_what_no_changed_tool_touches() -> None:
