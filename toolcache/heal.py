@@ -94,6 +94,7 @@ from .heal_fill import (
     refilled,
     with_current_helpers,
 )
+from .heal_rows import heal_by_reading, shows_output
 from .literal import css_attr, css_ident, js
 from .navigation import page_html
 from .record import DOM_QUIET_JS
@@ -218,7 +219,8 @@ def replace_literal(source: str, old: str, new: str) -> str:
 
 
 #: What the elements an old selector matched on the tool's last good page are called now: the page's elements
-#: with the same tag and text (or name/type) as one of them, each handle with how many of them it covers.
+#: with the same tag and text (or name/type) as one of them, each handle with how many of them it covers; when none
+#: has its tag, those of another tag with its text (a record drawn as a card where it was a table row).
 _MAPPED_JS = r"""
 ([oldHtml, sels]) => {
   const old = new DOMParser().parseFromString(oldHtml, 'text/html');
@@ -231,9 +233,16 @@ _MAPPED_JS = r"""
     let olds;
     try { olds = [...old.querySelectorAll(sel)]; } catch (e) { return {count: 0, handles: []}; }
     const want = new Set(olds.map(sig));
+    let like = (i) => want.has(sigs[i]);
+    if (!sigs.some((s) => want.has(s))) {
+      // none drawn by its tag: by another, the same text (a table's rows now cards of divs: heal_rows)
+      const loose = (s) => s.slice(s.indexOf('|'));
+      const texts = new Set(olds.filter((el) => norm(el.textContent).length >= 3).map((el) => loose(sig(el))));
+      like = (i) => texts.has(loose(sigs[i]));
+    }
     const score = new Map();
     here.forEach((el, i) => {
-      if (!want.has(sigs[i])) return;
+      if (!like(i)) return;
       const hs = [];
       if (el.id) hs.push(['id', '', el.id]);
       for (const c of el.classList) hs.push(['class', '', c]);
@@ -1046,6 +1055,8 @@ class _Healer:
                     bodies = [tool.pre_check, tool.execute] + ([] if tool.navigates else [tool.post_check])
                     broken = [b for b in await self._missing(page, bodies) if b in broken]
                     gone = [b for b, here in zip(broken, await self._still_shown(page, good, broken), strict=True) if not here]
+                if gone and len(gone) == len(broken) and self._good_output is not None and await shows_output(page, self._good_output):
+                    gone = []  # drawn otherwise (a table's rows now cards): the page still shows every value it read
                 if gone and len(gone) == len(broken):
                     return _Probe(url, False, f"{', '.join(map(repr, gone))} match nothing on {url}, nor does anything "
                                               "like what they matched on the good page (the page's state, not a name?)",
@@ -1465,6 +1476,8 @@ async def _heal_one(healer: _Healer, cache: ToolCache, name: str, evidence: dict
         report.failed[name] = "the cache has no such tool any more"
         return
     new = await healer.heal(cache.tools[name], evidence, report)
+    if new is None:  # a READ whose records are drawn otherwise (labelled parts, no table cells): read by current helpers
+        new = await heal_by_reading(healer, cache.tools[name], evidence, report)
     if new is None:  # a navigating READ whose form no name change repairs: its good call's address may still serve
         new = await heal_by_address(healer, cache.tools[name], report)
     if new is None:
