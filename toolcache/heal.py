@@ -97,6 +97,7 @@ from .heal_fill import (
     refilled,
     with_current_helpers,
 )
+from .heal_rows import shows_output
 from .literal import css_attr, css_ident, js
 from .navigation import page_html
 from .record import DOM_QUIET_JS
@@ -220,7 +221,8 @@ def replace_literal(source: str, old: str, new: str) -> str:
 
 
 #: What the elements an old selector matched on the tool's last good page are called now: the page's elements
-#: with the same tag and text (or name/type) as one of them, each handle with how many of them it covers.
+#: with the same tag and text (or name/type) as one of them, each handle with how many of them it covers; when none
+#: has its tag, those of another tag with its text (a record drawn as a card where it was a table row).
 _MAPPED_JS = r"""
 ([oldHtml, sels]) => {
   const old = new DOMParser().parseFromString(oldHtml, 'text/html');
@@ -233,9 +235,16 @@ _MAPPED_JS = r"""
     let olds;
     try { olds = [...old.querySelectorAll(sel)]; } catch (e) { return {count: 0, handles: []}; }
     const want = new Set(olds.map(sig));
+    let like = (i) => want.has(sigs[i]);
+    if (!sigs.some((s) => want.has(s))) {
+      // none drawn by its tag: by another, the same text (a table's rows now cards of divs: heal_rows)
+      const loose = (s) => s.slice(s.indexOf('|'));
+      const texts = new Set(olds.filter((el) => norm(el.textContent).length >= 3).map((el) => loose(sig(el))));
+      like = (i) => texts.has(loose(sigs[i]));
+    }
     const score = new Map();
     here.forEach((el, i) => {
-      if (!want.has(sigs[i])) return;
+      if (!like(i)) return;
       const hs = [];
       if (el.id) hs.push(['id', '', el.id]);
       for (const c of el.classList) hs.push(['class', '', c]);
@@ -907,6 +916,28 @@ class _Healer:
             tool = _apply(tool, hit)
         return found, ""
 
+    async def heal_by_reading(self, tool: ToolManifest, evidence: dict[str, Any],
+                              report: HealReport) -> ToolManifest | None:  # fmt: skip
+        """``tool`` (a READ with a good call's output on record that no name change healed) healed with the
+        builder's current helpers (:mod:`toolcache.heal_rows`: a record drawn as labelled parts, no table row),
+        held to that output as any healed READ; None when it is no such READ, its helpers are the current ones, or
+        it still fails (``report.failed`` then says both)."""
+        good = self.store.good(tool.name) if self.store is not None else None
+        if tool.is_write or tool.navigates or good is None or good.get("output") is None:
+            return None
+        fresh = with_current_helpers(tool)
+        if fresh is None:
+            return None
+        first = report.failed.pop(tool.name, "")
+        healed = await self.heal(fresh, evidence, report)
+        if healed is None:
+            again = report.failed.get(tool.name, "")
+            report.failed[tool.name] = f"{first}; read with the builder's current helpers, {again or 'it fails too'}"
+            return None
+        log.info("%s: healed with the builder's current helpers (its records read by their labelled parts)", tool.name)
+        report.changes[tool.name] = {**report.changes.get(tool.name, {}), HELPERS_CHANGE: "current"}
+        return healed.model_copy(update={"version": tool.version + 1})
+
     async def heal_by_address(self, tool: ToolManifest, report: HealReport) -> ToolManifest | None:
         """``tool`` (a navigating READ heal could not repair by names) made to open its good call's landing address
         (:func:`~toolcache.heal_address.by_address`), when that address still does what the call did on the site
@@ -1073,6 +1104,8 @@ class _Healer:
                     bodies = [tool.pre_check, tool.execute] + ([] if tool.navigates else [tool.post_check])
                     broken = [b for b in await self._missing(page, bodies) if b in broken]
                     gone = [b for b, here in zip(broken, await self._still_shown(page, good, broken), strict=True) if not here]
+                if gone and len(gone) == len(broken) and self._good_output is not None and await shows_output(page, self._good_output):
+                    gone = []  # drawn otherwise (a table's rows now cards): the page still shows every value it read
                 if gone and len(gone) == len(broken):
                     return _Probe(url, False, f"{', '.join(map(repr, gone))} match nothing on {url}, nor does anything "
                                               "like what they matched on the good page (the page's state, not a name?)",
@@ -1492,6 +1525,8 @@ async def _heal_one(healer: _Healer, cache: ToolCache, name: str, evidence: dict
         report.failed[name] = "the cache has no such tool any more"
         return
     new = await healer.heal(cache.tools[name], evidence, report)
+    if new is None:  # a READ whose records are drawn otherwise (labelled parts, no table cells): read by current helpers
+        new = await healer.heal_by_reading(cache.tools[name], evidence, report)
     if new is None:  # a navigating READ whose form no name change repairs: its good call's address may still serve
         new = await healer.heal_by_address(cache.tools[name], report)
     if new is None:

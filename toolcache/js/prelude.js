@@ -59,7 +59,39 @@ const __waitQ = async (sel, limit = 5000) => {
     await new Promise((r) => setTimeout(r, 50));
   }
 };
+// a record drawn in labelled parts, not table cells (a card of "Author: bob", <dt>Author</dt><dd>bob</dd>, or
+// <span class=label>Author</span> bob): the value of its part labelled `label` (alike as __norm has it: "Author:"
+// is "author"), or null. An element whose text is the label alone labels the nodes after it, up to the next
+// label of its kind (its tag and class); else the innermost part with a line that reads "Label: value"
+const __LABEL_VALUE = /^([^:]{1,40}):\s*(.*)$/;
+const __part = (row, label) => {
+  const want = __norm(label);
+  if (!want) return null;
+  const parts = [row, ...row.querySelectorAll('*')].filter((e) => !/^(SCRIPT|STYLE|TEMPLATE)$/.test(e.tagName));
+  for (const e of parts) {
+    if (e === row || __norm(e.textContent) !== want) continue;
+    let text = '';
+    for (let n = e.nextSibling; n; n = n.nextSibling) {
+      if (n.nodeType === 1 && n.tagName === e.tagName && n.className === e.className) break;
+      text += ' ' + (n.nodeType === 1 ? __text(n) : n.nodeType === 3 ? n.textContent : '');
+    }
+    const v = __clean(text).replace(/^:\s*/, '');
+    if (v) return v;
+  }
+  const read = (e) => {
+    for (const line of (e.innerText || e.textContent || '').split('\n')) {
+      const m = __clean(line).match(__LABEL_VALUE);
+      if (m && __norm(m[1]) === want) return m[2];
+    }
+    return undefined;
+  };
+  const hits = parts.filter((e) => read(e) !== undefined);
+  const inner = hits.find((e) => !hits.some((o) => o !== e && e.contains(o)));
+  return (inner && read(inner)) || null;
+};
+// a row's cell that reads "Label: value" (a record's head row); a record that is no table row: its part (__part)
 const __labeled = (row, label) => {
+  if (!row.cells) return __part(row, label);
   const want = __norm(label);
   for (const c of row.cells) {
     const m = __clean(c.textContent).match(/^([^:]{1,40}):\s*(.*)$/);
@@ -123,6 +155,7 @@ const __headRow = (table) => {
 // the list's `tr:has(> td)` too)
 const __notHead = (r) => r.tagName !== 'TR' || r !== __headRow(r.closest('table'));
 const __cell = (row, label) => {
+  if (!row.cells) return __part(row, label);  // a record drawn as labelled parts, no table row
   const head = __headRow(row.closest('table'));
   const i = head ? [...head.cells].findIndex((c) => __norm(__head(c)) === __norm(label)) : -1;
   if (i < 0 || !row.cells[i]) return null;
