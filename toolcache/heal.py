@@ -259,17 +259,38 @@ _MAPPED_JS = r"""
 
 #: Per selector: whether the page has an element of the tag and text (numbers aside: a cart link's count), and the
 #: ``name`` and ``type`` (an input has no text: the search box is no address field), of one the selector matched on
-#: the good page (``oldHtml``): the thing is still shown, by whatever name.
+#: the good page (``oldHtml``), or of its tag with every word of its text among not many more (Wagtail's page rows
+#: gain their row menus' words once its scripts ran): the thing is still shown, by whatever name.
 _LIKE_JS = r"""
 ([oldHtml, sels]) => {
   const old = new DOMParser().parseFromString(oldHtml, 'text/html');
-  const sig = (el) => [el.tagName, (el.textContent || '').replace(/\d+/g, '#').replace(/\s+/g, ' ').trim().slice(0, 160),
-                       el.getAttribute('name') || '', el.getAttribute('type') || ''].join('|');
-  const here = new Set([...document.querySelectorAll('body *')].map(sig));
+  const text = (el) => (el.textContent || '').replace(/\d+/g, '#').replace(/\s+/g, ' ').trim();
+  const sig = (el) => [el.tagName, text(el).slice(0, 160), el.getAttribute('name') || '', el.getAttribute('type') || ''].join('|');
+  const all = [...document.querySelectorAll('body *')];
+  const here = new Set(all.map(sig));
+  // the words of an element's text nodes, each apart (cells run together in textContent), numbers as '#'
+  const words = (el) => {
+    const walk = el.ownerDocument.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+    const parts = [];
+    for (let n = walk.nextNode(); n && parts.length < 400; n = walk.nextNode()) parts.push(n.nodeValue);
+    return parts.join(' ').replace(/\d+/g, ' # ').toLowerCase().split(/[^\p{L}\p{N}#]+/u).filter(Boolean);
+  };
+  const byTag = new Map();
+  // or one of its tag that shows every word it showed, and not many more: a row whose menu a script has drawn
+  // into it since the good page was saved (its text grew), not a wrapper of the whole page
+  const shown = (el) => {
+    const want = new Set(words(el));
+    if (want.size < 2) return false;
+    if (!byTag.has(el.tagName)) {
+      byTag.set(el.tagName, all.filter((e) => e.tagName === el.tagName).slice(0, 3000).map(words));
+    }
+    return byTag.get(el.tagName).some((have) => have.length <= 4 * want.size + 10
+                                                && [...want].every((w) => have.includes(w)));
+  };
   return sels.map((sel) => {
     let olds;
     try { olds = [...old.querySelectorAll(sel)]; } catch (e) { return true; }
-    return olds.some((el) => here.has(sig(el)));
+    return olds.some((el) => here.has(sig(el))) || olds.slice(0, 20).some(shown);
   });
 }
 """
@@ -743,6 +764,8 @@ class _Healer:
             # landing names the site's state hides kept as they were: the run up to where it lands is what is verified
             run = _landing_probe(healed) if self._landing_kept else healed
             problem = await self._verify(page, url, run, args, expected, pre_only=False, writes=writes)
+            if problem is not None and writes and await self._state_unseen(page, run, problem):
+                problem = None  # its request was the recorded one; the page it lands on shows the site unwritten
             keys = self._keys
             if problem is None and keys:
                 # its output's fields renamed back to the keys its good call gave, and run once more so
@@ -980,10 +1003,11 @@ class _Healer:
         return made.model_copy(update={"version": tool.version + 1})
 
     async def _state_unseen(self, page: Any, tool: ToolManifest, problem: str) -> bool:
-        """Whether a WRITE held to another good call sent that call's request (answered from the record, unsent)
-        and failed only its post_check, with every name it reads on the page: the page after the answer is the
-        site's as the unsent write left it (a priority not set), so its values say nothing of the tool; its request
-        does. A name its post_check reads that is gone is a name to heal, not this."""
+        """Whether a WRITE run with a good call's arguments sent that call's request (answered from the record,
+        unsent) and failed only its post_check, with every name it reads on the page: the page after the answer is
+        the site's as the unsent write left it (a priority not set, a form showing the value the site keeps), so its
+        values say nothing of the tool; its request does. A name its post_check reads that is gone is a name to
+        heal, not this."""
         return (tool.is_write and problem.startswith("post_check") and self._answered > 0
                 and not await self._missing(page, [tool.post_check]))  # fmt: skip
 

@@ -386,3 +386,86 @@ async def test_a_write_held_to_another_good_call_is_judged_by_its_request_not_th
     healer._answered = 1
     await page.set_content('<form><select id="rd-priority"><option>feature</option></select></form>')
     assert not await healer._state_unseen(page, write, problem)  # the name is gone: a name to heal
+
+
+async def test_a_row_whose_script_drew_its_menu_into_it_is_still_shown(page) -> None:
+    """The probe tells a renamed list (heal it) from a page in another state (nothing to heal) by whether the page
+    still shows what the lost names matched. A row whose menu the site's scripts drew into it since the good page was
+    saved shows every word it showed and a few more: still shown. A list emptied since, or only a wrapper of the
+    whole page holding those words among many others, is not."""
+    from toolcache.heal import _LIKE_JS
+
+    old = ("<table class='listing full-width'><tr><th>Title</th><th>Status</th></tr>"
+           "<tr><td>Wool History</td><td>3 hours ago</td><td>draft</td></tr>"
+           "<tr><td>Wool Notes</td><td>3 hours ago</td><td>live</td></tr></table>")  # fmt: skip
+    sels = ["table.listing.full-width tr:has(> td)"]
+    menu = "<td><ul><li>Edit</li><li>View</li><li>Add child page</li><li>Move</li><li>Delete</li></ul></td>"
+    await page.set_content(f"<table class='listing rd-1'><tr><td>Wool History</td>{menu}<td>4 hours ago</td>"
+                           f"<td>draft</td></tr></table>")  # fmt: skip
+    assert await page.evaluate(_LIKE_JS, [old, sels]) == [True]
+    await page.set_content("<table class='listing rd-1'><tr><td>No pages yet</td></tr></table>")
+    assert await page.evaluate(_LIKE_JS, [old, sels]) == [False]
+    filler = " ".join(f"word{i}" for i in range(80))
+    await page.set_content(f"<table><tr><td>Wool History {filler} hours ago draft</td></tr></table>")
+    assert await page.evaluate(_LIKE_JS, [old, sels]) == [False]  # the words, among far more: not that row
+
+
+class EditSite(PageHandler):
+    """A page's edit form (``#intro``, ``#save``; ``#rd-intro``, ``#rd-save`` in design 2) whose save posts the form
+    and sends the browser back to the form, showing what the site keeps. Every post is counted."""
+
+    design = 1
+    intro = "Old"
+    posts: list[str] = []
+
+    def do_GET(self) -> None:
+        p = "" if self.design == 1 else "rd-"
+        self.send_html(f'<body><form method="post" action="/page"><input id="{p}intro" name="intro" '
+                       f'value="{escape(self.intro)}"><button id="{p}save">Save</button></form></body>')  # fmt: skip
+
+    def do_POST(self) -> None:
+        body = self.rfile.read(int(self.headers["Content-Length"])).decode()
+        type(self).posts.append(body)
+        type(self).intro = parse_qs(body)["intro"][0]
+        self.send_response(303)
+        self.send_header("Location", "/page")
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+
+EDIT = ToolManifest(
+    name="edit_intro", description="Save the page's intro.", type=ToolType.SET_FIELDS, effect=Effect.WRITE,
+    navigates=True,
+    input_schema={"type": "object", "required": ["intro"], "properties": {"intro": {"type": "string"}}},
+    output_schema={"type": "object", "properties": {"success": {"type": "boolean"}}},
+    pre_check="return document.querySelector('#save') ? true : [false, 'no save button'];",
+    execute="const f = document.querySelector('#intro');\nif (!f) throw new Error('no intro field');\n"
+            "f.value = inputs.intro;\nconst b = document.querySelector('#save');\n"
+            "setTimeout(() => b.click(), 0);\nreturn {success: true};",
+    post_check="const el = document.querySelector('#intro');\n"
+               "return !el || el.value === inputs.intro ? true : [false, 'intro shows ' + JSON.stringify(el.value)];",
+)  # fmt: skip
+
+
+async def test_a_write_whose_page_shows_the_state_before_it_is_healed_by_its_request(tmp_path, browser_pool) -> None:
+    """A WRITE that lands back on its own form, whose post_check reads the field it filled: heal answers its
+    request from the record, unsent, so the form it lands on shows the value the site still keeps, never the
+    call's. Its renamed names found and its request the recorded one, it is healed (Wagtail's page editor behind a
+    redesign); the site gets no request from heal, and the healed tool's one write when it runs."""
+    cache_dir = tmp_path / "cache"
+    ToolCache(CacheInfo(app="pages", start_path="/page"), [EDIT]).save(cache_dir)
+    plan = 'r = await edit_intro(intro="New words")\nresult = r.success'
+    EditSite.design, EditSite.intro, EditSite.posts = 1, "Old", []
+    with serve(EditSite) as url:
+        assert (await run(cache_dir, url, browser_pool, plan)).value is True
+        assert EditSite.intro == "New words" and len(EditSite.posts) == 1
+        EditSite.design, EditSite.intro = 2, "Old"
+        with pytest.raises(ToolCallFailed) as info:
+            await run(cache_dir, url, browser_pool, plan)
+        assert info.value.suspect.write_sent is False and len(EditSite.posts) == 1  # type: ignore[attr-defined]
+        report = await heal_cache(cache_dir, url, pool=browser_pool)
+        assert report.healed == ["edit_intro"], report.failed
+        assert report.changes["edit_intro"] == {"#intro": "#rd-intro", "#save": "#rd-save"}
+        assert len(EditSite.posts) == 1 and EditSite.intro == "Old"  # verified by its request, never sent
+        assert (await run(cache_dir, url, browser_pool, plan)).value is True
+        assert EditSite.intro == "New words" and len(EditSite.posts) == 2
