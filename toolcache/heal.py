@@ -1379,16 +1379,11 @@ def _landing_probe(tool: ToolManifest) -> ToolManifest:
 
 
 def _good_file(store: SuspectStore | None, good: dict[str, Any] | None, key: str) -> Path | None:
-    """A DOM file of a tool's good entry, only from inside the store's own ``suspects/`` folder."""
-    if store is None or good is None or not isinstance(good.get(key), str):
+    """A page file of a tool's good (or suspect) entry, only from inside the store's own ``suspects/`` folder
+    (:meth:`~agentjit.cache.SuspectStore.own_file`)."""
+    if store is None or good is None:
         return None
-    path = Path(good[key])
-    folder = (store.root / "suspects").resolve()
-    try:
-        resolved = path.resolve()
-    except OSError:
-        return None
-    return resolved if resolved.parent == folder else None
+    return store.own_file(good.get(key))
 
 
 def _apply(tool: ToolManifest, swaps: dict[str, str]) -> ToolManifest:

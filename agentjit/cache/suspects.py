@@ -122,6 +122,23 @@ class SuspectStore:
         atomic_write_json(self.file, data)
         return int(data["revision"])
 
+    def own_file(self, value: Any) -> Path | None:
+        """The page file a suspect or good entry names (``dom_path``, ``after_dom_path``), only inside this store's
+        ``suspects/`` folder: where it says, or, in a cache copied or moved since (its entries name the old folder),
+        the file of that name here when there is one. None for anything else: a cache file is no way to read
+        another file."""
+        if not isinstance(value, str) or not value:
+            return None
+        folder = (self.root / "suspects").resolve()
+        path = Path(value)
+        try:
+            resolved = path.resolve()
+            if resolved.parent != folder and path.name and (folder / path.name).is_file():
+                resolved = (folder / path.name).resolve()
+        except (OSError, ValueError):
+            return None
+        return resolved if resolved.parent == folder else None
+
     def good(self, tool: str) -> dict[str, Any] | None:
         """Where ``tool`` last worked: ``{"version", "url", "dom_path"}``, or None."""
         entry = self.read().get("good", {}).get(tool)

@@ -431,7 +431,9 @@ class PlanRun:
                 suspect = await self._suspect(tool, args, outcome, state_before, watch)
         elif self.suspect_store is not None and not tool.is_write and gave_nothing(outcome.output):
             # no error, no rows, and none of its elements here, where it read rows before: the tool broke
-            why = await read_nothing_where_it_read(self.page, tool, outcome, self.suspect_store.good_calls(tool.name))
+            store = self.suspect_store  # its page files only from inside the store (a cache file names no other file)
+            goods = [{**c, "dom_path": store.own_file(c.get("dom_path"))} for c in store.good_calls(tool.name)]
+            why = await read_nothing_where_it_read(self.page, tool, outcome, goods)
             if why is not None:
                 outcome = outcome.model_copy(update={"ok": False, "phase": "output", "reason": why})
                 suspect = await self._suspect(tool, args, outcome, state_before, watch)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import urllib.parse
 import urllib.request
+from pathlib import Path
 
 import pytest
 
@@ -179,3 +180,21 @@ def test_page_tokens_are_not_the_tools_request() -> None:
     [kept], dropped = without_page_tokens([edit], hidden, here, {"owner": "alice"})
     assert kept["post_data"] == "owner=alice" and dropped == ["@csrf"]  # a hidden input set to an argument stays
     assert without_page_tokens([edit], hidden, hidden, {}) == ([edit], [])  # the page still supplies them all
+
+
+def test_the_store_reads_page_files_only_of_its_own_folder_wherever_the_cache_moved(tmp_path) -> None:
+    """A good call's page file is named by its path in ``suspects.json``. In a cache copied or moved since, the file
+    of that name in the store's own folder is read (heal keeps its evidence); a path anywhere else is none of the
+    store's (a cache file is no way to read another file)."""
+    import shutil
+
+    store = SuspectStore(tmp_path / "a")
+    store.save_good("list_books", 1, "http://x.test/books", "<table></table>", output={"items": []})
+    named = store.good("list_books")["dom_path"]  # type: ignore[index]
+    assert store.own_file(named) == (tmp_path / "a" / "suspects" / "good-list_books.html").resolve()
+    moved = SuspectStore(Path(shutil.move(tmp_path / "a", tmp_path / "b")))
+    assert moved.good("list_books")["dom_path"] == named  # type: ignore[index]  # the old folder's path
+    assert moved.own_file(named) == (tmp_path / "b" / "suspects" / "good-list_books.html").resolve()
+    (tmp_path / "secret.txt").write_text("x")
+    for hostile in (str(tmp_path / "secret.txt"), "../../secret.txt", "/etc/passwd", "", None, 3, "suspects/../../x"):
+        assert moved.own_file(hostile) is None, hostile
