@@ -68,6 +68,7 @@ from agentjit.runtime.healing import COUNT_JS as _COUNT_JS
 from agentjit.runtime.healing import (
     LITERAL,
     LOCATOR_TEXT,
+    REQUEST_PHASE,
     missing_selectors,
     selector_literals,
     text_inputs,
@@ -101,7 +102,7 @@ from .heal_rows import shows_output
 from .literal import css_attr, css_ident, js
 from .navigation import page_html
 from .record import DOM_QUIET_JS
-from .recorded import WriteGuard, answerable, request_params
+from .recorded import WriteGuard, answerable, describe, request_params
 
 __all__ = ["HealReport", "heal_cache", "replace_literal", "rekey_plans", "without_page_tokens"]
 
@@ -115,6 +116,9 @@ DRAWN_WAIT_S = 5.0
 """How long a freshly loaded page is given to draw what its scripts load late (its fetches, then a quiet DOM), and
 a selector that matches nothing to appear, before it counts as gone (the build's verifier polls as long)."""
 QUIET_MS = 150
+LANDING_PHASES = ("execute", "navigation", "post_check")
+"""The phases a WRITE whose recorded answer led to a page the site does not have fails in after its request: its
+script reading that page (a fetch's), its navigation to it, its post_check there (:func:`lands_nowhere`)."""
 NAVIGATION_MS = 10_000
 """How long a candidate of a navigating tool may take to navigate (a wrong one fails before, finding no element;
 a shared machine may take seconds over a right one's)."""
@@ -190,6 +194,9 @@ class HealReport:
     by_address: dict[str, str] = field(default_factory=dict)
     """Per navigating READ healed by its good call's landing address instead of its form
     (:mod:`toolcache.heal_address`): that address as a template, ``{input}`` where an argument goes."""
+    landings: dict[str, str] = field(default_factory=dict)
+    """Per WRITE verified with the write of the run that found it broken: the page that write led to, which the site
+    no longer shows (an order heal never placed), where its script and post_check were judged as the run kept it."""
     plans_kept: int = 0
     plans_dropped: int = 0
     signed_in: dict[str, Any] | None = None
@@ -222,12 +229,22 @@ def replace_literal(source: str, old: str, new: str) -> str:
 
 #: What the elements an old selector matched on the tool's last good page are called now: the page's elements
 #: with the same tag and text (or name/type) as one of them, each handle with how many of them it covers; when none
-#: has its tag, those of another tag with its text (a record drawn as a card where it was a table row).
+#: has its tag, those of another tag with its text (a record drawn as a card where it was a table row); when none
+#: has its text either (an order's page for another order), those of its shape: its tag and the names of its
+#: attributes but the renamed ones (class, id, data-testid), with the values of name, type and role, at its place
+#: among its parent's children of its tag when several have that shape (a redesign renames, it seldom reorders).
 _MAPPED_JS = r"""
 ([oldHtml, sels]) => {
   const old = new DOMParser().parseFromString(oldHtml, 'text/html');
   const norm = (t) => (t || '').replace(/\s+/g, ' ').trim().slice(0, 160);
   const sig = (el) => [el.tagName, norm(el.textContent), el.getAttribute('name') || '', el.getAttribute('type') || ''].join('|');
+  const renamed = /^(class|id|data-testid|style)$/;
+  const shape = (el) => [el.tagName, [...el.attributes].map((a) => a.name).filter((n) => !renamed.test(n)).sort().join(' '),
+                         ...['name', 'type', 'role'].map((n) => el.getAttribute(n) || '')].join('|');
+  const place = (el) => {
+    const p = el.parentElement;
+    return p ? p.tagName + ':' + [...p.children].filter((c) => c.tagName === el.tagName).indexOf(el) : '';
+  };
   const keep = /^(data-[\w-]+|name|role|aria-label|type|for|title|placeholder)$/;
   const here = [...document.querySelectorAll('body *')];
   const sigs = here.map(sig);
@@ -241,6 +258,13 @@ _MAPPED_JS = r"""
       const loose = (s) => s.slice(s.indexOf('|'));
       const texts = new Set(olds.filter((el) => norm(el.textContent).length >= 3).map((el) => loose(sig(el))));
       like = (i) => texts.has(loose(sigs[i]));
+      if (!sigs.some((s, i) => like(i))) {
+        // none with its text: of its shape at its place; else of its shape, when it has an attribute of its own
+        const shapes = new Set(olds.map(shape).filter((s) => s.split('|')[1]));
+        const places = new Set(olds.map((el) => shape(el) + '@' + place(el)));
+        const placed = here.map((el) => places.has(shape(el) + '@' + place(el)));
+        like = placed.some(Boolean) ? (i) => placed[i] : (i) => shapes.has(shape(here[i]));
+      }
     }
     const score = new Map();
     here.forEach((el, i) => {
@@ -569,7 +593,7 @@ class _Healer:
             return guarded
         if not outcome.ok and outcome.phase == "post_check" and await self._signed_out_again(page, tool, args):
             return None  # the request was the recorded one; the session the record set is not the site's
-        if not outcome.ok and outcome.phase in ("post_check", "navigation") and lands_nowhere(self.guard, self._answered, page.url):
+        if not outcome.ok and outcome.phase in LANDING_PHASES and lands_nowhere(self.guard, self._answered, page.url):
             return None  # the request was the recorded one; the page its answer leads to was made by that write
         if not outcome.ok:
             return f"{outcome.phase}: {outcome.reason}"
@@ -647,6 +671,12 @@ class _Healer:
         if writes is not None and good is not None:
             # a WRITE is verified with the call that worked, where it worked: its request is the recorded one
             where, args = good.get("url") or where, dict(good.get("args") or {})
+        ran = _run_call(self.store, tool, evidence, writes)
+        if ran is not None:
+            # the run's own write, which reached the site as the good call's did: verified with its answer and the
+            # page it led to, on the site as it is now; the good calls are held to after it, each by its request
+            where, args, writes = ran.url, dict(ran.args), list(ran.writes)
+        self.guard.start_trace(None)  # no page of another tool's run is served for this one's
         self._good_output, self._good_landing, self._others = None, None, []
         if _read_again(tool, good):
             # a READ too: what it gave there (and the page it landed on) is what the healed tool must give
@@ -672,6 +702,8 @@ class _Healer:
                 return None
             if writes:
                 writes = await self._own_params(page, writes, good, args, report, tool.name)
+            if ran is not None and await self._serve_landing(page, ran):
+                report.landings[tool.name] = ran.landing_url
             # a navigating tool's post_check runs on the page it lands on: its names are judged there
             bodies = [tool.pre_check, tool.execute] + ([] if tool.navigates else [tool.post_check])
             broken = await self._missing(page, bodies)
@@ -693,6 +725,8 @@ class _Healer:
             for b in broken:
                 if self._old_counts.get(b) == 0:
                     mapped[b] = [b, *mapped.get(b, [])]
+            if ran is not None:
+                mapped.update(await self._landing_names(tool, good, ran, broken))
             handles = await page.evaluate(_HANDLES_JS) if broken else []
             # a control the execute fills or clicks is named again only by what finds that control, by its evidence
             vetted: dict[str, list[str]] = {}
@@ -793,7 +827,7 @@ class _Healer:
             if writes:
                 # names the good page lacked were kept as they were: the WRITE's other good calls show what they name
                 kept = [b for b in broken if self._old_counts.get(b) == 0 and b not in chosen]
-                drawn, why = await self._other_writes(page, healed, kept, good, report)
+                drawn, why = await self._other_writes(page, healed, kept, good, report, first=ran is not None)
                 if drawn is None:
                     report.failed[tool.name] = why
                     return None
@@ -830,7 +864,8 @@ class _Healer:
         html = await asyncio.to_thread(snap.read_text, encoding="utf-8")
 
         async def serve(route: Any) -> None:
-            if route.request.resource_type == "document":
+            # the page going where a script's write led (its address the write's own: WriteGuard.follows) goes there
+            if route.request.resource_type == "document" and not self.guard.follows(route.request.url):
                 await route.fulfill(status=200, content_type="text/html; charset=utf-8", body=html)
             else:
                 await route.fallback()
@@ -896,16 +931,47 @@ class _Healer:
             report.candidates_tried[tool.name] = tried
             return None
 
+    async def _serve_landing(self, page: Any, run: _RunCall) -> bool:
+        """Whether the page ``run``'s write led to is served (by the guard) where a rebuilt tool's recorded answer
+        leads: when the site, asked now (a read), answers that address with an error (an order heal never placed).
+        A page the site still shows is the site's."""
+        try:
+            url = site_url(self.base_url, run.landing_url)
+            status = await page.evaluate("(u) => fetch(u, {credentials: 'same-origin'}).then((r) => r.status)", url)
+        except Exception as exc:  # an address off the site, or a page that cannot ask: nothing served
+            log.info("the page a run's write led to is not served: %s", exc)
+            return False
+        if not isinstance(status, int) or status < 400:
+            return False
+        log.info("%s answers HTTP %s now: the page the run's write led to is served there", url, status)
+        self.guard.add_document(url, run.landing_html)
+        return True
+
+    async def _landing_names(self, tool: ToolManifest, good: dict[str, Any] | None, run: _RunCall,
+                             broken: list[str]) -> dict[str, list[str]]:  # fmt: skip
+        """The names ``tool``'s execute reads on the page its write leads to (matching nothing on its good page:
+        a fetch's answer) as the page ``run``'s write led to names them: each mapped from its good call's landing
+        page (:meth:`_mapped_on`, by text, else by shape), the likeliest first, the old name last."""
+        reads = [b for b in broken if self._old_counts.get(b) == 0 and b in selector_literals(tool.execute)]
+        path = _good_file(self.store, good, "after_dom_path")
+        if not reads or path is None:
+            return {}
+        async with self.pool.page() as page:
+            await page.set_content(run.landing_html)
+            found = await self._mapped_on(page, path, reads)
+        return {b: [*names, b] for b, names in found.items() if names}
+
     async def _other_writes(self, page: Any, tool: ToolManifest, kept: list[str], good: dict[str, Any] | None,
-                            report: HealReport) -> tuple[dict[str, str] | None, str]:  # fmt: skip
-        """Hold ``tool`` (a healed WRITE) to its other good calls (:func:`_other_write_calls`), each on its page with
+                            report: HealReport, *, first: bool = False) -> tuple[dict[str, str] | None, str]:  # fmt: skip
+        """Hold ``tool`` (a healed WRITE) to its other good calls (:func:`_other_write_calls`; ``first``: its first too,
+        when it was verified with a run's write instead), each on its page with
         its arguments, behind the guard that answers its recorded requests. A call that fails names what the first
         call never drew: each of ``kept`` (names its good page lacked, kept as they were) is tried as each name the
         tool's own run drew on the page (:data:`_DRAWN_START_JS`: a dialog its click opened) that the page lacked
         before it, the tool's own kind of name first. Returns the replacements found (``{}``: none needed), or
         None and why not."""
         found: dict[str, str] = {}
-        for call in _other_write_calls(self.store, tool):
+        for call in _other_write_calls(self.store, tool, first=first):
             url = site_url(self.base_url, call["url"])
             args = dict(call.get("args") or {})
             await self._open(page, url)
@@ -1223,7 +1289,7 @@ class _Healer:
         await self._open(page, url)
         outcome, guarded = await self._call(page, _landing_probe(tool), args, writes or [], NAVIGATION_MS)
         self._dirty = True
-        if guarded is None and not outcome.ok and outcome.phase == "navigation" and lands_nowhere(self.guard, self._answered, page.url):
+        if guarded is None and not outcome.ok and outcome.phase in LANDING_PHASES and lands_nowhere(self.guard, self._answered, page.url):
             return {}, 0  # the page its recorded answer leads to is the unsent write's (an error page here)
         if guarded is not None or not outcome.ok:
             report.failed[tool.name] = f"it does not reach its page from {url}: {guarded or f'{outcome.phase}: {outcome.reason}'}"
@@ -1364,13 +1430,56 @@ def _own_kind_first(broken: str, candidates: list[str]) -> list[str]:
     return sorted(candidates, key=lambda c: _kind_rank(broken, c))
 
 
-def _other_write_calls(store: SuspectStore | None, tool: ToolManifest) -> list[dict[str, Any]]:
-    """A WRITE's good calls after its first that heal can verify offline: on a page of the site, with arguments and
-    requests that can each be answered from the record."""
-    calls = store.good_calls(tool.name)[1:] if store is not None and tool.is_write else []
+def _other_write_calls(store: SuspectStore | None, tool: ToolManifest, *, first: bool = False) -> list[dict[str, Any]]:
+    """A WRITE's good calls after its first (with ``first``, its first too) that heal can verify offline: on a page
+    of the site, with arguments and requests that can each be answered from the record."""
+    calls = store.good_calls(tool.name)[0 if first else 1:] if store is not None and tool.is_write else []
     return [c for c in calls if isinstance(c.get("url"), str) and isinstance(c.get("args"), dict)
             and isinstance(c.get("writes"), list) and c["writes"]
             and all(isinstance(w, dict) and answerable(w) for w in c["writes"])]  # fmt: skip
+
+
+@dataclass(frozen=True)
+class _RunCall:
+    """The write of the run that found a WRITE broken (its evidence, kept by the runtime): the page it ran on, its
+    arguments, the requests it sent with the site's answers, and the page the last answer's redirect led to."""
+
+    url: str
+    args: dict[str, Any]
+    writes: list[dict[str, Any]]
+    landing_url: str
+    landing_html: str
+
+
+def _run_call(store: SuspectStore | None, tool: ToolManifest, evidence: dict[str, Any],
+              good_writes: list[dict[str, Any]] | None) -> _RunCall | None:  # fmt: skip
+    """The run's write to verify ``tool``'s heal with (:class:`_RunCall`), or None: the run sent it (the tool broke
+    after its request reached the site: reading the page it led to), every request can be answered from the record
+    and is the request the good call sent (method, route, the same parameters: a request that lost a value, phase
+    ``request``, is not), and the page it led to was kept."""
+    writes = evidence.get("writes")
+    if store is None or not tool.is_write or evidence.get("write_sent") is not True or evidence.get("phase") == REQUEST_PHASE:
+        return None
+    if not isinstance(writes, list) or not writes or not all(isinstance(w, dict) and answerable(w) for w in writes):
+        return None
+    if not good_writes or not _same_requests(writes, good_writes):
+        return None
+    path = store.own_file(evidence.get("landing_dom_path"))
+    landing, where = evidence.get("landing_url"), evidence.get("url")
+    if path is None or not path.is_file() or not isinstance(landing, str) or not isinstance(where, str):
+        return None
+    args = evidence.get("args") if isinstance(evidence.get("args"), dict) else {}
+    return _RunCall(where, dict(args or {}), writes, landing, path.read_text(encoding="utf-8"))
+
+
+def _same_requests(sent: list[dict[str, Any]], recorded: list[dict[str, Any]]) -> bool:
+    """Whether ``sent`` are the ``recorded`` requests again: one by one the same method, route and parameter names."""
+
+    def shape(w: dict[str, Any]) -> tuple[str, frozenset[str]]:
+        body = w.get("post_data") if isinstance(w.get("post_data"), str) else None
+        return describe(str(w.get("method")), w.get("url")), frozenset(request_params(body))
+
+    return len(sent) == len(recorded) and all(shape(a) == shape(b) for a, b in zip(sent, recorded, strict=True))
 
 
 def _landing_probe(tool: ToolManifest) -> ToolManifest:

@@ -101,8 +101,10 @@ def likest_write_call(calls: list[dict[str, Any]], args: dict[str, Any]) -> dict
 
 def lands_nowhere(guard: WriteGuard, answered: int, url: str) -> bool:
     """Whether a WRITE whose request the guard answered from the record (``answered`` requests) landed on an error
-    page (HTTP 400 or more) at ``url``: the page the recorded answer leads to is one the unsent write would have made
-    (a new issue's), which the site does not have. Its request, the recorded one, is then all there is to verify;
-    its post_check is judged when it next runs."""
+    page (HTTP 400 or more) at ``url``, or its script's fetch followed the recorded redirect to one
+    (:attr:`WriteGuard.dead_ends`): the page the recorded answer leads to is one the unsent write would have made
+    (a new issue's, an order's), which the site does not have. Its request, the recorded one, is then all there is
+    to verify; what it reads there is judged when it next runs, or on the page a run's write led to (heal's
+    ``landing``)."""
     last = guard.last_document
-    return bool(answered) and last is not None and last[1] >= 400 and last[0] == url
+    return bool(answered) and (bool(guard.dead_ends) or (last is not None and last[1] >= 400 and last[0] == url))

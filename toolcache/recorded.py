@@ -171,6 +171,15 @@ class WriteGuard:
         self._page_answers: dict[str, dict[str, Any]] = {}
         """A background write the demonstrations' pages sent (method and route template) -> the
         recorded request, with its answer (:meth:`learn_background`)."""
+        self._answered_writes: set[tuple[str, str]] = set()
+        """The writes (method, URL) answered from the record since :meth:`begin`."""
+        self.dead_ends: list[str] = []
+        """Since :meth:`begin`: the addresses a write answered from the record redirected to that the site answers
+        with an error (HTTP 400 or more): the page the unsent write would have made (an order's), which the site
+        does not have."""
+        self._follow: tuple[str, str] | None = None
+        """A script's write answered with the document its redirect leads to (:meth:`_answer`): the write's address
+        and that document, which the page's next load of that address gets (:meth:`follows`)."""
 
     async def install(self, page: Any) -> None:
         page.on("response", self._on_response)
@@ -181,6 +190,14 @@ class WriteGuard:
             await page.add_init_script(NO_BEACONS_JS)
 
     def _on_response(self, response: Any) -> None:
+        try:
+            first = response.request
+            while first.redirected_from is not None:
+                first = first.redirected_from
+            if first is not response.request and response.status >= 400 and (first.method, first.url) in self._answered_writes:
+                self.dead_ends.append(response.url)
+        except Exception:  # a request of a frame that is gone
+            log.debug("cannot follow the redirects of %s", response.url, exc_info=True)
         if arrives(response):
             self._documents += 1
             self._page_writes = set()
@@ -200,6 +217,15 @@ class WriteGuard:
                 html = trace.snapshot_html(st)
                 if html is not None:
                     self._pages.append((pos, _doc_key(st.url_after), html))
+
+    def add_document(self, url: str, html: str) -> None:
+        """Answer a page load of ``url`` while diverged, and a recorded redirect to ``url``, with ``html``: the page
+        a run's write led to, which the site no longer shows (heal's ``landing``)."""
+        self._pages.append((len(self._pages), _doc_key(url), html))
+
+    def follows(self, url: str) -> bool:
+        """Whether the page's next load of ``url`` gets the document a script's write was answered with."""
+        return self._follow is not None and self._follow[0] == _doc_key(url)
 
     def learn_background(self, traces: Iterable[Trace]) -> None:
         """Keep the background writes ``traces`` recorded, to answer the page's own with them; an
@@ -229,6 +255,7 @@ class WriteGuard:
         self._in_call = True
         self.answered, self.sent_live, self.refused, self.background = [], [], [], []
         self._documents_at_begin = self._documents
+        self._answered_writes, self.dead_ends, self._follow = set(), [], None
 
     def end(self) -> tuple[list[str], list[tuple[str, str]], list[str]]:
         """``(answered from the record, sent to the site as (method, url), refused)`` since :meth:`begin`."""
@@ -278,7 +305,9 @@ class WriteGuard:
         try:
             if request.method in READ_METHODS:
                 html = None
-                if self.diverged and request.method == "GET" and request.resource_type == "document":
+                if request.resource_type == "document" and self._follow is not None and self.follows(request.url):
+                    html, self._follow = self._follow[1], None
+                elif self.diverged and request.method == "GET" and request.resource_type == "document":
                     html = self.recorded_document(request.url)
                 if html is not None:
                     await route.fulfill(status=200, content_type="text/html; charset=utf-8", body=html)
@@ -320,9 +349,15 @@ class WriteGuard:
             await route.fallback()
         else:
             self.answered.append(describe(request.method, request.url, self.routes))
+            self._answered_writes.add((request.method, request.url))
             if not self._sign_in:  # a sign-in changes a session, not the site's data
                 self.diverge()
-            await route.fulfill(**self._answer(recorded))
+            answer = self._answer(recorded)
+            if answer.get("status") == 200 and 300 <= recorded["status"] < 400 and not is_navigation(request):
+                # a script's fetch answered with the document its redirect leads to reports the write's own address
+                # as where it ended (it saw no redirect): the page going there next is going to that document
+                self._follow = (_doc_key(request.url), answer["body"])
+            await route.fulfill(**answer)
 
     def _answer(self, recorded: dict[str, Any]) -> dict[str, Any]:
         """``route.fulfill`` arguments for a recorded request: its status, headers and body, the

@@ -243,6 +243,13 @@ class Suspect(BaseModel):
     at: float = Field(default_factory=time.time)
     write_sent: bool | None = None
     """For a WRITE: whether it may have reached the site (None for a READ)."""
+    writes: list[dict[str, Any]] | None = None
+    """For a WRITE that reached the site: the requests it sent with the site's answers (status, redirect location),
+    as a good call keeps them (:meth:`RequestWatch.recorded`); heal answers a rebuilt tool's request with them."""
+    landing_url: str | None = None
+    landing_dom_path: str | None = None
+    """For such a WRITE whose answer redirected: the page the redirect led to (its address, its HTML kept beside the
+    other snapshots), where heal judges a rebuilt tool's script and post_check when the site no longer shows it."""
 
 
 class FallbackAnswer(BaseModel):
@@ -358,6 +365,28 @@ class RequestWatch:
                         "status": status, "response": response})  # fmt: skip
         return out
 
+    async def landing(self, page: Any) -> tuple[str, str] | None:
+        """The page the last state-changing request's answer redirected to, as the site answered it: its address and
+        HTML (a script's fetch follows the redirect without loading it, a form post loads it: ``page``'s own HTML
+        when the answer's body is gone); None when no such request redirected to an HTML page."""
+        last = next((req for req in reversed(self._writes) if _redirected_to(req) is not None), None)
+        if last is None:
+            return None
+        final = last
+        while (nxt := _redirected_to(final)) is not None:
+            final = nxt
+        try:
+            resp = await final.response()
+            if resp is None or "html" not in (resp.headers or {}).get("content-type", "html"):
+                return None
+            return final.url, await resp.text()
+        except Exception:  # a document the page left, or still shows (its body is the page's)
+            log.debug("no body for %s", final.url, exc_info=True)
+        try:
+            return (final.url, await page.content()) if getattr(page, "url", None) == final.url else None
+        except Exception:  # a page mid-navigation: no landing to keep
+            return None
+
     async def __aenter__(self) -> RequestWatch:
         on = getattr(self.page, "on", None)
         if callable(on):
@@ -380,6 +409,13 @@ class RequestWatch:
     @property
     def sent(self) -> bool:
         return bool(self.requests) or not self.watching
+
+
+def _redirected_to(request: Any) -> Any:
+    try:
+        return request.redirected_to
+    except Exception:  # a fake request, or one of a frame that is gone
+        return None
 
 
 def write_not_sent(outcome: CallOutcome, watch: RequestWatch | None) -> bool:

@@ -24,6 +24,7 @@ parallel and hedged strategies), which decides whether the write is sent.
 from __future__ import annotations
 
 import ast
+import asyncio
 import contextvars
 import hashlib
 import json
@@ -156,6 +157,9 @@ def _bound_plan_function(name: str, serve: Callable[..., Awaitable[Any]]) -> Cal
     call.__name__ = name
     return call
 
+
+EVIDENCE_WAIT_S = 5.0
+"""How long a suspect WRITE's requests are given to have their answers kept as evidence."""
 
 _GOOD_SEEN: set[tuple[str, str, int]] = set()
 """(cache directory, tool, version) whose good page is kept already: asked of the store once per process."""
@@ -578,11 +582,28 @@ class PlanRun:
                 suspect.dom_sha256, suspect.dom_path = digest, str(path)
             else:
                 suspect.dom_sha256 = hashlib.sha256(html.encode("utf-8", "replace")).hexdigest()
+        if self.suspect_store is not None and suspect.write_sent and watch is not None:
+            await self._sent_evidence(tool, args, suspect, watch)
         if self.suspect_store is not None:
             self.suspect_store.add(tool.name, suspect.model_dump(mode="json"))
         log.warning("tool %s is suspect: %s failed on %s: %s", tool.name, suspect.phase, suspect.url, suspect.reason)
         self.suspects.append(suspect)
         return suspect
+
+    async def _sent_evidence(self, tool: ToolManifest, args: dict[str, Any], suspect: Suspect, watch: RequestWatch) -> None:
+        """Add to ``suspect`` (a WRITE that reached the site) the requests it sent with the site's answers and the page
+        the last one's redirect led to: heal verifies a rebuilt tool against them without sending it again (the site
+        may no longer show that page: an order heal never placed)."""
+        assert self.suspect_store is not None
+        try:
+            suspect.writes = await asyncio.wait_for(_recorded_writes(tool, args, watch), EVIDENCE_WAIT_S) or None
+            landing = await asyncio.wait_for(watch.landing(self.page), EVIDENCE_WAIT_S) if suspect.writes else None
+        except TimeoutError:  # a request the site never answered: no answer to verify against
+            log.debug("no answers kept for the suspect %s", tool.name)
+            return
+        if landing is not None:
+            suspect.landing_url = landing[0]
+            suspect.landing_dom_path = str(self.suspect_store.save_snapshot(landing[1])[1])
 
     async def _fall_back(self, tool: ToolManifest, args: dict[str, Any], failed: CallOutcome, suspect: Suspect) -> dict[str, Any]:
         """Finish the suspect call with :attr:`fallback`; its answer must fit the tool's output schema."""
