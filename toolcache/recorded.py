@@ -258,10 +258,12 @@ class WriteGuard:
         self._answered_writes, self.dead_ends, self._follow = set(), [], None
 
     def end(self) -> tuple[list[str], list[tuple[str, str]], list[str]]:
-        """``(answered from the record, sent to the site as (method, url), refused)`` since :meth:`begin`."""
-        out = (self.answered, self.sent_live, self.refused)
+        """``(answered from the record, sent to the site as (method, url), refused)`` since :meth:`begin`;
+        :attr:`dead_ends` stays as the call left it, until the next :meth:`begin`."""
+        out, dead = (self.answered, self.sent_live, self.refused), self.dead_ends
         self.begin((), {}, live=False)
         self._in_call = False
+        self.dead_ends = dead
         return out
 
     def _background(self, request: Any) -> bool:

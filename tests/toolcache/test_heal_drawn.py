@@ -147,4 +147,5 @@ async def test_the_probe_judges_a_tool_on_the_page_another_suspects_run_kept(tmp
         probed = {p["tool"]: p for p in report.probed}
         assert probed["place_order"]["suspect"] is True, probed["place_order"]
         assert all(f"[data-testid={old}]" in probed["place_order"]["reason"] for old in renamed)
-        assert "goto_checkout" in report.healed and "place_order" in report.failed
+        assert "goto_checkout" in report.healed
+        assert "place_order" in report.healed, report.failed
