@@ -11,6 +11,7 @@ the redesign proxy."""
 
 from __future__ import annotations
 
+import asyncio
 import shutil
 from pathlib import Path
 from typing import Any
@@ -30,23 +31,28 @@ pytestmark = pytest.mark.browser
 
 ORDER = """
 await goto_store(name="Taqueria El Sol")
-await add_to_cart(item_name="Chips & Guacamole")
+await add_to_cart(item_name="{item}")
 await goto_cart()
 await goto_checkout()
-order = await place_order(mode="pickup")
+order = await place_order(mode="{mode}")
 result = [order.order_id, order.mode]
 """
+GOOD = ORDER.format(item="Chips & Guacamole", mode="pickup")
 CONFIRMATION = {"order-confirmation", "order-store", "order-mode", "order-total"}
 """The names of the order confirmation: on no page place_order runs on, only on the one its request leads to."""
 TIMEOUT_MS = 4000
 
 
+@pytest.mark.parametrize(("item", "mode"), [("Chips & Guacamole", "pickup"), ("Horchata", "delivery")])
 async def test_a_write_that_broke_after_it_was_sent_is_healed_on_the_page_it_led_to(
-        tmp_path: Path, browser_pool: Any, food_site: Any) -> None:  # fmt: skip
+        tmp_path: Path, browser_pool: Any, food_site: Any, item: str, mode: str) -> None:  # fmt: skip
+    """The order that broke is the good call's again, or another (another item, delivery: the confirmation's texts
+    differ from the good call's, its elements are known by their tag, attributes and place)."""
     cache_dir = tmp_path / "cache"
     shutil.copytree(CACHE_DIR, cache_dir)
-    good = await Runtime(ToolCache.load(cache_dir), food_site.url, pool=browser_pool, record_suspects=True).run(ORDER)
+    good = await Runtime(ToolCache.load(cache_dir), food_site.url, pool=browser_pool, record_suspects=True).run(GOOD)
     assert good.value == ["ORD-1001", "pickup"]
+    plan = ORDER.format(item=item, mode=mode)
     food_site.reset()
     fell_back: list[str] = []
 
@@ -58,7 +64,7 @@ async def test_a_write_that_broke_after_it_was_sent_is_healed_on_the_page_it_led
         runtime = Runtime(ToolCache.load(cache_dir), proxy.url, pool=browser_pool, record_suspects=True,
                           tool_timeout_ms=TIMEOUT_MS, fallback=fallback)  # fmt: skip
         with pytest.raises(ToolCallFailed, match="place_order"):
-            await runtime.run(ORDER)
+            await runtime.run(plan)
         assert fell_back == []  # the order reached the site: never sent again
         assert [o["id"] for o in food_site.state()["orders"]] == ["ORD-1001"]
         evidence = SuspectStore(cache_dir).suspects()["place_order"]
@@ -67,7 +73,7 @@ async def test_a_write_that_broke_after_it_was_sent_is_healed_on_the_page_it_led
         assert sent["method"] == "POST" and sent["status"] == 303
         assert sent["response"]["headers"]["location"].endswith("/orders/ORD-1001")
         assert evidence["landing_url"].endswith("/orders/ORD-1001")
-        landing = Path(evidence["landing_dom_path"]).read_text(encoding="utf-8")
+        landing = await asyncio.to_thread(Path(evidence["landing_dom_path"]).read_text, encoding="utf-8")
         assert proxy.redesign.names["order-confirmation"] in landing  # the confirmation as the run saw it
 
         food_site.reset()  # the site has no order ORD-1001 any more, and an empty cart
@@ -80,6 +86,6 @@ async def test_a_write_that_broke_after_it_was_sent_is_healed_on_the_page_it_led
         assert report.changes["place_order"] == {f"[data-testid={old}]": css_attr("data-testid", new[old]) for old in CONFIRMATION}
         assert ToolCache.load(cache_dir).tool("place_order").version == 2
 
-        healed = await Runtime(ToolCache.load(cache_dir), proxy.url, pool=browser_pool, tool_timeout_ms=TIMEOUT_MS).run(ORDER)
-        assert healed.value == ["ORD-1001", "pickup"]
+        healed = await Runtime(ToolCache.load(cache_dir), proxy.url, pool=browser_pool, tool_timeout_ms=TIMEOUT_MS).run(plan)
+        assert healed.value == ["ORD-1001", mode]
         assert [o["id"] for o in food_site.state()["orders"]] == ["ORD-1001"]  # the healed tool's one order, once
