@@ -33,7 +33,15 @@ its good calls on record; names its good page lacked (what its own click draws)
 are found among what its run draws for the call that needs them
 (:meth:`_Healer._other_writes`). A page the site now shows in another state
 than the tool needs (an emptied cart) is healed on the run's own page, its
-snapshot served at that address (:meth:`_Healer._serve_state`).
+snapshot served at that address (:meth:`_Healer._serve_state`). A WRITE that
+broke after its request reached the site (the order placed, its confirmation
+unread) is verified with that run's write instead (:func:`_run_call`): its
+request answered with the run's, and the page the run's redirect led to served
+there when the site answers that address with an error now (an order heal never
+placed); the names its script reads there are mapped from its good call's
+landing page (:data:`_MAPPED_JS`: by text, else by shape and place). A recorded
+answer whose redirect leads to such an error page otherwise verifies the WRITE
+by its request (:func:`~toolcache.heal_fill.lands_nowhere`).
 
 Healed tools get ``version + 1``, the cache ``revision + 1``; the plan cache
 keeps every entry whose plan calls no changed tool (re-keyed under the new

@@ -29,7 +29,13 @@ replay has *diverged* from it: from then on, until the next trace, a page load
 of a URL the demonstration loaded is answered with the document the browser
 showed there (the step's snapshot), the redirect target of a form post
 included, so the tool's post_check and the steps after it see the demonstrated
-outcome. Every other GET goes to the site: reads change nothing.
+outcome. Every other GET goes to the site: reads change nothing. A script's
+fetch answered so sees no redirect, and reports the write's own address as
+where it ended: the page's next load of that address gets the same document
+(heal adds such documents too: the page a run's write led to, :meth:`WriteGuard.add_document`).
+Playwright routes no request a redirect leads to: a recorded redirect to a page
+the site does not have reaches the site, and its error is noted
+(:attr:`WriteGuard.dead_ends`).
 
 A sign-in (a request that carries a secret) is answered from the record like any write,
 without diverging (it changes a session, not the site's data): the verifier then installs the
