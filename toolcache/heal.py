@@ -883,13 +883,22 @@ class _Healer:
 
         await page.route(here, serve)
         await self._open(page, url)
-        if not any(await self._still_shown(page, good, broken, key)):
-            # the run's page shows nothing like them either: not the state heal lacks, so the live page it is
+        if not any(await self._still_shown(page, good, broken, key)) and not any(n > 0 for n in await self._counts(page, broken)):
+            # the run's page shows nothing like them either, nor has them (names a heal gave after that good page):
+            # not the state heal lacks, so the live page it is
             await page.unroute(here, serve)
             await self._open(page, url)
             return False
         log.info("the site shows %s in another state than the tool's good page: healed on the run's page (%s)", url, snap.name)
         return True
+
+    async def _counts(self, page: Any, selectors: list[str]) -> list[int]:
+        """How many elements each of ``selectors`` matches on ``page`` (-1: it does not parse; 0s on a page
+        mid-navigation)."""
+        try:
+            return [int(n) for n in await page.evaluate(_COUNT_JS, selectors)]
+        except Exception:  # a page mid-navigation: no evidence either way
+            return [0] * len(selectors)
 
     async def _serve_run_page(self, page: Any, url: str, good: dict[str, Any], broken: list[str]) -> bool:
         """:meth:`_serve_state` with the page another suspect's run kept at ``url`` (the page it failed on, or the
