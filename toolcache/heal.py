@@ -124,6 +124,9 @@ DRAWN_WAIT_S = 5.0
 """How long a freshly loaded page is given to draw what its scripts load late (its fetches, then a quiet DOM), and
 a selector that matches nothing to appear, before it counts as gone (the build's verifier polls as long)."""
 QUIET_MS = 150
+SETTLED_MS = 500
+"""How long a page must stay quiet (no request open, no DOM change) before a selector that matches nothing on it
+counts as gone."""
 LANDING_PHASES = ("execute", "navigation", "post_check")
 """The phases a WRITE whose recorded answer led to a page the site does not have fails in after its request: its
 script reading that page (a fetch's), its navigation to it, its post_check there (:func:`lands_nowhere`)."""
@@ -549,18 +552,33 @@ class _Healer:
             log.debug("no quiet DOM on %s", page.url)
 
     async def _missing(self, page: Any, bodies: list[str]) -> list[str]:
-        """The selectors of ``bodies`` that match nothing on ``page``, still nothing after :data:`DRAWN_WAIT_S`
-        (an element a late fetch draws is not gone)."""
+        """The selectors of ``bodies`` that match nothing on ``page``, still nothing once the page is quiet: no
+        request open and no DOM change for :data:`SETTLED_MS` (an element a late fetch draws is not gone), waited
+        for at most :data:`DRAWN_WAIT_S`."""
         source = _ROUTES_LINE.sub("", "\n".join(bodies))
         missing = [m for m in await missing_selectors(page, source) if m not in _HELPER_SELECTORS]
         deadline = time.monotonic() + DRAWN_WAIT_S
         while missing and time.monotonic() < deadline:
-            await asyncio.sleep(0.25)
-            still = await missing_selectors(page, source)
-            if len(still) == len(missing) and time.monotonic() > deadline - DRAWN_WAIT_S / 2:
-                break  # nothing appeared for half the wait: what is missing is gone
-            missing = [m for m in missing if m in still]
+            settled = await self._settled(page, deadline)
+            missing = [m for m in missing if m in await missing_selectors(page, source)]
+            if settled:
+                break
         return missing
+
+    async def _settled(self, page: Any, deadline: float) -> bool:
+        """Wait until ``page`` has no request open and its DOM has not changed for :data:`SETTLED_MS` (True), or
+        until ``deadline`` (False)."""
+        while time.monotonic() < deadline:
+            try:
+                if await page.evaluate(PENDING_JS):
+                    await asyncio.sleep(0.05)
+                    continue
+                left_ms = int((deadline - time.monotonic()) * 1000)
+                if await page.evaluate(DOM_QUIET_JS, [SETTLED_MS, max(left_ms, 1)]):
+                    return not await page.evaluate(PENDING_JS)
+            except Exception:  # a page mid-navigation: look again
+                await asyncio.sleep(0.05)
+        return False
 
     async def _call(self, page: Any, tool: ToolManifest, args: dict[str, Any], writes: list[dict[str, Any]],
                     timeout_ms: int) -> tuple[Any, str | None]:  # fmt: skip

@@ -71,14 +71,15 @@ DOM_SETTLE_MAX_S = 2.0
 """The longest a step waits for the DOM to go quiet (an animation may never stop)."""
 DOM_QUIET_JS = """
 ([quiet, max]) => new Promise((resolve) => {
-  let timer = setTimeout(done, quiet);
-  const obs = new MutationObserver(() => { clearTimeout(timer); timer = setTimeout(done, quiet); });
-  const cap = setTimeout(done, max);
-  function done() { obs.disconnect(); clearTimeout(timer); clearTimeout(cap); resolve(true); }
+  let timer = setTimeout(() => done(true), quiet);
+  const obs = new MutationObserver(() => { clearTimeout(timer); timer = setTimeout(() => done(true), quiet); });
+  const cap = setTimeout(() => done(false), max);
+  function done(quietNow) { obs.disconnect(); clearTimeout(timer); clearTimeout(cap); resolve(quietNow); }
   obs.observe(document, {subtree: true, childList: true, attributes: true, characterData: true});
 })
 """
-"""Resolves once no DOM mutation happened for ``quiet`` ms (at most ``max`` ms)."""
+"""Resolves once no DOM mutation happened for ``quiet`` ms (true), or after ``max`` ms with the DOM still changing
+(false)."""
 EDITOR_HELD_JS = "(el) => el.isContentEditable ? [...document.querySelectorAll('input[type=hidden]')].map((f) => f.value) : null"
 """Before a fill: the page's hidden fields' values when the target is a rich-text editor, else null."""
 EDITOR_SAVED_JS = """async (before) => {
