@@ -583,10 +583,21 @@ class _Healer:
     async def _call(self, page: Any, tool: ToolManifest, args: dict[str, Any], writes: list[dict[str, Any]],
                     timeout_ms: int) -> tuple[Any, str | None]:  # fmt: skip
         """Run ``tool`` through the guard: its outcome and why it failed the guard (a request refused, a WRITE
-        that sent none of its recorded requests), or None."""
+        that sent none of its recorded requests), or None.
+
+        ``timeout_ms`` bounds how long its checks poll; a navigating tool's new document may take
+        :data:`NAVIGATION_MS` to come, and a post_check that fails there is asked once more when the page is
+        quiet (:meth:`_settled`, at most :data:`DRAWN_WAIT_S`): a page its scripts draw late passes then, and a
+        wrong candidate costs no more than the page takes to settle."""
         self.guard.begin(writes, args, live=False)
         try:
-            outcome = await call_tool(page, tool, args, timeout_ms=timeout_ms, validate=False)
+            outcome = await call_tool(page, tool, args, timeout_ms=timeout_ms, validate=False,
+                                      navigation_timeout_ms=NAVIGATION_MS if tool.navigates else None)  # fmt: skip
+            if tool.navigates and not outcome.ok and outcome.phase == "post_check":
+                await self._settled(page, time.monotonic() + DRAWN_WAIT_S)
+                again = await run_post_check(page, tool, args, outcome.output, timeout_ms=CANDIDATE_TIMEOUT_MS)
+                if again.ok:
+                    outcome = outcome.model_copy(update={"ok": True, "phase": None, "reason": None})
         finally:
             answered, _sent, refused = self.guard.end()
         self._answered = len(answered)
@@ -613,7 +624,7 @@ class _Healer:
                                             "output_schema": {"type": "object"}})  # fmt: skip
             outcome = await call_tool(page, probe, args, timeout_ms=timeout, validate=False)
             return None if outcome.ok else f"{outcome.phase}: {outcome.reason}"
-        outcome, guarded = await self._call(page, tool, args, writes or [], max(timeout, NAVIGATION_MS) if tool.navigates else timeout)
+        outcome, guarded = await self._call(page, tool, args, writes or [], timeout)
         self._dirty = outcome.phase != "pre_check"  # a pre_check changes nothing; anything after it may have
         if guarded is not None:
             return guarded
@@ -655,7 +666,7 @@ class _Healer:
             await self._open(page, url)
             self._dirty = True
             args = dict(call.get("args") or {})
-            outcome, guarded = await self._call(page, tool, args, [], NAVIGATION_MS if tool.navigates else CANDIDATE_TIMEOUT_MS)
+            outcome, guarded = await self._call(page, tool, args, [], CANDIDATE_TIMEOUT_MS)
             if guarded is not None or not outcome.ok:
                 return f"its good call on {url}: {guarded or f'{outcome.phase}: {outcome.reason}'}"
             output = renamed(outcome.output if outcome.output is not None else {}, keys)
@@ -1084,7 +1095,7 @@ class _Healer:
             async with self._page() as page:
                 await self.guard.install(page)
                 await self._open(page, url)
-                outcome, guarded = await self._call(page, made, args, [], max(tool.timeout_ms, 10_000))
+                outcome, guarded = await self._call(page, made, args, [], CANDIDATE_TIMEOUT_MS)
                 self._dirty = True
                 problem = guarded or (None if outcome.ok else f"{outcome.phase}: {outcome.reason}")
                 if problem is None:
@@ -1206,7 +1217,9 @@ class _Healer:
         url = site_url(self.base_url, good.get("url") or "/")
         args = dict(good.get("args") or {})
         writes = self._recorded(tool, good)
-        timeout = min(max(tool.timeout_ms, CANDIDATE_TIMEOUT_MS), NAVIGATION_MS)
+        # a navigating tool's post_check is asked again once its new page is quiet (:meth:`_call`); another tool's
+        # checks poll as long as the tool allows them, for what the page draws late
+        timeout = CANDIDATE_TIMEOUT_MS if tool.navigates else min(max(tool.timeout_ms, CANDIDATE_TIMEOUT_MS), NAVIGATION_MS)
         again = _read_again(tool, good)
         self._good_output = good.get("output") if again else None
         self._good_landing = (good, await self._good_rows(good)) if again and tool.navigates else None
@@ -1322,7 +1335,7 @@ class _Healer:
         """The replacements of a navigating tool's post_check selectors, found on the page it lands on (reached by
         running it, read-only, from ``url``) and checked by its post_check there; and the trials."""
         await self._open(page, url)
-        outcome, guarded = await self._call(page, _landing_probe(tool), args, writes or [], NAVIGATION_MS)
+        outcome, guarded = await self._call(page, _landing_probe(tool), args, writes or [], CANDIDATE_TIMEOUT_MS)
         self._dirty = True
         if guarded is None and not outcome.ok and outcome.phase in LANDING_PHASES and lands_nowhere(self.guard, self._answered, page.url):
             return {}, 0  # the page its recorded answer leads to is the unsent write's (an error page here)
