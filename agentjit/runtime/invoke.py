@@ -33,10 +33,16 @@ log = logging.getLogger(__name__)
 
 Phase = str  # "pre_check" | "execute" | "navigation" | "post_check" | "output" | "timeout"
 
+PRE_CHECK_QUIET_MS = 2000
+"""A pre_check that fails on a loaded page quiet this long (no request of its own open, no DOM change) fails
+then, not after the whole timeout: nothing is left on the way that could make it hold. It has not acted yet,
+so failing early costs nothing but the call; a broken tool's call (a redesign) falls back in about 2 s, not
+10. A post_check, after the tool acted, polls its whole timeout (a write's confirmation may come late)."""
+
 # The in-page runner. ``stages`` says which of pre/exec/post to run in this
 # round trip; checks poll every ``interval`` ms until true or ``timeout`` ms.
 _RUNNER = r"""
-async ({stages, pre, exec, post, inputs, names, output, timeout, interval, settle}) => {
+async ({stages, pre, exec, post, inputs, names, output, timeout, interval, settle, quiet, busy}) => {
   const AsyncFunction = Object.getPrototypeOf(async function () {}).constructor;
   const now = () => performance.now();
   const values = names.map((n) => inputs[n]);
@@ -46,20 +52,36 @@ async ({stages, pre, exec, post, inputs, names, output, timeout, interval, settl
     if (v && typeof v === 'object' && 'ok' in v) return [v.ok === true, v.reason ? String(v.reason) : null];
     return [false, null];
   };
-  const poll = async (fn, extra) => {
+  const net = window.__ajNet;  // the page's fetch/XHR calls (agentjit.runtime.network.TRACK_JS)
+  // `quietMs` > 0: the check also fails once the loaded page has had no request of its own open (but
+  // polls, open over `busy` ms) and no DOM change for that long: nothing is left to make it hold
+  const poll = async (fn, extra, quietMs) => {
     const t0 = now();
     let last = null;
-    for (;;) {
-      let res;
-      try {
-        res = verdict(await fn(inputs, ...extra, ...values));
-      } catch (e) {
-        res = [false, 'threw: ' + (e && e.message ? e.message : String(e))];
+    let changed = t0;
+    const watch = quietMs > 0 && net ? new MutationObserver(() => { changed = now(); }) : null;
+    if (watch) watch.observe(document, {subtree: true, childList: true, characterData: true, attributes: true});
+    try {
+      for (;;) {
+        let res;
+        try {
+          res = verdict(await fn(inputs, ...extra, ...values));
+        } catch (e) {
+          res = [false, 'threw: ' + (e && e.message ? e.message : String(e))];
+        }
+        if (res[0]) return {ok: true, ms: now() - t0};
+        last = res[1];
+        if (now() - t0 >= timeout) return {ok: false, ms: now() - t0, reason: last || 'check returned false'};
+        if (watch) {
+          const loading = document.readyState !== 'complete' ||
+            [...net.open.values()].some((t) => Date.now() - t < busy);
+          if (loading) changed = now();
+          else if (now() - changed >= quietMs) return {ok: false, ms: now() - t0, reason: last || 'check returned false'};
+        }
+        await new Promise((r) => setTimeout(r, interval));
       }
-      if (res[0]) return {ok: true, ms: now() - t0};
-      last = res[1];
-      if (now() - t0 >= timeout) return {ok: false, ms: now() - t0, reason: last || 'check returned false'};
-      await new Promise((r) => setTimeout(r, interval));
+    } finally {
+      if (watch) watch.disconnect();
     }
   };
   const out = {timings: {}};
@@ -80,7 +102,6 @@ async ({stages, pre, exec, post, inputs, names, output, timeout, interval, settl
     out.reason = 'syntax error in tool body: ' + e.message;
     return out;
   }
-  const net = window.__ajNet;  // the page's fetch/XHR calls (agentjit.runtime.network.TRACK_JS)
   if (preFn && settle > 0 && net) {
     // the page's own data still on its way (an app starting up): act once it is in and drawn;
     // a call open longer than `settle` ms is a poll
@@ -99,7 +120,7 @@ async ({stages, pre, exec, post, inputs, names, output, timeout, interval, settl
     }
   }
   if (preFn) {
-    const r = await poll(preFn, []);
+    const r = await poll(preFn, [], quiet || 0);
     out.timings.pre_check = r.ms;
     if (!r.ok) { out.ok = false; out.phase = 'pre_check'; out.reason = r.reason; return out; }
   }
@@ -117,7 +138,7 @@ async ({stages, pre, exec, post, inputs, names, output, timeout, interval, settl
     out.output = output === undefined ? null : output;
   }
   if (postFn) {
-    const r = await poll(postFn, [output]);
+    const r = await poll(postFn, [output], 0);
     out.timings.post_check = r.ms;
     if (!r.ok) { out.ok = false; out.phase = 'post_check'; out.reason = r.reason; return out; }
   }
@@ -281,6 +302,7 @@ async def call_tool(
     validate: bool = True,
     inputs_checked: bool = False,
     navigation_timeout_ms: int | None = None,
+    pre_check_quiet_ms: int = PRE_CHECK_QUIET_MS,
 ) -> CallOutcome:
     """Run ``tool`` with ``args`` in ``page``; never raises for a tool failure.
 
@@ -293,6 +315,8 @@ async def call_tool(
     checked the arguments, so they are validated once per call.
     ``navigation_timeout_ms``: how long the document a call loads may take to come (the checks'
     timeout when not given; a site under load can take longer to answer than a check may poll).
+    ``pre_check_quiet_ms``: a pre_check that still fails once the loaded page has been quiet that
+    long (no request of its own open, no DOM change) fails then, before the timeout (0: never).
     """
     args = dict(args or {})
     if validate and not inputs_checked:
@@ -313,6 +337,8 @@ async def call_tool(
         "timeout": timeout,
         "interval": poll_interval_ms,
         "settle": SETTLE_LIMIT_S * 1000 if waits_for_page(tool) else 0,
+        "quiet": pre_check_quiet_ms,
+        "busy": SETTLE_LIMIT_S * 1000,
     }
     start = time.time()
     t0 = time.perf_counter()
