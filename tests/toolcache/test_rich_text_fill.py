@@ -138,3 +138,19 @@ async def test_a_fill_reaches_an_editor_in_a_hidden_tab_panel(page: Any, old: st
                 document.getElementById('tab-content').hidden];
     }""")
     assert saved == ["Pigeons find their way home.", "Pigeons find their way home.", not tabs]
+
+
+async def test_a_tab_that_would_send_the_form_is_not_clicked_to_show_an_editor(page: Any) -> None:
+    """A tab that is a submit button of the editor's form (a ``<button>`` without a type) would send the form
+    half filled: the editor is shown while the text is typed instead, and the form is not sent."""
+    from toolcache.codegen import PRELUDE
+
+    await page.set_content("""<form onsubmit="window.sent = (window.sent || 0) + 1; return false;">
+        <button role="tab" aria-controls="panel">Content</button>
+        <section id="panel" role="tabpanel" hidden><div class="note" contenteditable="true">Old</div></section></form>""")
+    out = await page.evaluate("() => {" + PRELUDE + """
+        const el = document.querySelector('.note');
+        __setValue(el, 'A note', true);
+        return [__clean(el.textContent), window.sent || 0, document.getElementById('panel').hidden];
+    }""")
+    assert out == ["A note", 0, True]

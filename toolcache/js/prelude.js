@@ -248,9 +248,11 @@ const __tabOf = (panel) => {
   const byControls = panel.id ? document.querySelector(`[role=tab][aria-controls="${CSS.escape(panel.id)}"]`) : null;
   const by = (panel.getAttribute('aria-labelledby') || '').split(/\s+/).filter(Boolean).map((id) => document.getElementById(id));
   const tab = byControls || by.find((t) => t && t.getAttribute('role') === 'tab') || null;
-  // a tab that is a link to another page (tabs the server draws) is no way to show this one
+  // a tab that is a link to another page (tabs the server draws), or a button that would send its
+  // form, is no way to show this one
   const href = tab && tab.getAttribute('href');
-  return tab && (!href || href.startsWith('#')) ? tab : null;
+  const sends = tab && (tab.tagName === 'BUTTON' || tab.tagName === 'INPUT') && tab.form && tab.type === 'submit';
+  return tab && !sends && (!href || href.startsWith('#')) ? tab : null;
 };
 const __drawn = (el, fn) => {
   if (el.getClientRects().length) return fn();
