@@ -323,10 +323,15 @@ _LIKE_JS = r"""
     return byTag.get(el.tagName).some((have) => have.length <= 4 * want.size + 10
                                                 && [...want].every((w) => have.includes(w)));
   };
+  // an editor's text is what was typed into it (a fill's good page is saved after the fill), no evidence of what it
+  // is: one of its tag and role here is like it
+  const editable = (el) => ['', 'true', 'plaintext-only'].includes(el.getAttribute('contenteditable'));
+  const editorSig = (el) => [el.tagName, el.getAttribute('role') || ''].join('|');
+  const editors = new Set(all.filter(editable).map(editorSig));
   return sels.map((sel) => {
     let olds;
     try { olds = [...old.querySelectorAll(sel)]; } catch (e) { return true; }
-    return olds.some((el) => here.has(sig(el))) || olds.slice(0, 20).some(shown);
+    return olds.some((el) => here.has(sig(el)) || (editable(el) && editors.has(editorSig(el)))) || olds.slice(0, 20).some(shown);
   });
 }
 """

@@ -168,8 +168,12 @@ def _plan(goto: str, fill: str, save: str, body: str) -> str:
     return f"await {goto}()\nawait {fill}(body={body!r})\nawait {save}(title='Owls Guide')\nresult = 'saved'\n"
 
 
+@pytest.mark.parametrize("found_by", ["run", "probe"])
 async def test_heal_gives_a_fill_of_an_undrawn_editor_the_builders_current_helpers(
-        sites: tuple[Items, dict[str, str]], browser_pool: BrowserPool, tmp_path: Path) -> None:  # fmt: skip
+        sites: tuple[Items, dict[str, str]], browser_pool: BrowserPool, tmp_path: Path, found_by: str) -> None:  # fmt: skip
+    """``found_by``: the tool is suspect from a run that failed on the redesign, or heal's probe finds it broken
+    (no run reached it): the editor its good page shows holds the text the fill typed, which the editor here does
+    not, so its text is no evidence that the page lost it."""
     items, url = sites
     cache, _report = await record_and_build(browser_pool, url["old"], SCRIPT, tmp_path, start="/")
     fills = [t for t in cache.tools.values() if "body" in t.parameters and not t.is_write]
@@ -187,9 +191,10 @@ async def test_heal_gives_a_fill_of_an_undrawn_editor_the_builders_current_helpe
 
     await run(url["old"], "Owls nest in old trees.")  # the site as it was: the tool fills and is on record
     assert items.items[0]["body"] == "Owls nest in old trees."
-    with pytest.raises(Exception):  # noqa: B017 - which phase fails is the run's to say; the suspect tells
-        await run(url["new"], "Owls fly without a sound.")
-    assert fill in SuspectStore(cache_dir).suspects()
+    if found_by == "run":
+        with pytest.raises(Exception):  # noqa: B017 - which phase fails is the run's to say; the suspect tells
+            await run(url["new"], "Owls fly without a sound.")
+        assert fill in SuspectStore(cache_dir).suspects()
     report = await heal_cache(cache_dir, url["new"], pool=browser_pool)
     assert fill in report.healed and report.changes[fill].get(HELPERS_CHANGE) == "current", (report.failed, report.changes)
     assert NEW_FILL in ToolCache.load(cache_dir).tools[fill].execute
