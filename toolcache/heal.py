@@ -101,6 +101,7 @@ from .heal_checks import (
 )
 from .heal_fill import (
     HELPERS_CHANGE,
+    fills,
     lands_nowhere,
     likest_write_call,
     refilled,
@@ -322,10 +323,15 @@ _LIKE_JS = r"""
     return byTag.get(el.tagName).some((have) => have.length <= 4 * want.size + 10
                                                 && [...want].every((w) => have.includes(w)));
   };
+  // an editor's text is what was typed into it (a fill's good page is saved after the fill), no evidence of what it
+  // is: one of its tag and role here is like it
+  const editable = (el) => ['', 'true', 'plaintext-only'].includes(el.getAttribute('contenteditable'));
+  const editorSig = (el) => [el.tagName, el.getAttribute('role') || ''].join('|');
+  const editors = new Set(all.filter(editable).map(editorSig));
   return sels.map((sel) => {
     let olds;
     try { olds = [...old.querySelectorAll(sel)]; } catch (e) { return true; }
-    return olds.some((el) => here.has(sig(el))) || olds.slice(0, 20).some(shown);
+    return olds.some((el) => here.has(sig(el)) || (editable(el) && editors.has(editorSig(el)))) || olds.slice(0, 20).some(shown);
   });
 }
 """
@@ -857,6 +863,15 @@ class _Healer:
                 if fresh is not None:
                     healed, problem = fresh, None
                     chosen[HELPERS_CHANGE] = "current"
+            if problem is None and not refreshed and fills(healed) and (fresh := with_current_helpers(healed)) is not None:
+                # how it fills is the builder's now (an editor the page does not draw is shown first), when the tool
+                # verifies so: a fill that took nothing passes a READ's checks (heal_fill.fills)
+                self._dirty, self._keys = True, {}
+                if await self._verify(page, url, fresh, args, expected, pre_only=False, writes=writes) is None:
+                    healed = fresh
+                    chosen[HELPERS_CHANGE] = "current"
+                else:
+                    log.info("%s with the builder's current helpers fails; kept with its own", tool.name)
             if problem is not None:
                 report.failed[tool.name] = (f"every selector of the tool matches on {url}; it fails with {problem}"
                                             if not chosen else f"the healed tool fails on {url} with {problem}")  # fmt: skip
@@ -870,7 +885,7 @@ class _Healer:
                     return None
                 if drawn:
                     chosen.update(drawn)
-                    healed = _apply(tool, chosen)
+                    healed = _apply((with_current_helpers(tool) or tool) if HELPERS_CHANGE in chosen else tool, chosen)
                     self._dirty = True
                     problem = await self._verify(page, url, healed, args, expected, pre_only=False, writes=writes)
                     if problem is not None:

@@ -20,13 +20,13 @@ import re
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from agentjit.protocol.manifest import ToolManifest
+from agentjit.protocol.manifest import ToolManifest, ToolType
 
 from .codegen import PRELUDE
 from .pages import ROUTES_SLOT
 from .recorded import WriteGuard
 
-__all__ = ["own_code", "with_current_helpers", "refilled", "likest_write_call", "lands_nowhere", "HELPERS_CHANGE"]
+__all__ = ["own_code", "with_current_helpers", "refilled", "fills", "likest_write_call", "lands_nowhere", "HELPERS_CHANGE"]
 
 log = logging.getLogger(__name__)
 
@@ -77,6 +77,14 @@ async def refilled(tool: ToolManifest, verify: Callable[[ToolManifest], Awaitabl
         log.info("%s with the builder's current helpers still fails: %s", tool.name, problem)
         return None
     return fresh
+
+
+def fills(tool: ToolManifest) -> bool:
+    """Whether ``tool`` sets fields (a form's, a workflow's fills). A fill that did not take can pass every check
+    heal runs: a rich-text editor the page does not draw (in a tab panel not shown) takes no typed text and says
+    nothing, and a READ sends no request to hold it to. Such a tool, healed, gets the builder's current helpers
+    (how it fills now) when it verifies with them, as a rebuild would give it."""
+    return tool.type == ToolType.SET_FIELDS
 
 
 def likest_write_call(calls: list[dict[str, Any]], args: dict[str, Any]) -> dict[str, Any] | None:

@@ -234,6 +234,55 @@ const __codeMirrorOf = (el) => {
     .find((cm) => cm && typeof cm.getTextArea === 'function' && cm.getTextArea() === el) || null;
 };
 let __typedIn = false;
+// an element the page does not draw (in a tab panel not shown, a closed <details>, a collapsed
+// section) takes no focus and no typed text: a rich-text editor's script never hears of an edit
+// there, and its form is sent with the old text. __drawn(el, fn) shows `el` first as a person
+// would: a closed <details> opened, the tab of a hidden tab panel clicked; what still hides it
+// (the `hidden` attribute, display none) is lifted while fn runs and put back after it
+const __hidersOf = (el) => {
+  const out = [];
+  for (let a = el; a && a !== document.documentElement; a = a.parentElement) if (a.hidden || getComputedStyle(a).display === 'none') out.push(a);
+  return out;
+};
+const __tabOf = (panel) => {
+  const byControls = panel.id ? document.querySelector(`[role=tab][aria-controls="${CSS.escape(panel.id)}"]`) : null;
+  const by = (panel.getAttribute('aria-labelledby') || '').split(/\s+/).filter(Boolean).map((id) => document.getElementById(id));
+  const tab = byControls || by.find((t) => t && t.getAttribute('role') === 'tab') || null;
+  // a tab that is a link to another page (tabs the server draws), or a button that would send its
+  // form, is no way to show this one
+  const href = tab && tab.getAttribute('href');
+  const sends = tab && (tab.tagName === 'BUTTON' || tab.tagName === 'INPUT') && tab.form && tab.type === 'submit';
+  return tab && !sends && (!href || href.startsWith('#')) ? tab : null;
+};
+const __drawn = (el, fn) => {
+  if (el.getClientRects().length) return fn();
+  for (let d = el.closest('details:not([open])'); d; d = d.parentElement && d.parentElement.closest('details:not([open])')) d.open = true;
+  for (const panel of __hidersOf(el)) { const tab = __tabOf(panel); if (tab) tab.click(); }
+  if (el.getClientRects().length) return fn();
+  const undo = __hidersOf(el).map((a) => {
+    const hidden = a.hidden, display = a.style.getPropertyValue('display'), prio = a.style.getPropertyPriority('display');
+    a.hidden = false;
+    if (getComputedStyle(a).display === 'none') a.style.setProperty('display', 'block', 'important');
+    return () => { a.style.setProperty('display', display, prio); a.hidden = hidden; };
+  });
+  try { return fn(); } finally { undo.reverse().forEach((put) => put()); }
+};
+// a code editor (CodeMirror) or rich text: replace its text as typing would
+const __typeInto = (el, value) => {
+  __typedIn = true;
+  el.focus();
+  // an empty editor has no text of its own to edit in place: an editor that keeps its text in a
+  // model of its own and draws it (Draft.js) throws away text written into its DOM, and takes
+  // text only as typed at its caret. Type it so: a textInput event, which such an editor takes
+  // (it cancels the event and draws its model); one no handler took is inserted below
+  if (!__clean(el.textContent) && String(value) && 'TextEvent' in window) {
+    const typed = document.createEvent('TextEvent');
+    typed.initTextEvent('textInput', true, true, window, String(value));
+    if (!el.dispatchEvent(typed) || __clean(el.textContent)) return;
+  }
+  document.getSelection().selectAllChildren(el);
+  document.execCommand('insertText', false, String(value));
+};
 const __setValue = (el, value, leave = false) => {
   // leave: focus, set, then blur as a person moving to the next field does (some widgets keep a
   // typed value only when the field loses focus)
@@ -242,22 +291,7 @@ const __setValue = (el, value, leave = false) => {
   const cm = __codeMirrorOf(el);
   if (cm) { cm.setValue(String(value)); return; }
   if (leave && !el.isContentEditable) { el.focus(); __setValue(el, value); el.blur(); return; }
-  if (el.isContentEditable) {  // a code editor (CodeMirror) or rich text: replace its text as typing would
-    __typedIn = true;
-    el.focus();
-    // an empty editor has no text of its own to edit in place: an editor that keeps its text in a
-    // model of its own and draws it (Draft.js) throws away text written into its DOM, and takes
-    // text only as typed at its caret. Type it so: a textInput event, which such an editor takes
-    // (it cancels the event and draws its model); one no handler took is inserted below
-    if (!__clean(el.textContent) && String(value) && 'TextEvent' in window) {
-      const typed = document.createEvent('TextEvent');
-      typed.initTextEvent('textInput', true, true, window, String(value));
-      if (!el.dispatchEvent(typed) || __clean(el.textContent)) return;
-    }
-    document.getSelection().selectAllChildren(el);
-    document.execCommand('insertText', false, String(value));
-    return;
-  }
+  if (el.isContentEditable) { __drawn(el, () => __typeInto(el, value)); return; }
   const proto = el.tagName === 'TEXTAREA' ? HTMLTextAreaElement.prototype : el.tagName === 'SELECT' ? HTMLSelectElement.prototype : HTMLInputElement.prototype;
   Object.getOwnPropertyDescriptor(proto, 'value').set.call(el, String(value));
   el.dispatchEvent(new Event('input', {bubbles: true}));
