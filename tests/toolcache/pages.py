@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import http.server
+import json
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -62,3 +63,14 @@ def one_tool(cache: Any, prefix: str) -> Any:
     found = [t for name, t in cache.tools.items() if name.startswith(prefix)]
     assert len(found) == 1, (prefix, sorted(cache.tools))
     return found[0]
+
+
+def as_built_before(cache_dir: Any, name: str, new: str, old: str) -> None:
+    """Make tool ``name`` of the cache at ``cache_dir`` one an older builder made: its helpers' text ``new``
+    (which must be in each of its checks and its execute) written back as ``old``."""
+    path = cache_dir / "tools" / f"{name}.json"
+    data = json.loads(path.read_text())
+    for key in ("pre_check", "execute", "post_check"):
+        assert new in data[key]
+        data[key] = data[key].replace(new, old)
+    path.write_text(json.dumps(data))

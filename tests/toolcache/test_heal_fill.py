@@ -12,7 +12,6 @@ served with an editor over its note field; SimpleMDE is the copy Roundup ships (
 from __future__ import annotations
 
 import html
-import json
 import re
 import shutil
 import sys
@@ -30,7 +29,7 @@ from agentjit.runtime.healing import FallbackAnswer
 from toolcache.heal import heal_cache
 from toolcache.heal_fill import HELPERS_CHANGE, own_code, with_current_helpers
 
-from .pages import PageHandler, record_and_build, serve
+from .pages import PageHandler, as_built_before, record_and_build, serve
 
 pytestmark = pytest.mark.browser
 
@@ -163,16 +162,6 @@ OLD_FILL = ("  const cm = el.closest('.CodeMirror') || (el.nextElementSibling &&
 NEW_FILL = "  const cm = __codeMirrorOf(el);\n  if (cm) { cm.setValue(String(value)); return; }\n"
 
 
-def _as_built_before(cache_dir: Path, name: str) -> None:
-    """Make ``name`` a tool of a builder from before this one knew an editor made from a textarea (its CodeMirror
-    looked for right after the textarea only): its fill of the note goes to the hidden textarea under SimpleMDE."""
-    path = cache_dir / "tools" / f"{name}.json"
-    data = json.loads(path.read_text())
-    for key in ("pre_check", "execute", "post_check"):
-        assert NEW_FILL in data[key]
-        data[key] = data[key].replace(NEW_FILL, OLD_FILL)
-    path.write_text(json.dumps(data))
-
 
 async def _fresh_copy(built: Path, tmp_path: Path, browser_pool: BrowserPool, site: str, notes: Notes) -> Path:
     """A copy of the built cache with the WRITE's good call on record (run once on the site as it was)."""
@@ -218,7 +207,7 @@ async def test_heal_gives_the_tool_the_builders_current_fill_verified_unsent(
     goto, write = _tools(ToolCache.load(built))
     cache_dir = tmp_path / "cache"
     shutil.copytree(built, cache_dir)
-    _as_built_before(cache_dir, write)
+    as_built_before(cache_dir, write, NEW_FILL, OLD_FILL)
     cache = ToolCache.load(cache_dir)
     done = await Runtime(cache, sites["plain"], pool=browser_pool, record_suspects=True).run(_plan(cache, "Chores", "Dust."))
     assert done.value == "saved"

@@ -14,7 +14,6 @@ The editor keeps its text in a model of its own and writes it into the form's hi
 from __future__ import annotations
 
 import html
-import json
 import re
 import threading
 from collections.abc import Iterator
@@ -28,7 +27,7 @@ from agentjit.runtime import BrowserPool, Runtime
 from toolcache.heal import heal_cache
 from toolcache.heal_fill import HELPERS_CHANGE
 
-from .pages import PageHandler, record_and_build, serve
+from .pages import PageHandler, as_built_before, record_and_build, serve
 
 pytestmark = pytest.mark.browser
 
@@ -154,15 +153,6 @@ NEW_FILL = "  if (el.isContentEditable) { __drawn(el, () => __typeInto(el, value
 OLD_FILL = "  if (el.isContentEditable) { __typeInto(el, value); return; }\n"
 
 
-def _as_built_before(cache_dir: Path, name: str) -> None:
-    """Make ``name`` a tool of a builder from before its fill showed an editor the page does not draw."""
-    path = cache_dir / "tools" / f"{name}.json"
-    data = json.loads(path.read_text())
-    for key in ("pre_check", "execute", "post_check"):
-        assert NEW_FILL in data[key]
-        data[key] = data[key].replace(NEW_FILL, OLD_FILL)
-    path.write_text(json.dumps(data))
-
 
 def _plan(goto: str, fill: str, save: str, body: str) -> str:
     return f"await {goto}()\nawait {fill}(body={body!r})\nawait {save}(title='Owls Guide')\nresult = 'saved'\n"
@@ -182,7 +172,7 @@ async def test_heal_gives_a_fill_of_an_undrawn_editor_the_builders_current_helpe
     assert len(fills) == 1, sorted(cache.tools)
     fill = fills[0].name
     cache_dir = tmp_path / "cache"
-    _as_built_before(cache_dir, fill)
+    as_built_before(cache_dir, fill, NEW_FILL, OLD_FILL)
 
     async def run(site: str, body: str) -> None:
         items.items[0] = {"title": "Owls Guide", "body": "Owls hunt at night."}
