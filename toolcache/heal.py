@@ -131,6 +131,9 @@ counts as gone."""
 LANDING_PHASES = ("execute", "navigation", "post_check")
 """The phases a WRITE whose recorded answer led to a page the site does not have fails in after its request: its
 script reading that page (a fetch's), its navigation to it, its post_check there (:func:`lands_nowhere`)."""
+UNANSWERED_LIMIT = 3
+"""Suspects in a row whose pages the site does not answer before heal stops (:class:`SiteUnreachable`); fewer fail
+only their tools."""
 NAVIGATION_MS = 10_000
 """How long a candidate of a navigating tool may take to navigate (a wrong one fails before, finding no element;
 a shared machine may take seconds over a right one's)."""
@@ -312,16 +315,18 @@ _LIKE_JS = r"""
     return parts.join(' ').replace(/\d+/g, ' # ').toLowerCase().split(/[^\p{L}\p{N}#]+/u).filter(Boolean);
   };
   const byTag = new Map();
-  // or one of its tag that shows every word it showed, and not many more: a row whose menu a script has drawn
-  // into it since the good page was saved (its text grew), not a wrapper of the whole page
+  // or one of its tag that shows the words it showed, and not many more: a row whose menu a script has drawn
+  // into it since the good page was saved (its text grew), not a wrapper of the whole page. One word in six may
+  // differ: a time the page tells relative to now ("1 minute ago", "2 hours ago") has changed since
   const shown = (el) => {
     const want = new Set(words(el));
     if (want.size < 2) return false;
     if (!byTag.has(el.tagName)) {
       byTag.set(el.tagName, all.filter((e) => e.tagName === el.tagName).slice(0, 3000).map(words));
     }
+    const spare = Math.floor(want.size / 6);
     return byTag.get(el.tagName).some((have) => have.length <= 4 * want.size + 10
-                                                && [...want].every((w) => have.includes(w)));
+                                                && [...want].filter((w) => !have.includes(w)).length <= spare);
   };
   // an editor's text is what was typed into it (a fill's good page is saved after the fill), no evidence of what it
   // is: one of its tag and role here is like it
@@ -524,6 +529,8 @@ class _Healer:
         another state (:meth:`_heal_landing`)."""
         self._others: list[dict[str, Any]] = []
         """The READ being healed's other good calls (another page, other arguments): it must give each one's output."""
+        self.unanswered = 0
+        """Suspects in a row whose page the site did not answer (:func:`_heal_one`)."""
 
     async def _open(self, page: Any, url: str) -> None:
         for attempt in range(3):
@@ -1711,15 +1718,27 @@ async def _heal(cache: ToolCache, store: SuspectStore, names: list[str], suspect
 
 async def _heal_one(healer: _Healer, cache: ToolCache, name: str, evidence: dict[str, Any], report: HealReport,
                     changed: set[str]) -> None:  # fmt: skip
-    """Heal the suspect ``name``; a tool it changed goes into ``cache`` and ``changed``."""
+    """Heal the suspect ``name``; a tool it changed goes into ``cache`` and ``changed``.
+
+    A page of the site that does not load in time (a slow moment of a loaded site) fails this tool, not the heal:
+    the tools healed before and after it are kept. :data:`UNANSWERED_LIMIT` suspects in a row so fail the heal (the
+    site is down)."""
     if name not in cache.tools:
         report.failed[name] = "the cache has no such tool any more"
         return
-    new = await healer.heal(cache.tools[name], evidence, report)
-    if new is None:  # a READ whose records are drawn otherwise (labelled parts, no table cells): read by current helpers
-        new = await healer.heal_by_reading(cache.tools[name], evidence, report)
-    if new is None:  # a navigating READ whose form no name change repairs: its good call's address may still serve
-        new = await healer.heal_by_address(cache.tools[name], report)
+    try:
+        new = await healer.heal(cache.tools[name], evidence, report)
+        if new is None:  # a READ whose records are drawn otherwise (labelled parts, no table cells): current helpers
+            new = await healer.heal_by_reading(cache.tools[name], evidence, report)
+        if new is None:  # a navigating READ whose form no name change repairs: its good call's address may serve
+            new = await healer.heal_by_address(cache.tools[name], report)
+    except SiteUnreachable as exc:
+        healer.unanswered += 1
+        if healer.unanswered >= UNANSWERED_LIMIT:
+            raise
+        report.failed[name] = f"the site did not answer: {exc}"
+        return
+    healer.unanswered = 0
     if new is None:
         return
     report.healed.append(name)

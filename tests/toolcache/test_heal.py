@@ -214,3 +214,24 @@ async def test_a_redesigned_site_heals(tmp_path, browser_pool, food_site) -> Non
         calls = len(model.calls)
         second = await runtime.run(PLAN)
         assert second.value == EXPECTED and second.fallbacks == [] and len(model.calls) == calls
+
+
+async def test_a_page_the_site_does_not_answer_fails_its_tool_not_the_heal(tmp_path, browser_pool, food_site) -> None:
+    """The site drops the connection of the suspect's page (a slow moment of a loaded site): heal reports that tool
+    not healed, keeps its evidence, and ends normally; the next heal, the site answering again, heals it."""
+    from agentjit.bench.faults import FaultRule
+
+    cache_dir = broken_copy(tmp_path, "get_store_details", "data-testid=store-header", "data-testid=store-banner")
+    runtime = Runtime(ToolCache.load(cache_dir), food_site.url, pool=browser_pool, record_suspects=True, tool_timeout_ms=TIMEOUT_MS)
+    with pytest.raises(Exception, match="get_store_details"):
+        await runtime.run(PLAN)
+    assert set(SuspectStore(cache_dir).suspects()) == {"get_store_details"}
+    food_site.faults.set([FaultRule("/store/taqueria-el-sol", "drop", method="GET", times=100)])
+    try:
+        report = await heal_cache(cache_dir, food_site.url, pool=browser_pool, probe=False)
+    finally:
+        food_site.faults.clear()
+    assert report.healed == [] and report.failed["get_store_details"].startswith("the site did not answer: cannot open")
+    assert set(SuspectStore(cache_dir).suspects()) == {"get_store_details"}  # its evidence kept for the next heal
+    report = await heal_cache(cache_dir, food_site.url, pool=browser_pool, probe=False)
+    assert report.healed == ["get_store_details"] and not report.failed

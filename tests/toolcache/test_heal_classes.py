@@ -391,8 +391,9 @@ async def test_a_write_held_to_another_good_call_is_judged_by_its_request_not_th
 async def test_a_row_whose_script_drew_its_menu_into_it_is_still_shown(page) -> None:
     """The probe tells a renamed list (heal it) from a page in another state (nothing to heal) by whether the page
     still shows what the lost names matched. A row whose menu the site's scripts drew into it since the good page was
-    saved shows every word it showed and a few more: still shown. A list emptied since, or only a wrapper of the
-    whole page holding those words among many others, is not."""
+    saved shows every word it showed and a few more, and one whose relative time reads otherwise now shows all its
+    words but that one: still shown. A list emptied since, or only a wrapper of the whole page holding those words
+    among many others, is not."""
     from toolcache.heal import _LIKE_JS
 
     old = ("<table class='listing full-width'><tr><th>Title</th><th>Status</th></tr>"
@@ -402,6 +403,9 @@ async def test_a_row_whose_script_drew_its_menu_into_it_is_still_shown(page) -> 
     menu = "<td><ul><li>Edit</li><li>View</li><li>Add child page</li><li>Move</li><li>Delete</li></ul></td>"
     await page.set_content(f"<table class='listing rd-1'><tr><td>Wool History</td>{menu}<td>4 hours ago</td>"
                            f"<td>draft</td></tr></table>")  # fmt: skip
+    assert await page.evaluate(_LIKE_JS, [old, sels]) == [True]
+    # the time it was updated, told relative to now, reads otherwise an hour later: still that row
+    await page.set_content("<table class='listing rd-1'><tr><td>Wool History</td><td>1 minute ago</td><td>draft</td></tr></table>")
     assert await page.evaluate(_LIKE_JS, [old, sels]) == [True]
     await page.set_content("<table class='listing rd-1'><tr><td>No pages yet</td></tr></table>")
     assert await page.evaluate(_LIKE_JS, [old, sels]) == [False]
