@@ -74,3 +74,36 @@ def as_built_before(cache_dir: Any, name: str, new: str, old: str) -> None:
         assert new in data[key]
         data[key] = data[key].replace(new, old)
     path.write_text(json.dumps(data))
+
+
+DRAFT_EDITOR_JS = """
+const ed = document.querySelector('[contenteditable]');
+const field = document.querySelector('input[name=body]');
+let model = field.value;
+let saving = null;
+const draw = () => {
+  ed.replaceChildren();
+  const block = document.createElement('div'), leaf = document.createElement('span');
+  block.dataset.block = 'true';
+  if (model) { const t = document.createElement('span'); t.dataset.text = 'true'; t.textContent = model; leaf.append(t); }
+  else { const br = document.createElement('br'); br.dataset.text = 'true'; leaf.append(br); }
+  block.append(leaf);
+  ed.append(block);
+};
+const save = () => { clearTimeout(saving); saving = setTimeout(() => { field.value = model; }, 250); };
+const clean = (s) => String(s).replace(/\\s+/g, ' ').trim();
+// typed at the caret: at the start of an empty leaf the browser would write outside the text span,
+// so the editor takes the text into its model and draws it (Draft.js's beforeinput handling)
+ed.addEventListener('textInput', (e) => { if (model !== '') return; e.preventDefault(); model = e.data; draw(); save(); });
+// any other change of the DOM: a block that held text is read back (its new text); an empty block
+// (its leaf a <br>) is not, nor is text outside a block: the editor draws its model again (Draft.js's way)
+ed.addEventListener('input', () => {
+  const block = ed.querySelector('[data-block]');
+  if (model !== '' && block && clean(block.textContent) === clean(ed.textContent)) model = clean(block.textContent);
+  draw();
+  save();
+});
+draw();
+"""
+"""A rich-text editor that keeps its text in a model of its own, as Draft.js does: the page's one
+``[contenteditable]``, drawn from and saved (250 ms after an edit) to the hidden ``input[name=body]``."""

@@ -27,7 +27,7 @@ from agentjit.runtime import BrowserPool, Runtime
 from toolcache.heal import heal_cache
 from toolcache.heal_fill import HELPERS_CHANGE
 
-from .pages import PageHandler, as_built_before, record_and_build, serve
+from .pages import DRAFT_EDITOR_JS, PageHandler, as_built_before, record_and_build, serve
 
 pytestmark = pytest.mark.browser
 
@@ -35,32 +35,6 @@ pytestmark = pytest.mark.browser
 NAMES = {"old": {"tabs": "tab-nav", "editor": "rich-editor", "panel": "tab-content"},
          "new": {"tabs": "rd-1a2b3c", "editor": "rd-4d5e6f", "panel": "rd-7a8b9c"}}
 
-EDITOR_JS = """
-const ed = document.querySelector('[contenteditable]');
-const field = document.querySelector('input[name=body]');
-let model = field.value;
-let saving = null;
-const draw = () => {
-  ed.replaceChildren();
-  const block = document.createElement('div'), leaf = document.createElement('span');
-  block.dataset.block = 'true';
-  if (model) { const t = document.createElement('span'); t.dataset.text = 'true'; t.textContent = model; leaf.append(t); }
-  else { const br = document.createElement('br'); br.dataset.text = 'true'; leaf.append(br); }
-  block.append(leaf);
-  ed.append(block);
-};
-const save = () => { clearTimeout(saving); saving = setTimeout(() => { field.value = model; }, 250); };
-const clean = (s) => String(s).replace(/\\s+/g, ' ').trim();
-ed.addEventListener('textInput', (e) => { if (model !== '') return; e.preventDefault(); model = e.data; draw(); save(); });
-// a change of its DOM in a block that held text is read back; anything else is drawn over from the model
-ed.addEventListener('input', () => {
-  const block = ed.querySelector('[data-block]');
-  if (model !== '' && block && clean(block.textContent) === clean(ed.textContent)) model = clean(block.textContent);
-  draw();
-  save();
-});
-draw();
-"""
 
 # the tab script: keyed on the tab list's class (which the redesign renamed, not here), it shows the first tab
 TABS_JS = """
@@ -98,7 +72,7 @@ def _edit_page(item: dict[str, str], design: str) -> str:
             f'<h2>Body</h2><div class="{names["editor"]}" contenteditable="true"></div></section>'
             '<section id="tab-promote" role="tabpanel" hidden><label for="slug">Slug</label> <input id="slug" name="slug">'
             '</section><button type="submit">Save</button></form>'
-            f"<script>{EDITOR_JS}{TABS_JS}</script></body></html>")  # fmt: skip
+            f"<script>{DRAFT_EDITOR_JS}{TABS_JS}</script></body></html>")  # fmt: skip
 
 
 def _handler(items: Items, design: str) -> type[PageHandler]:

@@ -9,56 +9,26 @@ by drawing the model again; the model is written to the form's hidden field 250 
 
 from __future__ import annotations
 
+import html
 from typing import Any
 
 import pytest
 
+from .pages import DRAFT_EDITOR_JS
+
 pytestmark = pytest.mark.browser
 
-EDITOR = """<body><form method="post"><input type="hidden" name="body" value="">
+EDITOR = ("""<body><form method="post"><input type="hidden" name="body" value="%s">
 <div class="editor" contenteditable="true" role="textbox" aria-label="Body"></div>
 <button type="submit">Save</button></form>
-<script>
-const ed = document.querySelector('.editor');
-let model = %s;
-let saving = null;
-const draw = () => {
-  ed.replaceChildren();
-  const block = document.createElement('div'), leaf = document.createElement('span');
-  block.dataset.block = 'true';
-  if (model) { const t = document.createElement('span'); t.dataset.text = 'true'; t.textContent = model; leaf.append(t); }
-  else { const br = document.createElement('br'); br.dataset.text = 'true'; leaf.append(br); }
-  block.append(leaf);
-  ed.append(block);
-};
-const save = () => { clearTimeout(saving); saving = setTimeout(() => { document.querySelector('input[name=body]').value = model; }, 250); };
-// typed at the caret: at the start of an empty leaf the browser would write outside the text span,
-// so the editor takes the text into its model and draws it (Draft.js's beforeinput handling)
-ed.addEventListener('textInput', (e) => {
-  if (model !== '') return;
-  e.preventDefault();
-  model = e.data;
-  draw();
-  save();
-});
-// any other change of the DOM: a block that held text is read back (its new text); an empty block
-// (its leaf a <br>) is not, nor is text outside a block: the editor draws its model again (Draft.js's way)
-ed.addEventListener('input', () => {
-  const block = ed.querySelector('[data-block]');
-  if (model !== '' && block && __clean(block.textContent) === __clean(ed.textContent)) model = __clean(block.textContent);
-  draw();
-  save();
-});
-const __clean = (s) => String(s).replace(/\\s+/g, ' ').trim();
-draw();
-</script></body>"""
+<script>""" + DRAFT_EDITOR_JS + "</script></body>")
 
 
 @pytest.mark.parametrize("old", ["", "Old text of the page."])
 async def test_a_fill_reaches_the_model_of_an_editor_that_draws_its_own_text(page: Any, old: str) -> None:
     from toolcache.codegen import PRELUDE
 
-    await page.set_content(EDITOR % repr(old))
+    await page.set_content(EDITOR % html.escape(old))
     saved = await page.evaluate("async () => {" + PRELUDE + """
         const before = __hiddenNow();
         __setValue(document.querySelector('.editor'), 'Pigeons find their way home.');
@@ -124,11 +94,11 @@ async def test_a_fill_reaches_an_editor_in_a_hidden_tab_panel(page: Any, old: st
     tab; when no tab shows it, it is shown while the text is typed and hidden again."""
     from toolcache.codegen import PRELUDE
 
-    body = EDITOR % repr(old)
+    body = EDITOR % html.escape(old)
     form_start = body.index("<div class=\"editor\"")
     form_end = body.index("<button")
-    html = body[:form_start] + TABS % (body[form_start:form_end], "true" if tabs else "false") + body[form_end:]
-    await page.set_content(html)
+    page_html = body[:form_start] + TABS % (body[form_start:form_end], "true" if tabs else "false") + body[form_end:]
+    await page.set_content(page_html)
     saved = await page.evaluate("async () => {" + PRELUDE + """
         const ed = document.querySelector('.editor');
         const before = __hiddenNow();
