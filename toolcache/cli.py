@@ -7,6 +7,7 @@
     toolcache build traces/food -o CACHE [--site URL | --app food] [--model M] [--json]
         [--verify-writes recorded|live|none] [--reset-command CMD] [--secret NAME=VALUE] [--sign-in]
     toolcache heal --cache CACHE --site URL [--tool NAME] [--no-probe] [--json] [--sign-in [--secret NAME=VALUE | --secrets-stdin]]
+                   [--session-stdin]
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import sys
 import time
 from collections.abc import Awaitable, Callable, Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 from agentjit.cli.options import nonneg_float, positive_float, positive_int
 from agentjit.exceptions import ConfigError
@@ -187,11 +189,15 @@ def _cmd_heal(args: argparse.Namespace) -> int:
 
     if (args.secret or args.secrets_stdin) and not args.sign_in:
         raise ConfigError("--secret and --secrets-stdin are for --sign-in (heal sends nothing else)")
+    if args.session_stdin and (args.sign_in or args.secrets_stdin):
+        raise ConfigError("--session-stdin starts heal signed in as that session: no --sign-in or --secrets-stdin with it")
     secrets = _secrets(args.secret)
     if args.secrets_stdin:
         secrets.update(_stdin_secrets(sys.stdin.read()))
+    session = _stdin_session(sys.stdin.read()) if args.session_stdin else None
     report = heal_sync(args.cache, args.site, tools=args.tool or None, sign_in=secrets if args.sign_in else None,
-                       probe=not args.no_probe, progress=lambda line: print(f"toolcache heal: {line}", file=sys.stderr, flush=True))
+                       probe=not args.no_probe, session=session,
+                       progress=lambda line: print(f"toolcache heal: {line}", file=sys.stderr, flush=True))
     if args.json:
         emit_json(report.to_json())
     else:
@@ -219,6 +225,19 @@ def _stdin_secrets(text: str) -> dict[str, str]:
         raise ConfigError(f"--secrets-stdin: stdin is not a JSON object ({exc.msg} at line {exc.lineno})") from None
     if not isinstance(data, dict) or not all(isinstance(k, str) and k and isinstance(v, str) for k, v in data.items()):
         raise ConfigError('--secrets-stdin: stdin must be a JSON object of names to strings, e.g. {"password": "..."}')
+    return data
+
+
+def _stdin_session(text: str) -> dict[str, Any]:
+    """``--session-stdin``: a browser storage state as Playwright writes it (``{"cookies": [...], "origins": [...]}``);
+    anything else is a usage error that never echoes the text (it holds a session's cookies)."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ConfigError(f"--session-stdin: stdin is not JSON ({exc.msg} at line {exc.lineno})") from None
+    if (not isinstance(data, dict) or not isinstance(data.get("cookies", []), list)
+            or not isinstance(data.get("origins", []), list) or set(data) - {"cookies", "origins"}):  # fmt: skip
+        raise ConfigError('--session-stdin: stdin must be a browser storage state, {"cookies": [...], "origins": [...]}')
     return data
 
 
@@ -327,6 +346,10 @@ def _parser() -> argparse.ArgumentParser:
     h.add_argument("--secrets-stdin", action="store_true",
                    help='with --sign-in: read the secrets as a JSON object from stdin ({"login_password": "..."}), '
                         "out of the process list; never stored")  # fmt: skip
+    h.add_argument("--session-stdin", action="store_true",
+                   help="start every page from the browser session (a Playwright storage state, JSON) read from stdin: "
+                        "a run's cookies and local storage, so a tool broken mid-run is healed on the pages that run "
+                        "saw (its cart, its sign-in); never stored")  # fmt: skip
     h.add_argument("--no-probe", action="store_true",
                    help="heal the suspects only (default: also probe, read-only, the cache's other tools with a good "
                         "call on record and heal those found broken in the same round)")  # fmt: skip

@@ -212,6 +212,10 @@ class HealReport:
     landings: dict[str, str] = field(default_factory=dict)
     """Per WRITE verified with the write of the run that found it broken: the page that write led to, which the site
     no longer shows (an order heal never placed), where its script and post_check were judged as the run kept it."""
+    outputs: dict[str, Any] = field(default_factory=dict)
+    """Per WRITE healed with the write of the run that found it broken: the output the healed tool reads from that
+    write's own answer, which is what the run's call would have given (the run confirms it with the healed post_check
+    on the page the write led to instead of sending it again: :mod:`agentjit.runtime.repair`)."""
     plans_kept: int = 0
     plans_dropped: int = 0
     signed_in: dict[str, Any] | None = None
@@ -669,6 +673,22 @@ class _Healer:
         problem = await self._landing_problem(page) if tool.navigates else None
         return problem if problem is not None or not self._others else await self._unlike_others(page, tool)
 
+    async def _run_answer(self, page: Any, url: str, tool: ToolManifest, args: dict[str, Any],
+                          writes: list[dict[str, Any]]) -> dict[str, Any] | None:  # fmt: skip
+        """The output healed ``tool`` (a WRITE) gives on ``url`` with its requests answered by the run's own write
+        (``writes``, as the site answered them): what that run's call would have given had it read the answer. None
+        when it gives none that fits its output schema."""
+        await self._open(page, url)
+        self._dirty = True
+        outcome, guarded = await self._call(page, tool, args, writes, CANDIDATE_TIMEOUT_MS)
+        if guarded is not None or outcome.phase in ("pre_check", "execute") or not isinstance(outcome.output, dict):
+            return None
+        try:
+            validate_output(tool, outcome.output)
+        except Exception:  # an answer it read wrong is no answer
+            return None
+        return dict(outcome.output)
+
     async def _unlike_others(self, page: Any, tool: ToolManifest) -> str | None:
         """Why ``tool`` (a READ that gave its first good call's output) does not give the output of each of its
         other good calls, run with their arguments on their pages (its fields renamed back as for the first), or
@@ -898,6 +918,10 @@ class _Healer:
                     if problem is not None:
                         report.failed[tool.name] = f"named as its other good calls draw, it fails on {url} with {problem}"
                         return None
+            if ran is not None:
+                answer = await self._run_answer(page, url, healed if chosen or keys else tool, args, writes or [])
+                if answer is not None:
+                    report.outputs[tool.name] = answer
             report.changes[tool.name] = chosen
             if keys:
                 report.renamed_keys[tool.name] = keys
@@ -1644,14 +1668,18 @@ async def probe_tools(healer: _Healer, cache: ToolCache, store: SuspectStore, sk
 
 async def heal_cache(cache_dir: str | Path, base_url: str, *, pool: BrowserPool | None = None,
                      tools: list[str] | None = None, sign_in: dict[str, str] | None = None, probe: bool = True,
-                     progress: Callable[[str], None] | None = None) -> HealReport:  # fmt: skip
+                     progress: Callable[[str], None] | None = None, session: dict[str, Any] | None = None) -> HealReport:  # fmt: skip
     """Heal the suspect tools of the cache at ``cache_dir`` (or only ``tools``) against the site at ``base_url``.
 
     ``sign_in``: sign in first (with these secrets, by input name) and heal the tools behind it signed in: the
     cache's sign-in tool is healed first when it is suspect, then sent once with its last good call's arguments.
     Without it, heal sees the site as a visitor does. ``probe``: also probe the cache's other tools with a good
     call on record (:func:`probe_tools`, in the signed-in session) and heal those found broken in the same round.
-    ``progress``: called with a line per tool probed."""
+    ``progress``: called with a line per tool probed. ``session``: a browser storage state (Playwright's
+    ``storage_state``: cookies, local storage) every page heal opens starts with, instead of a sign-in: the session of
+    the run a suspect broke in (its cart with a line, its user signed in), for a heal in the middle of that run."""
+    if session is not None and sign_in is not None:
+        raise ConfigError("heal: a session to start from and a sign-in are one too many (give one)")
     t0 = time.perf_counter()
     cache = ToolCache.load(cache_dir)
     store = SuspectStore(cache_dir)
@@ -1667,15 +1695,17 @@ async def heal_cache(cache_dir: str | Path, base_url: str, *, pool: BrowserPool 
         return report
     if pool is None:
         async with BrowserPool.from_spec() as own:
-            return await _heal(cache, store, names, suspects, base_url, own, report, t0, sign_in, probe, progress)
-    return await _heal(cache, store, names, suspects, base_url, pool, report, t0, sign_in, probe, progress)
+            return await _heal(cache, store, names, suspects, base_url, own, report, t0, sign_in, probe, progress, session)
+    return await _heal(cache, store, names, suspects, base_url, pool, report, t0, sign_in, probe, progress, session)
 
 
 async def _heal(cache: ToolCache, store: SuspectStore, names: list[str], suspects: dict[str, Any], base_url: str,
                 pool: BrowserPool, report: HealReport, t0: float, sign_in: dict[str, str] | None = None,
-                probe: bool = False, progress: Callable[[str], None] | None = None) -> HealReport:  # fmt: skip
+                probe: bool = False, progress: Callable[[str], None] | None = None,
+                session: dict[str, Any] | None = None) -> HealReport:  # fmt: skip
     pool.allow_site(base_url)
     healer = _Healer(pool, base_url, store)
+    healer.session = session
     old_fingerprint = cache.fingerprint()
     changed: set[str] = set()
     signs_in = sorted(n for n, t in cache.tools.items() if _signs_in(t))
@@ -1754,9 +1784,10 @@ def _pick_sign_in(names: list[str], store: SuspectStore) -> str:
 
 def heal_sync(cache_dir: str | Path, base_url: str, *, tools: list[str] | None = None,
               sign_in: dict[str, str] | None = None, probe: bool = True,
-              progress: Callable[[str], None] | None = None) -> HealReport:  # fmt: skip
+              progress: Callable[[str], None] | None = None, session: dict[str, Any] | None = None) -> HealReport:  # fmt: skip
     """:func:`heal_cache` for the command line."""
-    return asyncio.run(heal_cache(cache_dir, base_url, tools=tools, sign_in=sign_in, probe=probe, progress=progress))
+    return asyncio.run(heal_cache(cache_dir, base_url, tools=tools, sign_in=sign_in, probe=probe, progress=progress,
+                                  session=session))
 
 
 def render(report: HealReport) -> str:

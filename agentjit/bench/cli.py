@@ -397,7 +397,8 @@ async def bench_heal(args: argparse.Namespace) -> int:
     only = [t.strip() for t in args.only.split(",") if t.strip()] if args.only else None
     report = await measure(_app_name(args) or "food", seed=args.seed, wrap=args.wrap, rounds=args.rounds,
                            template=args.template, cache=args.cache, probe=not args.no_probe,
-                           model=_model(args.model) if args.model else None, only=only)  # fmt: skip
+                           model=_model(args.model) if args.model else None, only=only,
+                           in_run=args.heal_in_run)  # fmt: skip
     if args.json:
         emit_json(report)
         return 0
@@ -410,6 +411,8 @@ async def bench_heal(args: argparse.Namespace) -> int:
                   f"all {r['total_latency_s']} s, suspects {', '.join(r['suspects']) or '-'}"
                   + (f", {r['fallback_calls']} calls fell back ({r['fallback_model_calls']} model calls, "
                      f"{r['fallback_s']} s)" if report["model"] else "")
+                  + (f", {r['healed_calls']} calls by tools healed in the run ({r['heal_in_run_s']} s healing)"
+                     if "healed_in_run" in r else "")
                   + (f", probe found {', '.join(r['probe_found']) or '-'}" if "probe_found" in r else ""))  # fmt: skip
     out.print(f"  tools broken {len(report['tools_broken'])} of {report['tools']}, healed {len(report['tools_healed'])}, "
               f"heal time {report['heal_s']} s")  # fmt: skip
@@ -574,6 +577,9 @@ def add_parsers(sub: Any) -> None:
     p.add_argument("--model", help="on the redesigned site, a broken tool's call falls back to the stepwise agent "
                                    "driven by this model (default: no model, the call fails its task)")
     p.add_argument("--only", help="comma-separated task ids of the app (default: every task with a plan)")
+    p.add_argument("--heal-in-run", action="store_true",
+                   help="a run that finds a broken tool heals it at once (toolcache heal in the run's browser session, "
+                        "no model) and goes on with the healed tool; default: it fails its task, healed after the run")
     app_arg(p)
     add_browser_arg(p)
     json_arg(p)

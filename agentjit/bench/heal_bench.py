@@ -44,6 +44,7 @@ from agentjit.exceptions import ConfigError, InfrastructureError
 from agentjit.llm import Model
 from agentjit.runtime import BrowserPool, Runtime
 from agentjit.runtime.healing import ToolFallback, heal_process
+from agentjit.runtime.repair import HealInRun
 from agentjit.tasks.apps import get_app
 from agentjit.tasks.runner import run_task
 
@@ -60,8 +61,10 @@ TOOL_TIMEOUT_MS = 8_000
 
 
 async def _run_all(cache: ToolCache, url: str, site: Any, tasks: list[Any], pool: BrowserPool,
-                   *, record: bool, fallback: ToolFallback | None = None) -> list[dict[str, Any]]:  # fmt: skip
-    runtime = Runtime(cache, url, pool=pool, record_suspects=record, tool_timeout_ms=TOOL_TIMEOUT_MS, fallback=fallback)
+                   *, record: bool, fallback: ToolFallback | None = None,
+                   repair: HealInRun | None = None) -> list[dict[str, Any]]:  # fmt: skip
+    runtime = Runtime(cache, url, pool=pool, record_suspects=record, tool_timeout_ms=TOOL_TIMEOUT_MS, fallback=fallback,
+                      repair=repair)  # fmt: skip
     out = []
     for task in tasks:
         res = await run_task(task, task.plan_source(), runtime=runtime, site=site)
@@ -73,7 +76,8 @@ async def _run_all(cache: ToolCache, url: str, site: Any, tasks: list[Any], pool
 def _summary(runs: list[dict[str, Any]]) -> dict[str, Any]:
     lat = [r["latency_s"] for r in runs if r["ok"]]
     every = [r["latency_s"] for r in runs]
-    fell = [f for r in runs for f in r["fallbacks"]]
+    fell = [f for r in runs for f in r["fallbacks"] if f.get("how") != "heal"]
+    mended = [f for r in runs for f in r["fallbacks"] if f.get("how") == "heal"]
     return {"passed": sum(r["ok"] for r in runs), "tasks": len(runs),
             "median_latency_s": round(statistics.median(lat), 3) if lat else None,
             "total_latency_s": round(sum(every), 2),
@@ -81,6 +85,7 @@ def _summary(runs: list[dict[str, Any]]) -> dict[str, Any]:
             "failed": {r["id"]: r["reason"] for r in runs if not r["ok"]},
             "fallbacks": {r["id"]: r["fallbacks"] for r in runs if r["fallbacks"]},
             "fallback_calls": len(fell),
+            "healed_calls": len(mended),
             "fallback_model_calls": sum(int(f.get("model_calls") or 0) for f in fell),
             "fallback_s": round(sum(float(f.get("time_s") or 0.0) for f in fell), 2)}  # fmt: skip
 
@@ -125,12 +130,14 @@ def _redesigned(site: Any, seed: int, wrap: float, template: str | None) -> Iter
 
 async def measure(app_name: str = "food", *, seed: int = 7, wrap: float = 0.3, rounds: int = 4,
                   template: str | None = None, cache: str | Path | None = None, probe: bool = True,
-                  model: Model | None = None, only: list[str] | None = None) -> dict[str, Any]:  # fmt: skip
+                  model: Model | None = None, only: list[str] | None = None, in_run: bool = False) -> dict[str, Any]:  # fmt: skip
     """Run 1 on the redesigned site, heal, run 2 (and so on, at most ``rounds`` runs); each against the original.
     ``cache``: a cache of the app to measure (copied) instead of the bundled one. ``probe``: each heal probes the
     tools no run found suspect and heals those found broken (``toolcache heal``'s default). ``model``: the calls of
     broken tools on the redesigned site fall back to the stepwise agent driven by it (never on the original).
-    ``only``: these task ids of the app (default: every task with a plan)."""
+    ``only``: these task ids of the app (default: every task with a plan). ``in_run``: a broken tool is healed in the
+    run that finds it (:class:`~agentjit.runtime.repair.HealInRun`, before any model fallback), in that run's browser
+    session, and the call goes on with the healed tool; the heal between runs then takes what is left."""
     app = get_app(app_name)
     tasks = [t for t in app.tasks() if t.has_plan]
     if only:
@@ -166,14 +173,25 @@ async def measure(app_name: str = "food", *, seed: int = 7, wrap: float = 0.3, r
                     not_healed: dict[str, str] = {}
                     heal_s = 0.0
                     for _round in range(rounds):
+                        repair = HealInRun(cache_dir, url) if in_run else None
                         runs = await _run_all(ToolCache.load(cache_dir), url, judged, tasks, pool, record=True,
-                                              fallback=fallback)  # fmt: skip
+                                              fallback=fallback, repair=repair)  # fmt: skip
                         summary = _summary(runs)
                         suspects = set(SuspectStore(cache_dir).suspects())
                         summary["suspects"] = sorted(suspects)
                         report["rounds"].append(summary)
+                        if repair is not None:
+                            summary["healed_in_run"] = repair.reports
+                            summary["heal_in_run_s"] = round(sum(r.get("time_s") or 0.0 for r in repair.reports), 2)
+                            heal_s += summary["heal_in_run_s"]
+                            broken |= {r["tool"] for r in repair.reports}
+                            healed |= {r["tool"] for r in repair.reports if r["healed"]}
                         new = suspects - set(not_healed)
-                        if (summary["passed"] == summary["tasks"] and not summary["fallback_calls"]) or not new:
+                        if summary["passed"] == summary["tasks"] and not summary["fallback_calls"] and not summary["healed_calls"]:
+                            break
+                        if not new:
+                            if summary["healed_calls"]:
+                                continue  # healed in the run: the next run shows whether it needs anything more
                             break
                         broken |= new
                         before = _state(judged)

@@ -525,12 +525,16 @@ on a busy machine)."""
 
 
 async def heal_process(cache_dir: str, site_url: str, tools: list[str], secrets: dict[str, str],
-                       timeout_s: float, *, probe: bool = True) -> tuple[int | None, str, str]:  # fmt: skip
+                       timeout_s: float, *, probe: bool = True,
+                       session: dict[str, Any] | None = None) -> tuple[int | None, str, str]:  # fmt: skip
     """``toolcache heal --json`` on ``tools`` as a process of its own (the builder imports agentjit, never the
     reverse): its exit code (None past ``timeout_s``), stdout and stderr. With ``secrets`` it signs in first, the
-    values handed over on stdin (``--secrets-stdin``), out of the process list. ``probe``: the heal also probes the
-    cache's other tools and heals those found broken (``--no-probe`` when False); ``timeout_s`` then grows by
-    :data:`PROBE_S_PER_TOOL` per tool of the cache."""
+    values handed over on stdin (``--secrets-stdin``), out of the process list; with ``session`` (a browser storage
+    state) every page it opens starts from it instead (``--session-stdin``, on stdin too). ``probe``: the heal also
+    probes the cache's other tools and heals those found broken (``--no-probe`` when False); ``timeout_s`` then grows
+    by :data:`PROBE_S_PER_TOOL` per tool of the cache."""
+    if session is not None and secrets:
+        raise ValueError("heal_process: a session or secrets, not both")
     argv = [sys.executable, "-m", "toolcache.cli", "heal", "--cache", cache_dir, "--site", site_url, "--json"]
     if probe:
         timeout_s += PROBE_S_PER_TOOL * len(list((Path(cache_dir) / "tools").glob("*.json")))
@@ -538,6 +542,11 @@ async def heal_process(cache_dir: str, site_url: str, tools: list[str], secrets:
         argv.append("--no-probe")
     for name in tools:
         argv += ["--tool", name]
-    if secrets:
+    stdin = None
+    if session is not None:
+        argv.append("--session-stdin")
+        stdin = json.dumps(session)
+    elif secrets:
         argv += ["--sign-in", "--secrets-stdin"]
-    return await run_command(argv, timeout_s, stdin=json.dumps(secrets) if secrets else None)
+        stdin = json.dumps(secrets)
+    return await run_command(argv, timeout_s, stdin=stdin)

@@ -71,7 +71,8 @@ from .healing import (
     text_inputs,
     write_not_sent,
 )
-from .invoke import CallOutcome, call_tool
+from .invoke import CallOutcome, call_tool, run_post_check
+from .repair import Repaired, ToolRepair
 from .vm import PlanVM, open_vm
 
 __all__ = [
@@ -217,10 +218,14 @@ class PlanRun:
         ai_exec: AiExec | None = None,
         fallback: ToolFallback | None = None,
         suspect_store: SuspectStore | None = None,
+        repair: ToolRepair | None = None,
     ) -> None:
         self.tools = dict(tools)
         self.fallback = fallback
         """Answers a suspect tool's call (issue 21; :mod:`agentjit.runtime.healing`), if given."""
+        self.repair = repair
+        """Rebuilds a suspect tool, tried before :attr:`fallback` (:mod:`agentjit.runtime.repair`), if given: the
+        healed tool is called once in the broken one's place and serves the rest of the run."""
         self.suspect_store = suspect_store
         """Where suspects and their DOM snapshots are written (the cache directory), if anywhere."""
         self.suspects: list[Suspect] = []
@@ -389,6 +394,11 @@ class PlanRun:
 
     async def call_raw(self, name: str, args: dict[str, Any]) -> dict[str, Any]:
         """Run tool ``name``: precondition, call (through the write gate), record, post; the output as JSON."""
+        return await self._call_tool(name, args)
+
+    async def _call_tool(self, name: str, args: dict[str, Any], healed: dict[str, Any] | None = None) -> dict[str, Any]:
+        """:meth:`call_raw`; ``healed``: this is the call again with the tool :attr:`repair` rebuilt (what that cost,
+        for the trace)."""
         tool = self.tools[name]
         try:
             args = plain(args, max_depth=self.limits.max_depth)
@@ -441,8 +451,18 @@ class PlanRun:
             if why is not None:
                 outcome = outcome.model_copy(update={"ok": False, "phase": "output", "reason": why})
                 suspect = await self._suspect(tool, args, outcome, state_before, watch)
-        await self._record_outcome(tool, args, outcome, suspect=suspect)
-        if not outcome.ok:
+        await self._record_outcome(tool, args, outcome, suspect=suspect, healed=healed)
+        confirmed: dict[str, Any] | None = None
+        if not outcome.ok and suspect is not None and self.repair is not None:
+            if suspect.write_sent:  # it reached the site: healed against its own answer, confirmed, never sent again
+                confirmed = await self._confirm(tool, args, outcome, suspect)
+            elif healed is None:
+                cost = await self._repair(tool, outcome, suspect)
+                if cost is not None:
+                    return await self._call_tool(name, args, cost)
+        if confirmed is not None:
+            output = confirmed
+        elif not outcome.ok:
             if suspect is not None and self.fallback is not None and not suspect.write_sent:
                 output = await self._fall_back(tool, args, outcome, suspect)
             else:
@@ -605,6 +625,72 @@ class PlanRun:
             suspect.landing_url = landing[0]
             suspect.landing_dom_path = str(self.suspect_store.save_snapshot(landing[1])[1])
 
+    async def _repair(self, tool: ToolManifest, failed: CallOutcome, suspect: Suspect) -> dict[str, Any] | None:
+        """Rebuild suspect ``tool`` with :attr:`repair` and put it in the broken one's place; what it cost (for the
+        healed call's trace step), or None when it could not be rebuilt (the fallback, if any, takes the call). A READ
+        that left its page is taken back there first: the healed tool starts where the broken one did."""
+        start = time.time()
+        got = await self._repaired(tool, suspect)
+        if got is None:
+            return None
+        new = got.tool
+        url = suspect.url
+        if not tool.is_write and url and getattr(self.page, "url", url) != url:
+            try:
+                await self.page.goto(url, wait_until="domcontentloaded")
+            except Exception as exc:
+                log.warning("cannot return to %s for the healed %s: %s", url, tool.name, exc)
+                return None
+        self.tools[tool.name] = new
+        return {"how": "heal", "model_calls": 0, "time_s": round(time.time() - start, 3), "from_version": tool.version,
+                "version": new.version, "reason": f"{failed.phase} failed: {failed.reason}"}  # fmt: skip
+
+    async def _repaired(self, tool: ToolManifest, suspect: Suspect) -> Repaired | None:
+        """:attr:`repair`'s answer for suspect ``tool``; None when it has none or breaks (logged)."""
+        assert self.repair is not None
+        try:
+            return await self.repair(self.page, tool, suspect)
+        except Exception as exc:  # a repair that broke: the call goes on as if there were none
+            log.warning("repairing %s failed: %s: %s", tool.name, type(exc).__name__, exc)
+            return None
+
+    async def _confirm(self, tool: ToolManifest, args: dict[str, Any], failed: CallOutcome,
+                       suspect: Suspect) -> dict[str, Any] | None:  # fmt: skip
+        """A suspect WRITE that reached the site: healed against its own answer (:attr:`repair`), its output is what
+        the healed tool read there, accepted only when the healed post_check passes on the page the write led to
+        (the page is taken there first, a GET). The output, or None: the call fails as before. Never sends it again."""
+        start = time.time()
+        got = await self._repaired(tool, suspect)
+        if got is None or got.output is None:
+            return None
+        new, output = got.tool, got.output
+        landing = suspect.landing_url or failed.url_after
+        try:
+            if new.navigates and landing and getattr(self.page, "url", landing) != landing:
+                await self.page.goto(landing, wait_until="domcontentloaded")
+            check = await run_post_check(self.page, new, args, output, timeout_ms=self.timeout_ms)
+        except Exception as exc:  # a page that would not load: the write stays unconfirmed
+            log.warning("cannot confirm the healed %s: %s", tool.name, exc)
+            return None
+        if not check.ok:
+            log.warning("the healed %s's post_check does not confirm the write: %s", tool.name, check.reason)
+            return None
+        self.tools[tool.name] = new
+        cost = {"how": "heal", "confirmed": True, "model_calls": 0, "time_s": round(time.time() - start, 3),
+                "from_version": tool.version, "version": new.version,
+                "reason": f"{failed.phase} failed: {failed.reason}"}  # fmt: skip
+        self._fallbacks.append({"tool": tool.name, "ok": True, **cost})
+        self._record(
+            StepEvent(
+                index=self._next_index(), worker=self.worker, action="tool", url=getattr(self.page, "url", None),
+                tool=tool.name, args=_stored(tool, args), effect=tool.effect.value, elements=list(new.elements),
+                start=start, end=time.time(), ok=True, output=output, url_after=getattr(self.page, "url", None),
+                fallback=cost,
+            )
+        )  # fmt: skip
+        log.info("the write of %s was confirmed by its healed version %d", tool.name, new.version)
+        return output
+
     async def _fall_back(self, tool: ToolManifest, args: dict[str, Any], failed: CallOutcome, suspect: Suspect) -> dict[str, Any]:
         """Finish the suspect call with :attr:`fallback`; its answer must fit the tool's output schema."""
         assert self.fallback is not None
@@ -655,7 +741,9 @@ class PlanRun:
         return answer.output if isinstance(answer.output, dict) else {}
 
     async def _record_outcome(self, tool: ToolManifest, args: dict[str, Any], outcome: CallOutcome,
-                              *, suspect: Suspect | None = None) -> None:  # fmt: skip
+                              *, suspect: Suspect | None = None, healed: dict[str, Any] | None = None) -> None:  # fmt: skip
+        if healed is not None:  # the run's list: a run that fails later still says which calls a heal took over
+            self._fallbacks.append({"tool": tool.name, "ok": outcome.ok, **healed})
         snapshot = None
         if self.snapshots and self.trace is not None and outcome.phase != "precondition":
             try:
@@ -683,6 +771,7 @@ class PlanRun:
                 replayed=bool(getattr(outcome, "replayed", False)),
                 snapshot=snapshot,
                 suspect=suspect.model_dump(mode="json") if suspect is not None else None,
+                fallback=healed,
             )
         )
 

@@ -28,11 +28,12 @@ from agentjit.exceptions import ConfigError, PlanLimitExceeded, SiteUnreachable
 from agentjit.llm.base import Message, Model
 from agentjit.plan.limits import DEFAULT_LIMITS, PlanLimits
 from agentjit.plan.parsed import Plan, as_plan
+from agentjit.protocol.manifest import ToolManifest
 from agentjit.protocol.trace import SessionEvent, StepEvent, TraceWriter
 from agentjit.protocol.urls import site_url
 
 from .browser import BrowserPool
-from .healing import ToolFallback
+from .healing import Suspect, ToolFallback
 from .interpreter import (
     AiEval,
     AiExec,
@@ -48,6 +49,7 @@ from .interpreter import (
     run_writes_sent,
 )
 from .network import track
+from .repair import Repaired, ToolRepair
 from .vm import GRACE_S
 
 __all__ = ["RunResult", "Runtime", "Strategy", "SerialStrategy", "run_plan", "model_ai_eval", "STRATEGIES"]
@@ -171,10 +173,19 @@ class Runtime:
         analyse: Callable[[str | Plan, ToolCache], Any] | None = None,
         fallback: ToolFallback | None = None,
         record_suspects: bool = False,
+        repair: ToolRepair | None = None,
     ) -> None:
         self.cache = cache
         self.fallback = fallback
         """Answers a call of a suspect tool (e.g. :func:`agentjit.agent.agent_tool_fallback`); None: such a call fails."""
+        self.repair: ToolRepair | None = None
+        """Rebuilds a suspect tool before :attr:`fallback` is asked (:class:`agentjit.runtime.repair.HealInRun`, which
+        needs ``record_suspects``: heal reads the suspect's evidence); the healed tool serves this runtime's later runs."""
+        if repair is not None:
+            if not record_suspects or cache.path is None:
+                raise ConfigError("Runtime(repair=...) heals from the suspects it records: give record_suspects=True "
+                                  "and a cache loaded from a directory")  # fmt: skip
+            self.repair = self._kept(repair)
         self.suspect_store = SuspectStore(cache.path) if record_suspects and cache.path is not None else None
         """With ``record_suspects`` (and a cache loaded from a directory): suspects go to its ``suspects.json``."""
         self.analyse = analyse
@@ -191,6 +202,18 @@ class Runtime:
         self.tool_timeout_ms = tool_timeout_ms
         self.snapshots = snapshots
         self.write_gate: WriteGate | None = None
+
+    def _kept(self, repair: ToolRepair) -> ToolRepair:
+        """``repair``, whose healed tools also replace the broken ones in :attr:`cache` (in memory; the heal saved
+        them on disk): later runs of this runtime call them without failing first."""
+
+        async def kept(page: Any, tool: ToolManifest, suspect: Suspect) -> Repaired | None:
+            new = await repair(page, tool, suspect)
+            if new is not None and self.cache.tools.get(tool.name) == tool:
+                self.cache.add_tool(new.tool)
+            return new
+
+        return kept
 
     @property
     def start_url(self) -> str:
@@ -220,6 +243,7 @@ class Runtime:
                 ai_exec=self.ai_exec,
                 fallback=self.fallback,
                 suspect_store=self.suspect_store,
+                repair=self.repair,
             )
 
     def _open_trace(self, task: str | None, strategy: str) -> TraceWriter | None:
