@@ -46,6 +46,7 @@ from agentjit.runtime import (
     SerialStrategy,
     Strategy,
 )
+from agentjit.runtime.repair import HealInRun
 
 if TYPE_CHECKING:
     from agentjit.planner import CheckResult, CompiledPlan, Planner
@@ -240,11 +241,16 @@ class Session:
         planner_options: Mapping[str, Any] | None = None,
         fallback: Any = None,
         record_suspects: bool = False,
+        heal_in_run: bool = False,
     ) -> None:
         self.fallback = fallback
         """Finishes a call of a tool the site broke (:func:`agentjit.agent.agent_tool_fallback`); issue 21."""
         self.record_suspects = record_suspects
         """Write broken tools into the cache's ``suspects.json`` for ``toolcache heal``."""
+        self.heal_in_run = heal_in_run
+        """A tool the site broke is healed in the run that finds it, before any fallback, and the call goes on with it
+        (:class:`agentjit.runtime.repair.HealInRun`: ``toolcache heal`` on the cache directory, read-only, no model);
+        the suspects are recorded then, whatever :attr:`record_suspects` says. Needs a cache loaded from a directory."""
         self._cache = cache if isinstance(cache, ToolCache) else None
         self._cache_dir = None if isinstance(cache, ToolCache) else Path(cache)
         self._model_source = model
@@ -329,9 +335,14 @@ class Session:
         runtime = self._runtimes.get(url)
         if runtime is None:
             options: dict[str, Any] = {"limits": self.limits} if self.limits is not None else {}
+            if self.heal_in_run:
+                if self.cache.path is None:
+                    raise ConfigError("heal_in_run heals the cache in its directory: load the cache from one")
+                options["repair"] = HealInRun(self.cache.path, url)
             runtime = Runtime(
                 self.cache, url, pool=self.pool, trace_dir=self.trace_dir, model=self.model, ai_exec=self.ai_exec,
-                analyse=self.usage, fallback=self.fallback, record_suspects=self.record_suspects, **options,
+                analyse=self.usage, fallback=self.fallback, record_suspects=self.record_suspects or self.heal_in_run,
+                **options,
             )  # fmt: skip
             self._runtimes[url] = runtime
         return runtime

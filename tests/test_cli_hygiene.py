@@ -46,7 +46,7 @@ def test_each_benchmark_has_only_its_own_flags() -> None:
     assert _flags(benches["agentjit bench faults"]) - common == {"--runs", "--app", "--processes", "--workers", "--store",
                                                                  "--ray"}
     assert _flags(benches["agentjit bench heal"]) - common == {"--seed", "--wrap", "--rounds", "--template", "--cache", "--app",
-                                                                   "--no-probe", "--model", "--only"}
+                                                                   "--no-probe", "--model", "--only", "--heal-in-run"}
     assert _flags(benches["agentjit bench sandbox"]) - common == {"--corpus"}
     assert _flags(benches["agentjit bench isolation"]) - common == {"-n", "--repeats", "-R"}
     assert "--llm-profile" in _flags(benches["agentjit bench e2e"])

@@ -2,9 +2,13 @@
 and a run that fell back heals the cache it ran on, by running ``toolcache heal`` as a process of its own (the
 builder imports agentjit, never the reverse).
 
-``--no-fallback``: a broken tool's call fails the run, as without ``--model``. ``--no-heal``: the suspects stay in
-the cache's ``suspects.json`` for a later ``toolcache heal``. Healing needs a cache directory of the user's
-(``--cache DIR``): a bundled app's cache is read-only and never healed in place.
+With a cache directory of the user's (``--cache DIR``) a broken tool is first healed in the run that finds it
+(``toolcache heal`` in the run's browser session, no model: :class:`agentjit.runtime.repair.HealInRun`) and the call
+goes on with the healed tool; only a tool that cannot be healed so falls back to the agent.
+
+``--no-fallback``: a broken tool's call fails the run, as without ``--model``. ``--no-heal-in-run``: only the heal
+after the run (of what fell back). ``--no-heal``: no heal, in the run or after it; the suspects stay in the cache's ``suspects.json`` for a later ``toolcache heal``. Healing needs a cache
+directory of the user's: a bundled app's cache is read-only and never healed in place.
 """
 
 from __future__ import annotations
@@ -28,18 +32,24 @@ def add_healing_args(p: argparse.ArgumentParser) -> None:
                    help="a tool the site broke fails the run (default with --model: the stepwise agent finishes "
                         "that one call)")  # fmt: skip
     p.add_argument("--no-heal", action="store_true",
-                   help="after a run that fell back, leave the broken tools to a later `toolcache heal` (default: "
-                        "heal them in the --cache directory at once)")  # fmt: skip
+                   help="leave the tools the site broke to a later `toolcache heal` (default with --cache DIR: a "
+                        "broken tool is healed in the run that finds it, with no model, and the run goes on; what "
+                        "fell back to the agent is healed after the run)")  # fmt: skip
+    p.add_argument("--no-heal-in-run", action="store_true",
+                   help="with --cache DIR: a broken tool's call fails (or, with --model, falls back to the agent) and "
+                        "is healed after the run, not in it")  # fmt: skip
 
 
 def arm(args: argparse.Namespace, session: Any, model: Any) -> None:
     """Give ``session`` the fallback (``model`` drives the stepwise agent) and, on a cache directory of the user's,
-    the suspect recording that healing reads."""
+    the heal in the run and the suspect recording that healing reads."""
     if model is not None and not args.no_fallback:
         from agentjit.agent import agent_tool_fallback
 
         session.fallback = agent_tool_fallback(model)
-    session.record_suspects = bool(getattr(args, "cache", None)) and session.fallback is not None
+    own = bool(getattr(args, "cache", None))
+    session.heal_in_run = own and not args.no_heal and not args.no_heal_in_run
+    session.record_suspects = own and session.fallback is not None
 
 
 async def heal_after(args: argparse.Namespace, result: Any, site_url: str, *, cache: Any = None,
@@ -47,7 +57,7 @@ async def heal_after(args: argparse.Namespace, result: Any, site_url: str, *, ca
     """Heal the tools ``result``'s calls fell back for (``toolcache heal --json``); its report in short, or why
     not; None when nothing fell back. When the plan ``source`` signs in with ``cache``'s sign-in tool (its password
     a literal of the plan), the heal signs in with those values first, handed over on stdin, never in argv."""
-    tools = sorted({f["tool"] for f in result.fallbacks if f.get("ok")})
+    tools = sorted({f["tool"] for f in result.fallbacks if f.get("ok") and f.get("how") != "heal"})  # not healed already
     if not tools:
         return None
     if args.no_heal:

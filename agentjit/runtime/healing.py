@@ -52,7 +52,7 @@ from .processes import run_command
 __all__ = [
     "Suspect", "FallbackAnswer", "ToolFallback", "Verdict", "classify", "RequestWatch", "write_not_sent",
     "LITERAL", "selector_literals", "selectorish", "missing_selectors", "document_selectors", "COUNT_JS", "LOCATOR_TEXT",
-    "heal_process", "inputs_not_carried", "text_inputs", "REQUEST_PHASE",
+    "heal_process", "inputs_not_carried", "text_inputs", "REQUEST_PHASE", "request_hold",
 ]  # fmt: skip
 
 log = logging.getLogger(__name__)
@@ -315,11 +315,18 @@ class RequestWatch:
     (a fake) counts as having sent: fail closed.
     """
 
-    def __init__(self, page: Any) -> None:
+    def __init__(self, page: Any, *, hold: Callable[[dict[str, Any]], str | None] | None = None) -> None:
         self.page = page
         self.requests: list[str] = []
         self.watching = False
+        self.hold = hold
+        """Asked of each state-changing request before it leaves the page (:func:`request_hold`): why it must not
+        reach the site, or None. A request it names is aborted, never sent."""
+        self.held: list[str] = []
+        """Why each aborted request was held back."""
+        self.routed = False
         self._writes: list[Any] = []
+        self._held: list[Any] = []
 
     def _on_request(self, request: Any) -> None:
         try:
@@ -333,16 +340,33 @@ class RequestWatch:
         if method not in READ_METHODS:
             self._writes.append(request)
 
+    async def _route(self, route: Any) -> None:
+        request = route.request
+        why = None
+        if str(request.method).upper() not in READ_METHODS and self.hold is not None:
+            try:
+                why = self.hold({"method": str(request.method).upper(), "url": request.url, "post_data": _text_body(request)})
+            except Exception:  # a request it cannot read: let it go, the check after the call still holds it
+                log.debug("cannot hold %s", request.url, exc_info=True)
+        if why is None:
+            await route.fallback()
+            return
+        self.held.append(why)
+        self._held.append(request)
+        log.warning("held back %s %s before it reached the site: %s", request.method, request.url, why)
+        await route.abort("blockedbyclient")
+
     def sent_writes(self) -> list[dict[str, Any]]:
         """The state-changing requests the page sent so far: ``method``, ``url``, ``post_data`` (None when binary)."""
-        return [{"method": str(req.method).upper(), "url": req.url, "post_data": _text_body(req)} for req in self._writes]
+        return [{"method": str(req.method).upper(), "url": req.url, "post_data": _text_body(req)} for req in self._writes
+                if req not in self._held]  # fmt: skip
 
     async def recorded(self) -> list[dict[str, Any]]:
         """The state-changing requests the page sent, as a demonstration's trace keeps them (method, url,
         ``post_data``, ``status``, ``response``: the content type and location headers and a text body): what
         ``toolcache heal`` answers a healed WRITE's request with instead of sending it."""
         out: list[dict[str, Any]] = []
-        for req in self._writes:
+        for req in (r for r in self._writes if r not in self._held):
             body = _text_body(req)
             status, response = None, None
             try:
@@ -392,6 +416,9 @@ class RequestWatch:
         if callable(on):
             on("request", self._on_request)
             self.watching = True
+            if self.hold is not None:
+                await self.page.route("**/*", self._route)
+                self.routed = True
         return self
 
     async def settle(self, quiet_s: float = QUIET_S) -> None:
@@ -403,12 +430,22 @@ class RequestWatch:
         if self.watching:
             try:
                 self.page.remove_listener("request", self._on_request)
+                if self.routed:
+                    await self.page.unroute("**/*", self._route)
             except Exception:  # a closed page
                 pass
 
     @property
     def sent(self) -> bool:
-        return bool(self.requests) or not self.watching
+        """Whether a state-changing request or a document load may have reached the site (those held back did not)."""
+        if not self.watching:
+            return True
+        left = list(self.requests)
+        for req in self._held:
+            name = f"{str(req.method).upper()} {req.url}"
+            if name in left:
+                left.remove(name)
+        return bool(left)
 
 
 def _redirected_to(request: Any) -> Any:
@@ -429,6 +466,8 @@ def write_not_sent(outcome: CallOutcome, watch: RequestWatch | None) -> bool:
         return False
     if outcome.phase in NOT_SENT_PHASES:
         return True
+    if outcome.phase == REQUEST_PHASE and watch is not None and watch.held:
+        return not watch.sent  # its request was held back before it reached the site
     return outcome.phase == "execute" and watch is not None and not watch.sent
 
 
@@ -497,6 +536,35 @@ def inputs_not_carried(tool: ToolManifest, args: dict[str, Any], sent: list[dict
         out.append(f"{name}: the request sent carries not the value given ({shown}) where the recorded one carried "
                    f"the value its good call gave{f' as {param!r}' if param else ''}")  # fmt: skip
     return out
+
+
+def request_hold(tool: ToolManifest, args: dict[str, Any],
+                 good_calls: list[dict[str, Any]]) -> Callable[[dict[str, Any]], str | None] | None:  # fmt: skip
+    """What holds a WRITE call's request back before it reaches the site (:class:`RequestWatch`'s ``hold``): a
+    request to the route (method and path) of a good call's request that carried the text that call gave an input,
+    which does not carry the text this call gives it (a fill the redesign sent nowhere). :func:`inputs_not_carried`'s
+    rule, asked before the request leaves instead of after; None when there is nothing to hold it to."""
+    texts = text_inputs(tool)
+    targets: list[tuple[str, str, str, str, str | None]] = []
+    for name, value in args.items():
+        if name not in texts or not isinstance(value, str) or not _spaced(value):
+            continue
+        carried = _carried_by(good_calls, name)
+        if carried is not None:
+            w = carried[0]
+            targets.append((str(w.get("method") or "POST").upper(), urlsplit(str(w.get("url") or "")).path, name, value,
+                            _param_of(*carried)))  # fmt: skip
+    if not targets:
+        return None
+
+    def hold(write: dict[str, Any]) -> str | None:
+        path = urlsplit(str(write.get("url") or "")).path
+        lost = [f"{name}: the request leaves without the value given{f' (as {param!r})' if param else ''}"
+                for method, where, name, value, param in targets
+                if write.get("method") == method and path == where and not _carries(write, value)]  # fmt: skip
+        return "; ".join(lost) or None
+
+    return hold
 
 
 def text_inputs(tool: ToolManifest) -> list[str]:

@@ -68,6 +68,7 @@ from .healing import (
     inputs_not_carried,
     missing_selectors,
     read_nothing_where_it_read,
+    request_hold,
     text_inputs,
     write_not_sent,
 )
@@ -420,6 +421,9 @@ class PlanRun:
             if tool.is_write:  # counted when it may reach the site, whether or not it then succeeds
                 self._writes_sent[0] += 1
             outcome = await call_tool(self.page, tool, args, timeout_ms=self.timeout_ms, inputs_checked=True)
+            if watch is not None and watch.held:  # a request of it held back (RequestWatch): it never reached the site
+                reason = "held back before it reached the site: " + "; ".join(watch.held)
+                return outcome.model_copy(update={"ok": False, "phase": REQUEST_PHASE, "reason": reason})
             if outcome.ok and watch is not None:  # inside the write gate: a write failed so is never sent again
                 outcome = self._check_request(tool, args, outcome, watch)
             return outcome
@@ -428,7 +432,7 @@ class PlanRun:
         good_before = await self._good_page(tool)
         watch: RequestWatch | None = None
         if tool.is_write:
-            async with RequestWatch(self.page) as watch:
+            async with RequestWatch(self.page, hold=self._hold(tool, args)) as watch:
                 outcome = await (self.write_gate(tool, args, perform) if self.write_gate is not None else perform())
                 if not outcome.ok and outcome.phase == "execute":
                     await watch.settle()
@@ -478,6 +482,17 @@ class PlanRun:
         bindings = {**output, **args}
         self.state = algebra.apply(self.state, tool.post, bindings)
         return output
+
+    def _hold(self, tool: ToolManifest, args: dict[str, Any]) -> Callable[[dict[str, Any]], str | None] | None:
+        """What holds this WRITE call's request back before it reaches the site (:func:`request_hold`), when this
+        cache keeps good calls to hold it to."""
+        if self.suspect_store is None:
+            return None
+        try:
+            good = self.suspect_store.good_calls(tool.name)
+        except CacheError:  # a malformed suspects file: nothing to hold the request to
+            return None
+        return request_hold(tool, args, good)
 
     def _check_request(self, tool: ToolManifest, args: dict[str, Any], outcome: CallOutcome,
                        watch: RequestWatch) -> CallOutcome:  # fmt: skip
@@ -628,14 +643,14 @@ class PlanRun:
     async def _repair(self, tool: ToolManifest, failed: CallOutcome, suspect: Suspect) -> dict[str, Any] | None:
         """Rebuild suspect ``tool`` with :attr:`repair` and put it in the broken one's place; what it cost (for the
         healed call's trace step), or None when it could not be rebuilt (the fallback, if any, takes the call). A READ
-        that left its page is taken back there first: the healed tool starts where the broken one did."""
+        or a WRITE that left its page is taken back there first: the healed tool starts where the broken one did."""
         start = time.time()
         got = await self._repaired(tool, suspect)
         if got is None:
             return None
         new = got.tool
-        url = suspect.url
-        if not tool.is_write and url and getattr(self.page, "url", url) != url:
+        url = suspect.url  # a WRITE here never reached the site: its page, left or not, is loaded again with a GET
+        if url and getattr(self.page, "url", url) != url:
             try:
                 await self.page.goto(url, wait_until="domcontentloaded")
             except Exception as exc:

@@ -8,7 +8,8 @@ plan the site's database is put back to ``--base-db`` (the server keeps running)
 the site as it is (its answers are what the redesigned runs must give; the calls are the good calls heal
 holds tools to), then on the site behind :class:`agentjit.bench.redesign.RedesignProxy` (the seed's
 renamed classes and ids, wrapped buttons), then ``toolcache heal --sign-in`` and every plan again, for
-``--rounds`` rounds. The writes are judged by ``judge.py``; a read passes when it gives the original
+``--rounds`` rounds (``--heal-in-run``: each redesigned run heals a broken tool where it finds it, in the run's
+own session, and goes on with it; the heal between runs takes what is left). The writes are judged by ``judge.py``; a read passes when it gives the original
 answer. Heal must leave the content as it was: the rows of every table are compared before and after
 it, but for the sign-in's own (``django_session``, ``auth_user.last_login``) and what the editor's GET
 writes itself (``wagtailadmin_editingsession``, ``wagtailcore_pagesubscription``).
@@ -30,6 +31,7 @@ from typing import Any
 from agentjit.bench.redesign import RedesignProxy
 from agentjit.cache import ToolCache
 from agentjit.runtime import BrowserPool, Runtime
+from agentjit.runtime.repair import HealInRun
 from agentjit.tasks.runner import jsonable
 
 HERE = Path(__file__).resolve().parent
@@ -57,7 +59,9 @@ async def run_all(args: argparse.Namespace, url: str, pool: BrowserPool, label: 
     out: dict[str, Any] = {}
     for plan in sorted((HERE / "plans").glob("*.py")):
         shutil.copyfile(args.base_db, args.db)
-        runtime = Runtime(ToolCache.load(args.cache), url, pool=pool, record_suspects=True, tool_timeout_ms=8000)
+        repair = HealInRun(args.cache, url) if args.heal_in_run and original is not None else None
+        runtime = Runtime(ToolCache.load(args.cache), url, pool=pool, record_suspects=True, tool_timeout_ms=8000,
+                          repair=repair)  # fmt: skip
         t0 = time.perf_counter()
         try:
             value, error = jsonable((await runtime.run(plan.read_text())).value), None
@@ -71,6 +75,8 @@ async def run_all(args: argparse.Namespace, url: str, pool: BrowserPool, label: 
             ok = error is None and (original is None or value == original[plan.stem]["value"])
             why = error or ("" if ok else f"another answer: {str(value)[:200]}")
         out[plan.stem] = {"ok": ok, "why": why, "value": value, "s": round(time.perf_counter() - t0, 1)}
+        if repair is not None and repair.reports:
+            out[plan.stem]["healed_in_run"] = repair.reports
         print(f"{label} {plan.stem}: {'pass' if ok else 'FAIL'} ({out[plan.stem]['s']} s) {why[:200]}", file=sys.stderr)
     return out
 
@@ -107,6 +113,8 @@ if __name__ == "__main__":
     parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--wrap", type=float, default=0.3)
+    parser.add_argument("--heal-in-run", action="store_true",
+                        help="a redesigned run heals a broken tool when it finds it (in its own session) and goes on")
     args = parser.parse_args()
     args.site = args.site.rstrip("/")
     print(json.dumps(asyncio.run(main(args)), default=str))

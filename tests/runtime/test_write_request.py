@@ -8,7 +8,7 @@ from urllib.parse import urlencode
 
 from agentjit.cache import SuspectStore
 from agentjit.protocol.manifest import Effect, ToolManifest, ToolType
-from agentjit.runtime.healing import inputs_not_carried, text_inputs
+from agentjit.runtime.healing import inputs_not_carried, request_hold, text_inputs
 
 SCHEMA = {"type": "object", "properties": {
     "title": {"type": "string"}, "note": {"type": "string"}, "priority": {"type": "string", "enum": ["bug", "wish"]},
@@ -91,3 +91,20 @@ def test_the_free_texts_no_kept_call_gave_are_named(tmp_path) -> None:
                                writes=[post(priority="5", title="New")])  # fmt: skip
     assert store.texts_not_given("save", text_inputs(TOOL)) == ["note"]
     assert store.new_write_inputs("save", 1, {"note": "A note.", "title": "x"}, text_inputs(TOOL)) == ["note"]
+
+
+def test_the_hold_names_a_request_to_the_good_calls_route_that_lacks_the_value_before_it_leaves() -> None:
+    """:func:`request_hold`: the same rule, asked of each request before it is sent."""
+    args = {"title": "New", "note": "Second note.", "priority": "wish"}
+    hold = request_hold(TOOL, args, GOOD)
+    assert hold is not None
+    why = hold(post(title="New", **{"@note": ""}, priority="5"))
+    assert why is not None and why.startswith("note:") and "'@note'" in why
+    assert hold(post(title="New", **{"@note": "Second note."})) is None  # carried
+    other = {"method": "POST", "url": "http://x.test/csrf-token", "post_data": "x=1"}
+    assert hold(other) is None  # another route: the request that carries it may come next
+    assert hold({**post(title="New"), "method": "PUT"}) is None  # another method
+    # nothing to hold it to: no good call, no free text given, a good call that never carried its text as given
+    assert request_hold(TOOL, args, []) is None
+    assert request_hold(TOOL, {"priority": "wish"}, GOOD) is None
+    assert request_hold(TOOL, args, [{"args": {"note": "First note."}, "writes": [post(n="FIRST NOTE")]}]) is None

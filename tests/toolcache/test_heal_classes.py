@@ -97,7 +97,10 @@ DETAILS = {"name": "Taqueria El Sol", "slug": "taqueria-el-sol", "category": "Me
            "eta_minutes": 30}  # fmt: skip
 
 
-def test_run_falls_back_then_heals_by_itself(tmp_path, food_site, monkeypatch, capsys) -> None:
+@pytest.mark.parametrize("in_run", [True, False])
+def test_run_heals_by_itself(tmp_path, food_site, monkeypatch, capsys, in_run) -> None:
+    """``agentjit run --cache DIR --model``: by default the broken tool is healed in the run (no model call) and the
+    run goes on; with ``--no-heal-in-run`` the call falls back to the agent and the tool is healed after the run."""
     cache_dir = fresh_cache(tmp_path)
     plan = tmp_path / "plan.py"
     plan.write_text(DETAILS_PLAN)
@@ -106,14 +109,19 @@ def test_run_falls_back_then_heals_by_itself(tmp_path, food_site, monkeypatch, c
         monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
         monkeypatch.setenv("OPENAI_API_KEY", "test-key")
         argv = ["run", str(plan), "--cache", str(cache_dir), "--model", "openai:fake", "--json"]
+        argv += [] if in_run else ["--no-heal-in-run"]
         assert agentjit_main([*argv, "--site", food_site.url]) == 0  # as it was: good pages kept, no model call
         assert json.loads(capsys.readouterr().out)["fallbacks"] == [] and server.requests == []
         with RedesignProxy(food_site.url, seed=7, only={"store-header"}) as proxy:
             assert agentjit_main([*argv, "--site", proxy.url]) == 0
             first = json.loads(capsys.readouterr().out)
             assert first["value"] == "Taqueria El Sol" and [f["tool"] for f in first["fallbacks"]] == ["get_store_details"]
-            assert first["healed"]["healed"] == ["get_store_details"] and len(server.requests) == 1
-            assert SuspectStore(cache_dir).suspects() == {} and first["healed"]["revision"] == 1
+            if in_run:
+                assert first["fallbacks"][0]["how"] == "heal" and first["healed"] is None and server.requests == []
+            else:
+                assert first["healed"]["healed"] == ["get_store_details"] and len(server.requests) == 1
+                assert first["healed"]["revision"] == 1
+            assert SuspectStore(cache_dir).suspects() == {}
             assert ToolCache.load(cache_dir).tool("get_store_details").version == 2
 
 
@@ -274,7 +282,8 @@ def test_a_run_that_fell_back_behind_a_sign_in_heals_signed_in(tmp_path, monkeyp
     with serve(BalanceSite) as url, FakeOpenAIServer([FakeReply(text=done)] * 4) as server:
         monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
         monkeypatch.setenv("OPENAI_API_KEY", "test-key")
-        argv = ["run", str(plan), "--cache", str(cache_dir), "--model", "openai:fake", "--json", "--site", url]
+        argv = ["run", str(plan), "--cache", str(cache_dir), "--model", "openai:fake", "--json", "--site", url,
+                "--no-heal-in-run"]  # fmt: skip
         assert agentjit_main(argv) == 0 and json.loads(capsys.readouterr().out)["fallbacks"] == []
         BalanceSite.design = 2
         assert agentjit_main(argv) == 0
@@ -287,6 +296,31 @@ def test_a_run_that_fell_back_behind_a_sign_in_heals_signed_in(tmp_path, monkeyp
         assert agentjit_main(argv) == 0
         second = json.loads(capsys.readouterr().out)
         assert second["value"] == "42 EUR" and second["fallbacks"] == [] and len(server.requests) == calls
+    leaked = [p.name for p in cache_dir.rglob("*") if p.is_file() and "pass-1" in p.read_text(errors="replace")]
+    assert leaked == []
+
+
+def test_a_run_behind_a_sign_in_heals_in_its_own_session(tmp_path, capsys) -> None:
+    """``agentjit run --cache DIR`` with no model: the balance's page changed; the heal in the run starts from the
+    run's own session (its cookie handed over on stdin), so it sees the page only a session sees without signing in
+    again, and the run goes on. Nothing but the runs' own sign-ins reached the site."""
+    cache_dir = tmp_path / "cache"
+    ToolCache(CacheInfo(app="account"), [SIGN_IN, BALANCE]).save(cache_dir)
+    plan = tmp_path / "plan.py"
+    plan.write_text('await sign_in(user="alice", password="pass-1")\nb = await read_balance()\nresult = b.balance')
+    BalanceSite.design, BalanceSite.posts, BalanceSite.sessions = 1, [], set()
+    with serve(BalanceSite) as url:
+        argv = ["run", str(plan), "--cache", str(cache_dir), "--json", "--site", url]
+        assert agentjit_main(argv) == 0 and json.loads(capsys.readouterr().out)["fallbacks"] == []
+        BalanceSite.design = 2
+        assert agentjit_main(argv) == 0
+        first = json.loads(capsys.readouterr().out)
+        assert first["value"] == "42 EUR"
+        assert [(f["tool"], f["how"], f["model_calls"]) for f in first["fallbacks"]] == [("read_balance", "heal", 0)]
+        assert len(BalanceSite.posts) == 2  # the two runs' sign-ins: the heal signed in as the run was
+        assert agentjit_main(argv) == 0
+        second = json.loads(capsys.readouterr().out)
+        assert second["value"] == "42 EUR" and second["fallbacks"] == []
     leaked = [p.name for p in cache_dir.rglob("*") if p.is_file() and "pass-1" in p.read_text(errors="replace")]
     assert leaked == []
 

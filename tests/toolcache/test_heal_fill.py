@@ -1,8 +1,9 @@
 """A WRITE whose request lost a value the call gave (issue 21): the redesign left every name in place, but the field
 the tool fills now sits under an editor that writes its own text into it on submit, so the note is sent empty.
 
-Detection: the call fails (phase ``request``) though its post_check passes, the tool is suspect with
-``write_sent`` (no fallback, no second write). Healing: a tool built before the builder filled a textarea under a
+Detection: the request leaves without the note, so it is held back before it reaches the site (phase ``request``);
+the tool is suspect, known not sent, so a fallback may finish the call and a heal in the run may rebuild the tool and
+send it once. Healing: a tool built before the builder filled a textarea under a
 SimpleMDE editor (the markdown editor Roundup's jinja2 template puts over its note) gets the builder's current
 helpers, verified behind the guard against its recorded request; an editor no helper knows is reported, not healed.
 
@@ -176,7 +177,7 @@ async def _fresh_copy(built: Path, tmp_path: Path, browser_pool: BrowserPool, si
     return cache_dir
 
 
-async def test_a_write_whose_request_lost_the_note_fails_and_is_suspect_never_retried(
+async def test_a_write_whose_request_lost_the_note_is_held_back_then_falls_back_once(
         built: Path, tmp_path: Path, browser_pool: BrowserPool, sites: dict[str, str], notes: Notes) -> None:  # fmt: skip
     cache_dir = await _fresh_copy(built, tmp_path, browser_pool, sites["plain"], notes)
     cache = ToolCache.load(cache_dir)
@@ -191,15 +192,17 @@ async def test_a_write_whose_request_lost_the_note_fails_and_is_suspect_never_re
         return FallbackAnswer(output={"success": True})
 
     posts = notes.posts
-    runtime = Runtime(cache, sites["own"], pool=browser_pool, record_suspects=True, fallback=fallback)
+    runtime = Runtime(cache, sites["own"], pool=browser_pool, record_suspects=True)
     with pytest.raises(Exception, match="request") as failed:
         await runtime.run(_plan(cache, "Garden", "Plant the tulips."))
-    # the write reached the site once, without its note: the call says so, and it is neither retried nor fallen back
-    assert notes.posts == posts + 1 and notes.notes[-1] == {"title": "Garden", "body": ""}
-    assert "body" in str(failed.value) and "body=''" in str(failed.value)
-    assert fell_back == []
+    # the request would have left without its note: held back, nothing reached the site, and the call says why
+    assert notes.posts == posts and "body" in str(failed.value) and "held back" in str(failed.value)
     evidence = SuspectStore(cache_dir).suspects()[write]
-    assert evidence["phase"] == "request" and evidence["write_sent"] is True and "body" in evidence["reason"]
+    assert evidence["phase"] == "request" and evidence["write_sent"] is False and "body" in evidence["reason"]
+    # known not sent, the call may fall back: once
+    runtime = Runtime(cache, sites["own"], pool=browser_pool, record_suspects=True, fallback=fallback)
+    assert (await runtime.run(_plan(cache, "Garden", "Plant the tulips."))).value == "saved"
+    assert fell_back == [write] and notes.posts == posts
 
 
 async def test_heal_gives_the_tool_the_builders_current_fill_verified_unsent(
@@ -211,13 +214,12 @@ async def test_heal_gives_the_tool_the_builders_current_fill_verified_unsent(
     cache = ToolCache.load(cache_dir)
     done = await Runtime(cache, sites["plain"], pool=browser_pool, record_suspects=True).run(_plan(cache, "Chores", "Dust."))
     assert done.value == "saved"
+    posts = notes.posts
     with pytest.raises(Exception, match="request"):
         await Runtime(ToolCache.load(cache_dir), sites["simplemde"], pool=browser_pool,
                       record_suspects=True).run(_plan(cache, "Books", "Return them."))  # fmt: skip
-    assert notes.notes[-1] == {"title": "Books", "body": ""}
-    posts = notes.posts
-    # healed on the redesign without the notes: the note its recorded answer leads to is the unsent write's (a 404
-    # there), so it is verified by its request, the one its good call sent
+    assert notes.posts == posts  # held back: it would have left without the note
+    # healed on the redesign without the notes, verified by its request, the one its good call sent
     report = await heal_cache(cache_dir, sites["empty"], pool=browser_pool)
     assert notes.posts == posts  # verified behind the guard: its request answered from the record, never sent
     assert report.healed == [write] and report.changes[write] == {HELPERS_CHANGE: "current"}, report.failed
@@ -226,6 +228,29 @@ async def test_heal_gives_the_tool_the_builders_current_fill_verified_unsent(
     assert healed.info.revision > cache.info.revision
     again = await Runtime(healed, sites["simplemde"], pool=browser_pool, record_suspects=True).run(_plan(healed, "Books", "Return them."))
     assert again.value == "saved" and notes.notes[-1] == {"title": "Books", "body": "Return them."}
+
+
+async def test_a_run_heals_it_in_the_run_and_sends_it_once_with_its_note(
+        built: Path, tmp_path: Path, browser_pool: BrowserPool, sites: dict[str, str], notes: Notes) -> None:  # fmt: skip
+    """No model, no heal between runs: the request held back, the tool healed in the run's own session
+    (:class:`~agentjit.runtime.repair.HealInRun`), and the call sent once, with its note."""
+    from agentjit.runtime.repair import HealInRun
+
+    goto, write = _tools(ToolCache.load(built))
+    cache_dir = tmp_path / "cache"
+    shutil.copytree(built, cache_dir)
+    as_built_before(cache_dir, write, NEW_FILL, OLD_FILL)
+    cache = ToolCache.load(cache_dir)
+    assert (await Runtime(cache, sites["plain"], pool=browser_pool, record_suspects=True).run(_plan(cache, "Chores", "Dust."))).value == "saved"
+    posts = notes.posts
+    repair = HealInRun(cache_dir, sites["simplemde"])
+    runtime = Runtime(ToolCache.load(cache_dir), sites["simplemde"], pool=browser_pool, record_suspects=True, repair=repair)
+    done = await runtime.run(_plan(cache, "Books", "Return them."))
+    assert done.value == "saved" and notes.posts == posts + 1
+    assert notes.notes[-1] == {"title": "Books", "body": "Return them."}
+    assert [(f["tool"], f["ok"], f["how"]) for f in done.fallbacks] == [(write, True, "heal")]
+    assert [(r["tool"], r["healed"]) for r in repair.reports] == [(write, True)]
+    assert NEW_FILL in ToolCache.load(cache_dir).tools[write].execute
 
 
 async def test_an_editor_no_helper_knows_is_reported_not_healed(
