@@ -97,8 +97,9 @@ log = logging.getLogger(__name__)
 
 Status = Literal["committed", "uncertain"]
 
-NOT_SENT_PHASES: frozenset[str] = frozenset({"precondition", "pre_check"})
-"""Failure phases before ``execute`` ran: the write cannot have reached the site."""
+NOT_SENT_PHASES: frozenset[str] = frozenset({"precondition", "pre_check", "held"})
+"""Failure phases of a write that cannot have reached the site: before ``execute`` ran, or ``held`` (its request was
+held back before it left the page, and nothing else it started did: :class:`agentjit.runtime.healing.RequestWatch`)."""
 
 
 def canonical_args(args: dict[str, Any]) -> str:

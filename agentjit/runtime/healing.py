@@ -52,7 +52,7 @@ from .processes import run_command
 __all__ = [
     "Suspect", "FallbackAnswer", "ToolFallback", "Verdict", "classify", "RequestWatch", "write_not_sent",
     "LITERAL", "selector_literals", "selectorish", "missing_selectors", "document_selectors", "COUNT_JS", "LOCATOR_TEXT",
-    "heal_process", "inputs_not_carried", "text_inputs", "REQUEST_PHASE", "request_hold",
+    "heal_process", "inputs_not_carried", "text_inputs", "REQUEST_PHASE", "HELD_PHASE", "request_hold",
 ]  # fmt: skip
 
 log = logging.getLogger(__name__)
@@ -60,13 +60,17 @@ log = logging.getLogger(__name__)
 Verdict = Literal["suspect", "plan_error", "site"]
 
 #: Failure phases that say the tool no longer fits the page when the abstract state says it should.
-_SUSPECT_PHASES = frozenset({"pre_check", "execute", "post_check", "output", "navigation", "request"})
+_SUSPECT_PHASES = frozenset({"pre_check", "execute", "post_check", "output", "navigation", "request", "held"})
 
 REQUEST_PHASE = "request"
 """The phase of a WRITE whose checks passed while its request lacked a value the call gave (:func:`inputs_not_carried`)."""
 
-NOT_SENT_PHASES: frozenset[str] = frozenset({"precondition", "pre_check"})
-"""Failure phases before ``execute`` ran. The effect log's own set (:data:`agentjit.runtime.effects.NOT_SENT_PHASES`),
+HELD_PHASE = "held"
+"""The phase of a WRITE whose request :class:`RequestWatch` held back before it left the page (it would have lacked a
+value the call gave), nothing else it started having reached the site: known not sent."""
+
+NOT_SENT_PHASES: frozenset[str] = frozenset({"precondition", "pre_check", HELD_PHASE})
+"""Failure phases of a write that cannot have reached the site (before ``execute`` ran, or held). The effect log's own set (:data:`agentjit.runtime.effects.NOT_SENT_PHASES`),
 not imported from there: the effect log names the interpreter, which imports this module (a test holds the two equal)."""
 
 QUIET_S = 0.3
@@ -466,8 +470,6 @@ def write_not_sent(outcome: CallOutcome, watch: RequestWatch | None) -> bool:
         return False
     if outcome.phase in NOT_SENT_PHASES:
         return True
-    if outcome.phase == REQUEST_PHASE and watch is not None and watch.held:
-        return not watch.sent  # its request was held back before it reached the site
     return outcome.phase == "execute" and watch is not None and not watch.sent
 
 

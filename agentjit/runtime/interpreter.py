@@ -58,6 +58,7 @@ from agentjit.protocol.schema import to_plain, validate_inputs, validate_output
 from agentjit.protocol.trace import StepEvent, TraceWriter, redact_args, redact_text
 
 from .healing import (
+    HELD_PHASE,
     REQUEST_PHASE,
     FallbackAnswer,
     RequestWatch,
@@ -421,9 +422,14 @@ class PlanRun:
             if tool.is_write:  # counted when it may reach the site, whether or not it then succeeds
                 self._writes_sent[0] += 1
             outcome = await call_tool(self.page, tool, args, timeout_ms=self.timeout_ms, inputs_checked=True)
-            if watch is not None and watch.held:  # a request of it held back (RequestWatch): it never reached the site
+            if watch is not None and watch.held:  # a request of it held back (RequestWatch) before it left the page
+                await watch.settle()  # a request its click starts late is known before the call is called unsent
+                sent = watch.sent
                 reason = "held back before it reached the site: " + "; ".join(watch.held)
-                return outcome.model_copy(update={"ok": False, "phase": REQUEST_PHASE, "reason": reason})
+                if sent:
+                    reason += f" (but {', '.join(watch.requests)} left the page)"
+                return outcome.model_copy(update={"ok": False, "phase": REQUEST_PHASE if sent else HELD_PHASE,
+                                                  "reason": reason})  # fmt: skip
             if outcome.ok and watch is not None:  # inside the write gate: a write failed so is never sent again
                 outcome = self._check_request(tool, args, outcome, watch)
             return outcome

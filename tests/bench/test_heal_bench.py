@@ -49,3 +49,19 @@ def test_run_1_falls_back_and_passes_then_the_healed_run_needs_no_model(food_sit
 def test_an_unknown_task_is_named(capsys) -> None:
     assert agentjit_main(["bench", "heal", "--app", "food", "--only", "food-v9-9", "--json"]) == 2
     assert json.loads(capsys.readouterr().out)["error"]["message"] == "no task food-v9-9 with a plan in app food"
+
+
+def test_heal_in_run_passes_run_1_with_no_model(capsys) -> None:
+    """``--heal-in-run``: run 1 heals the tool the redesign broke where it finds it and passes; no heal between the
+    runs is needed, and run 2 needs nothing."""
+    argv = ["bench", "heal", "--app", "food", "--only", "food-v1-3", "--seed", "7", "--rounds", "3", "--heal-in-run",
+            "--json"]  # fmt: skip
+    assert agentjit_main(argv) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["model"] is None and report["original"]["passed"] == 1
+    first, *later = report["rounds"]
+    assert first["passed"] == 1 and first["healed_calls"] == 1 and first["fallback_calls"] == 0, first
+    assert [(h["tool"], h["healed"]) for h in first["healed_in_run"]] == [("list_stores", True)]
+    assert first["suspects"] == [] and "healed" not in first  # nothing left for a heal between the runs
+    assert len(later) == 1 and later[0]["passed"] == 1 and later[0]["healed_calls"] == 0, later
+    assert later[0]["healed_in_run"] == [] and report["tools_healed"] == ["list_stores"]

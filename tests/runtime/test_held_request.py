@@ -9,7 +9,13 @@ from urllib.parse import urlencode
 import pytest
 
 from agentjit.protocol.manifest import Effect, ToolManifest, ToolType
-from agentjit.runtime.healing import REQUEST_PHASE, RequestWatch, request_hold, write_not_sent
+from agentjit.runtime.healing import (
+    HELD_PHASE,
+    REQUEST_PHASE,
+    RequestWatch,
+    request_hold,
+    write_not_sent,
+)
 from agentjit.runtime.invoke import CallOutcome
 
 pytestmark = pytest.mark.browser
@@ -39,8 +45,7 @@ async def test_a_request_without_the_value_given_never_reaches_the_site(page, fo
     assert posts(food_site) == [] and not watch.sent and watch.sent_writes() == []
     [why] = watch.held
     assert why.startswith("address:")
-    failed = CallOutcome(tool="place", ok=False, phase=REQUEST_PHASE, reason=why)
-    assert write_not_sent(failed, watch)  # known not sent: heal and call again is safe
+    assert write_not_sent(CallOutcome(tool="place", ok=False, phase=HELD_PHASE, reason=why), watch)  # known not sent
     # the same request with the value given goes through, and is what the watch says was sent
     async with RequestWatch(page, hold=hold) as watch:
         assert await page.evaluate(POST_JS, {"mode": "delivery", "address": "9 Elm St"}) in (200, 303, 400, 409)

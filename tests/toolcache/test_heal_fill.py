@@ -193,12 +193,12 @@ async def test_a_write_whose_request_lost_the_note_is_held_back_then_falls_back_
 
     posts = notes.posts
     runtime = Runtime(cache, sites["own"], pool=browser_pool, record_suspects=True)
-    with pytest.raises(Exception, match="request") as failed:
+    with pytest.raises(Exception, match="held") as failed:
         await runtime.run(_plan(cache, "Garden", "Plant the tulips."))
     # the request would have left without its note: held back, nothing reached the site, and the call says why
     assert notes.posts == posts and "body" in str(failed.value) and "held back" in str(failed.value)
     evidence = SuspectStore(cache_dir).suspects()[write]
-    assert evidence["phase"] == "request" and evidence["write_sent"] is False and "body" in evidence["reason"]
+    assert evidence["phase"] == "held" and evidence["write_sent"] is False and "body" in evidence["reason"]
     # known not sent, the call may fall back: once
     runtime = Runtime(cache, sites["own"], pool=browser_pool, record_suspects=True, fallback=fallback)
     assert (await runtime.run(_plan(cache, "Garden", "Plant the tulips."))).value == "saved"
@@ -215,7 +215,7 @@ async def test_heal_gives_the_tool_the_builders_current_fill_verified_unsent(
     done = await Runtime(cache, sites["plain"], pool=browser_pool, record_suspects=True).run(_plan(cache, "Chores", "Dust."))
     assert done.value == "saved"
     posts = notes.posts
-    with pytest.raises(Exception, match="request"):
+    with pytest.raises(Exception, match="held"):
         await Runtime(ToolCache.load(cache_dir), sites["simplemde"], pool=browser_pool,
                       record_suspects=True).run(_plan(cache, "Books", "Return them."))  # fmt: skip
     assert notes.posts == posts  # held back: it would have left without the note
