@@ -18,7 +18,8 @@ failed, the DOM's hash and where the DOM was kept). A suspect READ may then be
 answered by a :data:`ToolFallback` (the stepwise agent, :func:`agentjit.agent.agent_tool_fallback`),
 its answer checked against the tool's output schema. A suspect WRITE falls back
 only when it is known not to have reached the site: it failed before
-``execute`` (:data:`NOT_SENT_PHASES`), or ``execute``
+``execute`` or its request was held back before it left the page, lacking a
+value the call gave (:data:`NOT_SENT_PHASES`; :func:`request_hold`), or ``execute``
 threw while the page sent no state-changing request and loaded no document
 (:class:`RequestWatch`). Anything else could duplicate the write: the call
 fails as before.

@@ -489,27 +489,28 @@ class PlanRun:
         self.state = algebra.apply(self.state, tool.post, bindings)
         return output
 
-    def _hold(self, tool: ToolManifest, args: dict[str, Any]) -> Callable[[dict[str, Any]], str | None] | None:
-        """What holds this WRITE call's request back before it reaches the site (:func:`request_hold`), when this
-        cache keeps good calls to hold it to."""
+    def _good_calls(self, tool: ToolManifest) -> list[dict[str, Any]] | None:
+        """The good calls of ``tool`` this cache keeps, to hold a WRITE's requests to; None without a suspect store."""
         if self.suspect_store is None:
             return None
         try:
-            good = self.suspect_store.good_calls(tool.name)
+            return self.suspect_store.good_calls(tool.name)
         except CacheError:  # a malformed suspects file: nothing to hold the request to
             return None
-        return request_hold(tool, args, good)
+
+    def _hold(self, tool: ToolManifest, args: dict[str, Any]) -> Callable[[dict[str, Any]], str | None] | None:
+        """What holds this WRITE call's request back before it reaches the site (:func:`request_hold`), when this
+        cache keeps good calls to hold it to."""
+        good = self._good_calls(tool)
+        return None if good is None else request_hold(tool, args, good)
 
     def _check_request(self, tool: ToolManifest, args: dict[str, Any], outcome: CallOutcome,
                        watch: RequestWatch) -> CallOutcome:  # fmt: skip
         """A WRITE whose checks passed fails (phase ``request``) when its requests did not carry a value the call
         gave that a good call's recorded request carried (:func:`inputs_not_carried`): the write reached the site
         without it (a field whose value an editor over it replaced on submit), whatever the page shows next."""
-        if self.suspect_store is None:
-            return outcome
-        try:
-            good = self.suspect_store.good_calls(tool.name)
-        except CacheError:  # a malformed suspects file: nothing to hold the request to
+        good = self._good_calls(tool)
+        if good is None:
             return outcome
         lost = inputs_not_carried(tool, args, watch.sent_writes(), good)
         if not lost:

@@ -11,8 +11,8 @@ renamed classes and ids, wrapped buttons), then ``toolcache heal --sign-in`` and
 ``--rounds`` rounds (``--heal-in-run``: each redesigned run heals a broken tool where it finds it, in the run's
 own session, and goes on with it; the heal between runs takes what is left). The writes are judged by ``judge.py``; a read passes when it gives the original
 answer. Heal must leave the content as it was: the rows of every table are compared before and after
-it, but for the sign-in's own (``django_session``, ``auth_user.last_login``) and what the editor's GET
-writes itself (``wagtailadmin_editingsession``, ``wagtailcore_pagesubscription``).
+it, but for the sign-in's own (``django_session``, ``auth_user.last_login``) and what Wagtail's GETs write
+themselves (:data:`NOISE`: the editor's editing session and subscription, the user's profile with its defaults).
 """
 
 from __future__ import annotations
@@ -36,7 +36,10 @@ from agentjit.tasks.runner import jsonable
 
 HERE = Path(__file__).resolve().parent
 WRITES = {"create_page", "edit_title", "publish_page", "delete_page", "edit_body"}
-NOISE = {"django_session", "wagtailadmin_editingsession", "wagtailcore_pagesubscription", "sqlite_sequence"}
+NOISE = {"django_session", "wagtailadmin_editingsession", "wagtailcore_pagesubscription", "sqlite_sequence",
+         "wagtailusers_userprofile"}
+"""Tables Wagtail writes on a read: the sign-in's session, the editor GET's editing session and subscription, and
+the user's profile, made with its defaults on the first GET of the site's own pages signed in (the userbar)."""
 SECRETS = {"password": "wagtail-pass-1"}
 
 
