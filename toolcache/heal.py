@@ -53,20 +53,23 @@ from __future__ import annotations
 
 import ast
 import asyncio
+import contextlib
 import difflib
+import errno
 import itertools
 import json
 import logging
+import os
 import re
 import time
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode, urlsplit
 
 from agentjit.cache import SuspectStore, ToolCache
-from agentjit.exceptions import ConfigError, SiteUnreachable
+from agentjit.exceptions import CacheError, ConfigError, SiteUnreachable
 from agentjit.protocol.manifest import ToolManifest
 from agentjit.protocol.schema import validate_output
 from agentjit.protocol.trace import REDACTED
@@ -1666,6 +1669,54 @@ async def probe_tools(healer: _Healer, cache: ToolCache, store: SuspectStore, sk
     return found
 
 
+HEAL_LOCK_WAIT_S = 900.0
+"""How long a heal waits for another heal of the same cache directory to end before it gives up."""
+
+LOCK_FILE = ".heal.lock"
+"""The file in a cache directory that heals lock, one at a time (:func:`one_heal_at_a_time`)."""
+
+
+@contextlib.asynccontextmanager
+async def one_heal_at_a_time(cache_dir: Path, wait_s: float = HEAL_LOCK_WAIT_S) -> AsyncIterator[None]:
+    """Hold the cache directory's heal lock (``flock`` on :data:`LOCK_FILE`, across processes) while inside. A heal
+    loads the cache, heals and saves it whole, so two at once (two runs healing in the run, a run and a ``toolcache
+    heal``) would save one over the other's tools. Waits at most ``wait_s`` for another heal to end (CacheError
+    then); where there is no ``flock`` (not POSIX), nothing is locked. The lock file is never followed where a link
+    points (a cache is untrusted input): a link there is a CacheError naming it."""
+    try:
+        import fcntl
+    except ImportError:  # not POSIX
+        yield
+        return
+    path = cache_dir / LOCK_FILE
+    try:
+        fd = await asyncio.to_thread(os.open, path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise CacheError(f"{LOCK_FILE} is a link; heal locks a file of the cache's own", path=str(path)) from None
+        log.info("no heal lock in %s (%s): this heal runs unlocked", cache_dir, exc.strerror)
+        yield  # a directory heal cannot write in: it saves nothing there either
+        return
+    fh = os.fdopen(fd, "r+b")
+    try:
+        deadline = time.monotonic() + wait_s
+        while True:
+            try:
+                fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    raise CacheError(f"another heal of this cache has been running for over {wait_s:.0f} s (its lock "
+                                     f"{LOCK_FILE}); try again when it ends", path=str(cache_dir)) from None  # fmt: skip
+                await asyncio.sleep(0.2)
+        try:
+            yield
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
+    finally:
+        fh.close()
+
+
 async def heal_cache(cache_dir: str | Path, base_url: str, *, pool: BrowserPool | None = None,
                      tools: list[str] | None = None, sign_in: dict[str, str] | None = None, probe: bool = True,
                      progress: Callable[[str], None] | None = None, session: dict[str, Any] | None = None) -> HealReport:  # fmt: skip
@@ -1680,6 +1731,16 @@ async def heal_cache(cache_dir: str | Path, base_url: str, *, pool: BrowserPool 
     the run a suspect broke in (its cart with a line, its user signed in), for a heal in the middle of that run."""
     if session is not None and sign_in is not None:
         raise ConfigError("heal: a session to start from and a sign-in are one too many (give one)")
+    ToolCache.load(cache_dir)  # a directory that is no cache is named before anything is made in it
+    async with one_heal_at_a_time(Path(cache_dir)):
+        return await _heal_locked(cache_dir, base_url, pool=pool, tools=tools, sign_in=sign_in, probe=probe,
+                                  progress=progress, session=session)  # fmt: skip
+
+
+async def _heal_locked(cache_dir: str | Path, base_url: str, *, pool: BrowserPool | None, tools: list[str] | None,
+                       sign_in: dict[str, str] | None, probe: bool, progress: Callable[[str], None] | None,
+                       session: dict[str, Any] | None) -> HealReport:  # fmt: skip
+    """:func:`heal_cache` holding the directory's heal lock: the cache is loaded here, after any other heal saved it."""
     t0 = time.perf_counter()
     cache = ToolCache.load(cache_dir)
     store = SuspectStore(cache_dir)

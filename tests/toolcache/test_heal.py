@@ -235,3 +235,41 @@ async def test_a_page_the_site_does_not_answer_fails_its_tool_not_the_heal(tmp_p
     assert set(SuspectStore(cache_dir).suspects()) == {"get_store_details"}  # its evidence kept for the next heal
     report = await heal_cache(cache_dir, food_site.url, pool=browser_pool, probe=False)
     assert report.healed == ["get_store_details"] and not report.failed
+
+
+async def test_one_heal_of_a_cache_at_a_time(tmp_path) -> None:
+    """Two heals of one cache directory (two runs healing in the run, a run and ``toolcache heal``) take turns: each
+    saves the cache whole, so at once one would save over the other's tools."""
+    import asyncio
+
+    from agentjit.exceptions import CacheError
+    from toolcache.heal import LOCK_FILE, one_heal_at_a_time
+
+    cache_dir = tmp_path / "cache"
+    shutil.copytree(CACHE_DIR, cache_dir)
+    order: list[str] = []
+
+    async def first() -> None:
+        async with one_heal_at_a_time(cache_dir):
+            order.append("first in")
+            await asyncio.sleep(0.6)
+            order.append("first out")
+
+    async def second() -> None:
+        await asyncio.sleep(0.1)
+        async with one_heal_at_a_time(cache_dir):
+            order.append("second in")
+
+    await asyncio.gather(first(), second())
+    assert order == ["first in", "first out", "second in"]
+    async with one_heal_at_a_time(cache_dir):  # held past the wait: a clear error, nothing healed
+        with pytest.raises(CacheError, match="another heal"):
+            async with one_heal_at_a_time(cache_dir, wait_s=0.3):
+                pass
+    # a hostile cache's link where the lock file goes is refused, and where it points is never made
+    (cache_dir / LOCK_FILE).unlink()
+    target = tmp_path / "elsewhere"
+    (cache_dir / LOCK_FILE).symlink_to(target)
+    with pytest.raises(CacheError, match="link"):
+        await heal_cache(cache_dir, "http://127.0.0.1:9", probe=False)
+    assert not target.exists()
