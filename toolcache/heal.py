@@ -1719,7 +1719,8 @@ async def one_heal_at_a_time(cache_dir: Path, wait_s: float = HEAL_LOCK_WAIT_S) 
 
 async def heal_cache(cache_dir: str | Path, base_url: str, *, pool: BrowserPool | None = None,
                      tools: list[str] | None = None, sign_in: dict[str, str] | None = None, probe: bool = True,
-                     progress: Callable[[str], None] | None = None, session: dict[str, Any] | None = None) -> HealReport:  # fmt: skip
+                     progress: Callable[[str], None] | None = None,
+                     session: dict[str, Any] | None = None) -> HealReport:  # fmt: skip
     """Heal the suspect tools of the cache at ``cache_dir`` (or only ``tools``) against the site at ``base_url``.
 
     ``sign_in``: sign in first (with these secrets, by input name) and heal the tools behind it signed in: the
@@ -1756,7 +1757,8 @@ async def _heal_locked(cache_dir: str | Path, base_url: str, *, pool: BrowserPoo
         return report
     if pool is None:
         async with BrowserPool.from_spec() as own:
-            return await _heal(cache, store, names, suspects, base_url, own, report, t0, sign_in, probe, progress, session)
+            return await _heal(cache, store, names, suspects, base_url, own, report, t0, sign_in, probe, progress,
+                               session)
     return await _heal(cache, store, names, suspects, base_url, pool, report, t0, sign_in, probe, progress, session)
 
 
@@ -1845,7 +1847,8 @@ def _pick_sign_in(names: list[str], store: SuspectStore) -> str:
 
 def heal_sync(cache_dir: str | Path, base_url: str, *, tools: list[str] | None = None,
               sign_in: dict[str, str] | None = None, probe: bool = True,
-              progress: Callable[[str], None] | None = None, session: dict[str, Any] | None = None) -> HealReport:  # fmt: skip
+              progress: Callable[[str], None] | None = None,
+              session: dict[str, Any] | None = None) -> HealReport:  # fmt: skip
     """:func:`heal_cache` for the command line."""
     return asyncio.run(heal_cache(cache_dir, base_url, tools=tools, sign_in=sign_in, probe=probe, progress=progress,
                                   session=session))

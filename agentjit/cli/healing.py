@@ -7,8 +7,9 @@ With a cache directory of the user's (``--cache DIR``) a broken tool is first he
 goes on with the healed tool; only a tool that cannot be healed so falls back to the agent.
 
 ``--no-fallback``: a broken tool's call fails the run, as without ``--model``. ``--no-heal-in-run``: only the heal
-after the run (of what fell back). ``--no-heal``: no heal, in the run or after it; the suspects stay in the cache's ``suspects.json`` for a later ``toolcache heal``. Healing needs a cache
-directory of the user's: a bundled app's cache is read-only and never healed in place.
+after the run (of what fell back). ``--no-heal``: no heal, in the run or after it; the suspects stay in the cache's
+``suspects.json`` for a later ``toolcache heal``. Healing needs a cache directory of the user's: a bundled app's
+cache is read-only and never healed in place.
 """
 
 from __future__ import annotations

@@ -71,7 +71,8 @@ HELD_PHASE = "held"
 value the call gave), nothing else it started having reached the site: known not sent."""
 
 NOT_SENT_PHASES: frozenset[str] = frozenset({"precondition", "pre_check", HELD_PHASE})
-"""Failure phases of a write that cannot have reached the site (before ``execute`` ran, or held). The effect log's own set (:data:`agentjit.runtime.effects.NOT_SENT_PHASES`),
+"""Failure phases of a write that cannot have reached the site (before ``execute`` ran, or held). The effect log's
+own set (:data:`agentjit.runtime.effects.NOT_SENT_PHASES`),
 not imported from there: the effect log names the interpreter, which imports this module (a test holds the two equal)."""
 
 QUIET_S = 0.3
@@ -350,7 +351,8 @@ class RequestWatch:
         why = None
         if str(request.method).upper() not in READ_METHODS and self.hold is not None:
             try:
-                why = self.hold({"method": str(request.method).upper(), "url": request.url, "post_data": _text_body(request)})
+                write = {"method": str(request.method).upper(), "url": request.url, "post_data": _text_body(request)}
+                why = self.hold(write)
             except Exception:  # a request it cannot read: let it go, the check after the call still holds it
                 log.debug("cannot hold %s", request.url, exc_info=True)
         if why is None:
