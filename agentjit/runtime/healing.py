@@ -355,13 +355,16 @@ class RequestWatch:
                 why = self.hold(write)
             except Exception:  # a request it cannot read: let it go, the check after the call still holds it
                 log.debug("cannot hold %s", request.url, exc_info=True)
-        if why is None:
-            await route.fallback()
-            return
-        self.held.append(why)
-        self._held.append(request)
-        log.warning("held back %s %s before it reached the site: %s", request.method, request.url, why)
-        await route.abort("blockedbyclient")
+        try:
+            if why is None:
+                await route.fallback()
+                return
+            self.held.append(why)
+            self._held.append(request)
+            log.warning("held back %s %s before it reached the site: %s", request.method, request.url, why)
+            await route.abort("blockedbyclient")
+        except Exception:  # a page closed meanwhile: its request goes nowhere either way
+            log.debug("route of %s not finished", request.url, exc_info=True)
 
     def sent_writes(self) -> list[dict[str, Any]]:
         """The state-changing requests the page sent so far: ``method``, ``url``, ``post_data`` (None when binary)."""
