@@ -330,7 +330,6 @@ class RequestWatch:
         reach the site, or None. A request it names is aborted, never sent."""
         self.held: list[str] = []
         """Why each aborted request was held back."""
-        self.routed = False
         self._writes: list[Any] = []
         self._held: list[Any] = []
 
@@ -428,7 +427,6 @@ class RequestWatch:
             self.watching = True
             if self.hold is not None:
                 await self.page.route("**/*", self._route)
-                self.routed = True
         return self
 
     async def settle(self, quiet_s: float = QUIET_S) -> None:
@@ -440,7 +438,7 @@ class RequestWatch:
         if self.watching:
             try:
                 self.page.remove_listener("request", self._on_request)
-                if self.routed:
+                if self.hold is not None:
                     await self.page.unroute("**/*", self._route)
             except Exception:  # a closed page
                 pass

@@ -701,17 +701,23 @@ class PlanRun:
         cost = {"how": "heal", "confirmed": True, "model_calls": 0, "time_s": round(time.time() - start, 3),
                 "from_version": tool.version, "version": new.version,
                 "reason": f"{failed.phase} failed: {failed.reason}"}  # fmt: skip
-        self._fallbacks.append({"tool": tool.name, "ok": True, **cost})
-        self._record(
-            StepEvent(
-                index=self._next_index(), worker=self.worker, action="tool", url=getattr(self.page, "url", None),
-                tool=tool.name, args=_stored(tool, args), effect=tool.effect.value, elements=list(new.elements),
-                start=start, end=time.time(), ok=True, output=output, url_after=getattr(self.page, "url", None),
-                fallback=cost,
-            )
-        )  # fmt: skip
+        self._answered(new, args, getattr(self.page, "url", None), start, output, cost)
         log.info("the write of %s was confirmed by its healed version %d", tool.name, new.version)
         return output
+
+    def _answered(self, tool: ToolManifest, args: dict[str, Any], url: str | None, start: float, output: Any,
+                  cost: dict[str, Any], *, error: str | None = None) -> None:
+        """Record a call a fallback or a heal answered instead of ``tool``: in the run's list of them and as a trace
+        step carrying ``cost`` (failed, with ``error``, in phase ``fallback``)."""
+        self._fallbacks.append({"tool": tool.name, "ok": error is None, **cost})
+        self._record(
+            StepEvent(
+                index=self._next_index(), worker=self.worker, action="tool", url=url, tool=tool.name, args=_stored(tool, args),
+                effect=tool.effect.value, elements=list(tool.elements), start=start, end=time.time(),
+                ok=error is None, output=output, phase=None if error is None else "fallback", reason=error,
+                url_after=getattr(self.page, "url", None), fallback=cost,
+            )
+        )  # fmt: skip
 
     async def _fall_back(self, tool: ToolManifest, args: dict[str, Any], failed: CallOutcome, suspect: Suspect) -> dict[str, Any]:
         """Finish the suspect call with :attr:`fallback`; its answer must fit the tool's output schema."""
@@ -742,16 +748,7 @@ class PlanRun:
         cost["reason"] = f"{failed.phase} failed: {failed.reason}"
         if error is not None:
             cost["error"] = error
-        self._fallbacks.append({"tool": tool.name, "ok": error is None, **cost})
-        self._record(
-            StepEvent(
-                index=self._next_index(), worker=self.worker, action="tool", url=url, tool=tool.name, args=_stored(tool, args),
-                effect=tool.effect.value, elements=list(tool.elements), start=start, end=time.time(),
-                ok=error is None, output=answer.output if answer is not None else None,
-                phase=None if error is None else "fallback", reason=error,
-                url_after=getattr(self.page, "url", None), fallback=cost,
-            )
-        )  # fmt: skip
+        self._answered(tool, args, url, start, answer.output if answer is not None else None, cost, error=error)
         if error is not None or answer is None:
             err = ToolCallFailed(f"{failed.phase} failed: {failed.reason}; the fallback failed too: {error}",
                                  tool=tool.name, outcome=failed)  # fmt: skip
